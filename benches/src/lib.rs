@@ -1,0 +1,1 @@
+//! Criterion benchmarks live in `benches/benches/`; this library holds their shared fixtures.
