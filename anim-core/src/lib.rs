@@ -1,1 +1,53 @@
-//! placeholder
+//! The skeletal-animation runtime core.
+//!
+//! Data flows one way, and every step is a function over slices the caller owns:
+//!
+//! ```text
+//! Skeleton + Clip ──sample──▶ Pose (local transforms)
+//!                 ──local_to_model──▶ model matrices
+//!                 ──palette──▶ skinning palette (matrices / dual quaternions)
+//!                 ──skin──▶ skinned positions and normals
+//! ```
+//!
+//! This crate depends on `anim-math` and nalgebra only: no file format, no GPU, no window.
+//!
+//! ```
+//! use anim_core::{Skeleton, JointDesc, Pose, Skin, palette, skinning};
+//! use anim_math::{Transform, Vec3, Mat4};
+//!
+//! // Two joints: a root at the origin and a child one unit up.
+//! let skeleton = Skeleton::new(vec![
+//!     JointDesc::new("root", None, Transform::IDENTITY),
+//!     JointDesc::new("tip", Some(0), Transform::from_translation(Vec3::new(0.0, 1.0, 0.0))),
+//! ]).unwrap();
+//! let pose = skeleton.rest_pose().clone();
+//! let mut model = vec![Mat4::identity(); skeleton.len()];
+//! pose.local_to_model(&skeleton, &mut model).unwrap();
+//! let skin = Skin::from_skeleton(&skeleton);
+//! let mut pal = vec![Mat4::identity(); skin.len()];
+//! palette::skinning_matrices(&model, &skin, &mut pal).unwrap();
+//! // The rest pose is the bind pose here, so the palette is the identity.
+//! assert!((pal[1] - Mat4::identity()).abs().max() < 1e-6);
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod clip;
+mod error;
+pub mod mesh;
+pub mod palette;
+mod pose;
+mod skeleton;
+mod skin;
+pub mod skinning;
+pub mod track;
+
+pub use clip::{Clip, JointTracks, SamplingCache, ScalarCurve, TimePolicy};
+pub use error::{ClipError, PoseError, SkeletonError, SkinningError, TrackError};
+pub use mesh::{Influences, Mesh};
+pub use pose::Pose;
+pub use skeleton::{JointDesc, Skeleton};
+pub use skin::Skin;
+pub use track::{Interpolation, Track};
+
+pub use anim_math;

@@ -11,8 +11,8 @@
 //! nalgebra's `b * a`; [`then`] spells the book's order out by name. A joint's global dual
 //! quaternion is therefore `parent_global * local` here, as with matrices.
 
-use crate::{DualQuat, EPSILON, Transform, Vec3};
-use nalgebra::{DualQuaternion, Quaternion, Translation3, Unit};
+use crate::{DualQuat, EPSILON, Mat3, Mat4, Quat, Transform, Vec3};
+use nalgebra::{DualQuaternion, Quaternion, Rotation3, Translation3, Unit};
 
 /// The rigid part of `t` (rotation and translation) as a unit dual quaternion. The scale of
 /// `t` is dropped: dual quaternions cannot represent it.
@@ -22,15 +22,29 @@ pub fn from_transform(t: &Transform) -> DualQuat {
     DualQuat::from_parts(Translation3::from(t.translation), t.rotation)
 }
 
+/// The rigid part of an affine matrix as a unit dual quaternion: the basis columns are
+/// normalized (removing scale), the rotation is read from them, and the translation is the
+/// last column. Shear and reflection cannot be represented and give an approximate result.
+#[must_use]
+pub fn from_rigid_matrix(m: &Mat4) -> DualQuat {
+    let c0 = m.fixed_view::<3, 1>(0, 0).into_owned();
+    let c1 = m.fixed_view::<3, 1>(0, 1).into_owned();
+    let c2 = m.fixed_view::<3, 1>(0, 2).into_owned();
+    let norm = |v: Vec3| {
+        let n = v.norm();
+        if n > EPSILON { v / n } else { v }
+    };
+    let basis = Mat3::from_columns(&[norm(c0), norm(c1), norm(c2)]);
+    let rotation = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(basis));
+    let translation = Vec3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
+    DualQuat::from_parts(Translation3::from(translation), rotation)
+}
+
 /// The transform a unit dual quaternion represents; its scale is one.
 #[inline]
 #[must_use]
 pub fn to_transform(q: &DualQuat) -> Transform {
-    Transform::new(
-        q.translation().vector,
-        q.rotation(),
-        Vec3::new(1.0, 1.0, 1.0),
-    )
+    Transform::new(q.translation().vector, q.rotation(), Vec3::new(1.0, 1.0, 1.0))
 }
 
 /// The book's multiplication order: apply `first`, then `second`. Equals nalgebra's
@@ -61,10 +75,7 @@ pub fn normalize(q: &DualQuaternion<f32>) -> DualQuat {
     let real = q.real.coords / n;
     let dual = q.dual.coords / n;
     let dual = dual - real * real.dot(&dual);
-    Unit::new_unchecked(DualQuaternion::from_real_and_dual(
-        Quaternion::from(real),
-        Quaternion::from(dual),
-    ))
+    Unit::new_unchecked(DualQuaternion::from_real_and_dual(Quaternion::from(real), Quaternion::from(dual)))
 }
 
 /// Conjugate of a unit dual quaternion: its inverse (the inverse rigid transform).
@@ -105,18 +116,11 @@ pub fn blend<'a>(items: impl IntoIterator<Item = (&'a DualQuat, f32)>) -> DualQu
     let mut dual = first.as_ref().dual.coords * w0;
     for (q, w) in iter {
         let q = q.as_ref();
-        let w = if q.real.coords.dot(&pivot) < 0.0 {
-            -w
-        } else {
-            w
-        };
+        let w = if q.real.coords.dot(&pivot) < 0.0 { -w } else { w };
         real += q.real.coords * w;
         dual += q.dual.coords * w;
     }
-    normalize(&DualQuaternion::from_real_and_dual(
-        Quaternion::from(real),
-        Quaternion::from(dual),
-    ))
+    normalize(&DualQuaternion::from_real_and_dual(Quaternion::from(real), Quaternion::from(dual)))
 }
 
 #[cfg(test)]
@@ -125,11 +129,7 @@ mod tests {
     use crate::Quat;
 
     fn rigid(a: f32, t: Vec3) -> Transform {
-        Transform::new(
-            t,
-            Quat::from_euler_angles(a, 0.5 * a, -a),
-            Vec3::new(1.0, 1.0, 1.0),
-        )
+        Transform::new(t, Quat::from_euler_angles(a, 0.5 * a, -a), Vec3::new(1.0, 1.0, 1.0))
     }
 
     #[test]
@@ -157,6 +157,15 @@ mod tests {
     }
 
     #[test]
+    fn rigid_matrix_drops_scale() {
+        let t =
+            Transform::new(Vec3::new(1.0, 2.0, 3.0), Quat::from_euler_angles(0.4, -1.0, 2.0), Vec3::new(2.0, 2.0, 2.0));
+        let q = from_rigid_matrix(&t.to_matrix());
+        assert!(q.rotation().angle_to(&t.rotation) < 1e-5);
+        assert!((q.translation().vector - t.translation).norm() < 1e-5);
+    }
+
+    #[test]
     fn conjugate_inverts() {
         let q = from_transform(&rigid(0.9, Vec3::new(3.0, 1.0, -1.0)));
         let p = Vec3::new(-1.0, 0.5, 2.0);
@@ -166,10 +175,7 @@ mod tests {
     #[test]
     fn blend_flips_hemisphere() {
         let q = from_transform(&rigid(0.4, Vec3::new(1.0, 0.0, 0.0)));
-        let neg = Unit::new_unchecked(DualQuaternion::from_real_and_dual(
-            -q.as_ref().real,
-            -q.as_ref().dual,
-        ));
+        let neg = Unit::new_unchecked(DualQuaternion::from_real_and_dual(-q.as_ref().real, -q.as_ref().dual));
         let b = blend([(&q, 0.5), (&neg, 0.5)]);
         let p = Vec3::new(0.3, 0.3, 0.3);
         assert!((transform_point(&b, &p) - transform_point(&q, &p)).norm() < 1e-5);
@@ -178,14 +184,8 @@ mod tests {
 
     #[test]
     fn blend_of_two_rotations_is_halfway() {
-        let a = from_transform(&Transform::from_rotation(Quat::from_axis_angle(
-            &Vec3::z_axis(),
-            0.0,
-        )));
-        let b = from_transform(&Transform::from_rotation(Quat::from_axis_angle(
-            &Vec3::z_axis(),
-            1.0,
-        )));
+        let a = from_transform(&Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 0.0)));
+        let b = from_transform(&Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 1.0)));
         let m = blend([(&a, 0.5), (&b, 0.5)]);
         assert!((m.rotation().angle() - 0.5).abs() < 1e-5);
         assert_eq!(blend(std::iter::empty()), DualQuat::identity());

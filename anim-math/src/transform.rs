@@ -36,31 +36,21 @@ impl Transform {
     #[inline]
     #[must_use]
     pub fn new(translation: Vec3, rotation: Quat, scale: Vec3) -> Self {
-        Self {
-            translation,
-            rotation,
-            scale,
-        }
+        Self { translation, rotation, scale }
     }
 
     /// A pure translation.
     #[inline]
     #[must_use]
     pub fn from_translation(translation: Vec3) -> Self {
-        Self {
-            translation,
-            ..Self::IDENTITY
-        }
+        Self { translation, ..Self::IDENTITY }
     }
 
     /// A pure rotation.
     #[inline]
     #[must_use]
     pub fn from_rotation(rotation: Quat) -> Self {
-        Self {
-            rotation,
-            ..Self::IDENTITY
-        }
+        Self { rotation, ..Self::IDENTITY }
     }
 
     /// Composes `self` (the parent) with `child`: the result maps a point first through
@@ -72,8 +62,7 @@ impl Transform {
     #[must_use]
     pub fn combine(&self, child: &Transform) -> Transform {
         Transform {
-            translation: self.rotation * self.scale.component_mul(&child.translation)
-                + self.translation,
+            translation: self.rotation * self.scale.component_mul(&child.translation) + self.translation,
             rotation: self.rotation * child.rotation,
             scale: self.scale.component_mul(&child.scale),
         }
@@ -165,11 +154,7 @@ impl Transform {
         // stays well defined.
         let basis = orthonormal_frame(cols, scale);
         let rot = Rotation3::from_matrix_eps(&basis, 1e-7, 32, Rotation3::identity());
-        Transform {
-            translation,
-            rotation: Quat::from_rotation_matrix(&rot),
-            scale,
-        }
+        Transform { translation, rotation: Quat::from_rotation_matrix(&rot), scale }
     }
 
     /// Interpolates two transforms: translation and scale linearly, rotation by
@@ -197,11 +182,7 @@ impl Transform {
 /// Completes a basis in which some columns may be zero (zero scale) into a rotation-like
 /// frame: missing axes are rebuilt from the present ones with cross products.
 fn orthonormal_frame(cols: [Vec3; 3], scale: Vec3) -> Mat3 {
-    let ok = [
-        scale.x.abs() > EPSILON,
-        scale.y.abs() > EPSILON,
-        scale.z.abs() > EPSILON,
-    ];
+    let ok = [scale.x.abs() > EPSILON, scale.y.abs() > EPSILON, scale.z.abs() > EPSILON];
     let mut c = cols;
     match ok {
         [true, true, true] => {}
@@ -233,11 +214,7 @@ mod tests {
     }
 
     fn sample() -> Transform {
-        Transform::new(
-            Vec3::new(1.0, -2.0, 0.5),
-            Quat::from_euler_angles(0.3, -0.7, 1.1),
-            Vec3::new(2.0, 2.0, 2.0),
-        )
+        Transform::new(Vec3::new(1.0, -2.0, 0.5), Quat::from_euler_angles(0.3, -0.7, 1.1), Vec3::new(2.0, 2.0, 2.0))
     }
 
     #[test]
@@ -279,11 +256,7 @@ mod tests {
 
     #[test]
     fn from_matrix_with_zero_scale_axis_is_finite() {
-        let t = Transform::new(
-            Vec3::zeros(),
-            Quat::from_euler_angles(0.1, 0.2, 0.3),
-            Vec3::new(1.0, 0.0, 2.0),
-        );
+        let t = Transform::new(Vec3::zeros(), Quat::from_euler_angles(0.1, 0.2, 0.3), Vec3::new(1.0, 0.0, 2.0));
         let back = Transform::from_matrix(&t.to_matrix());
         assert!(back.is_finite());
         assert!((back.to_matrix() - t.to_matrix()).abs().max() < 1e-5);

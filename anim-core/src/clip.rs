@@ -1,0 +1,396 @@
+//! Clips: per-joint translation, rotation and scale tracks plus named scalar curves.
+
+use crate::{ClipError, Pose, Track, TrackError};
+use anim_math::Vec3;
+use nalgebra::Quaternion;
+
+/// The tracks that animate one joint. A missing channel leaves that part of the joint's
+/// local transform as it was in the pose being sampled into.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointTracks {
+    /// Skeleton index of the joint.
+    pub joint: usize,
+    /// Translation track.
+    pub translation: Option<Track<Vec3>>,
+    /// Rotation track (raw quaternions; samples are normalized).
+    pub rotation: Option<Track<Quaternion<f32>>>,
+    /// Scale track.
+    pub scale: Option<Track<Vec3>>,
+}
+
+impl JointTracks {
+    /// Tracks for `joint` with no channel yet.
+    pub fn new(joint: usize) -> Self {
+        Self { joint, translation: None, rotation: None, scale: None }
+    }
+}
+
+/// A named scalar curve carried by a clip (for example a foot-contact curve: 0 = foot in
+/// the air, 1 = planted).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarCurve {
+    /// Curve name.
+    pub name: String,
+    /// Its keys.
+    pub track: Track<f32>,
+}
+
+/// How a sample time outside `[0, duration]` is brought inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TimePolicy {
+    /// `t` is clamped to `[0, duration]`; each channel holds its first or last value
+    /// outside its own keys.
+    #[default]
+    Clamp,
+    /// `t` becomes `t − duration·⌊t / duration⌋` (looping playback).
+    Wrap,
+}
+
+impl TimePolicy {
+    /// The time actually sampled for `t` in a clip of `duration` seconds.
+    #[inline]
+    pub fn apply(self, t: f32, duration: f32) -> f32 {
+        if duration <= 0.0 {
+            return 0.0;
+        }
+        match self {
+            TimePolicy::Clamp => t.clamp(0.0, duration),
+            TimePolicy::Wrap => {
+                let w = t - duration * (t / duration).floor();
+                // Guard against rounding putting w at `duration` or just below zero.
+                if w >= duration || w < 0.0 { 0.0 } else { w }
+            }
+        }
+    }
+}
+
+/// An animation clip.
+///
+/// Its time line is `[0, duration]` in the file's own seconds, where `duration` is the
+/// latest key time of any channel; the first key may come later than 0 (the channel then
+/// holds its first value until it). Sampling writes the animated channels into a pose and
+/// leaves everything else untouched; it allocates nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clip {
+    name: String,
+    joints: Vec<JointTracks>,
+    curves: Vec<ScalarCurve>,
+    duration: f32,
+    start: f32,
+    max_joint: Option<usize>,
+}
+
+impl Clip {
+    /// Builds a clip.
+    ///
+    /// # Errors
+    /// Two track sets for one joint.
+    pub fn new(name: impl Into<String>, joints: Vec<JointTracks>, curves: Vec<ScalarCurve>) -> Result<Self, ClipError> {
+        let name = name.into();
+        let mut seen = std::collections::HashSet::new();
+        for jt in &joints {
+            if !seen.insert(jt.joint) {
+                return Err(ClipError::DuplicateJoint { clip: name, joint: jt.joint });
+            }
+        }
+        let mut start = f32::INFINITY;
+        let mut end = 0.0f32;
+        let mut visit = |s: f32, e: f32| {
+            start = start.min(s);
+            end = end.max(e);
+        };
+        for jt in &joints {
+            if let Some(t) = &jt.translation {
+                visit(t.start_time(), t.end_time());
+            }
+            if let Some(t) = &jt.rotation {
+                visit(t.start_time(), t.end_time());
+            }
+            if let Some(t) = &jt.scale {
+                visit(t.start_time(), t.end_time());
+            }
+        }
+        for c in &curves {
+            visit(c.track.start_time(), c.track.end_time());
+        }
+        let max_joint = joints.iter().map(|j| j.joint).max();
+        Ok(Self {
+            name,
+            joints,
+            curves,
+            duration: end.max(0.0),
+            start: if start.is_finite() { start } else { 0.0 },
+            max_joint,
+        })
+    }
+
+    /// Helper for importers: wraps a track error with the clip, joint and channel.
+    pub fn track_error(clip: &str, joint: usize, channel: &'static str, source: TrackError) -> ClipError {
+        ClipError::Track { clip: clip.to_owned(), joint, channel, source }
+    }
+
+    /// Clip name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Latest key time of any channel, in seconds.
+    pub fn duration(&self) -> f32 {
+        self.duration
+    }
+
+    /// Earliest key time of any channel (often 0; later for some exporters).
+    pub fn start_time(&self) -> f32 {
+        self.start
+    }
+
+    /// The per-joint tracks.
+    pub fn joint_tracks(&self) -> &[JointTracks] {
+        &self.joints
+    }
+
+    /// The named scalar curves.
+    pub fn curves(&self) -> &[ScalarCurve] {
+        &self.curves
+    }
+
+    /// Index of the curve with this name.
+    pub fn curve_index(&self, name: &str) -> Option<usize> {
+        self.curves.iter().position(|c| c.name == name)
+    }
+
+    /// Samples curve `index` at `time` under `policy`.
+    pub fn sample_curve(&self, index: usize, time: f32, policy: TimePolicy) -> Option<f32> {
+        let c = self.curves.get(index)?;
+        Some(c.track.sample(policy.apply(time, self.duration)))
+    }
+
+    /// Number of channels (translation, rotation, scale per joint, and curves); the size of
+    /// a [`SamplingCache`].
+    pub fn channel_count(&self) -> usize {
+        3 * self.joints.len() + self.curves.len()
+    }
+
+    /// Every distinct key time of every channel, sorted.
+    pub fn key_times(&self) -> Vec<f32> {
+        let mut out = Vec::new();
+        for jt in &self.joints {
+            for t in [
+                jt.translation.as_ref().map(Track::times),
+                jt.rotation.as_ref().map(Track::times),
+                jt.scale.as_ref().map(Track::times),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                out.extend_from_slice(t);
+            }
+        }
+        for c in &self.curves {
+            out.extend_from_slice(c.track.times());
+        }
+        out.sort_by(f32::total_cmp);
+        out.dedup();
+        out
+    }
+
+    /// Checks that every animated joint exists in a pose of `joint_count` joints.
+    ///
+    /// # Errors
+    /// The first joint out of range.
+    pub fn check_joints(&self, joint_count: usize) -> Result<(), ClipError> {
+        match self.max_joint {
+            Some(j) if j >= joint_count => {
+                Err(ClipError::JointOutOfRange { clip: self.name.clone(), joint: j, count: joint_count })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Samples the clip at `time` (raw seconds, brought into `[0, duration]` by `policy`)
+    /// into `pose`. Returns the time actually sampled.
+    ///
+    /// # Errors
+    /// `time` is not finite, or the clip animates a joint the pose lacks.
+    pub fn sample(&self, time: f32, policy: TimePolicy, pose: &mut Pose) -> Result<f32, ClipError> {
+        let t = self.prepare(time, policy, pose)?;
+        let locals = pose.locals_mut();
+        for jt in &self.joints {
+            let local = &mut locals[jt.joint];
+            if let Some(tr) = &jt.translation {
+                local.translation = tr.sample(t);
+            }
+            if let Some(tr) = &jt.rotation {
+                local.rotation = tr.sample(t);
+            }
+            if let Some(tr) = &jt.scale {
+                local.scale = tr.sample(t);
+            }
+        }
+        Ok(t)
+    }
+
+    /// Like [`Clip::sample`], remembering the last key of every channel in `cache` so
+    /// that forward playback finds keys in constant time. One cache per playing instance.
+    ///
+    /// # Errors
+    /// As [`Clip::sample`], or a cache made for another clip.
+    pub fn sample_cached(
+        &self,
+        cache: &mut SamplingCache,
+        time: f32,
+        policy: TimePolicy,
+        pose: &mut Pose,
+    ) -> Result<f32, ClipError> {
+        if cache.hints.len() != self.channel_count() {
+            return Err(ClipError::CacheMismatch {
+                clip: self.name.clone(),
+                got: cache.hints.len(),
+                expected: self.channel_count(),
+            });
+        }
+        let t = self.prepare(time, policy, pose)?;
+        let locals = pose.locals_mut();
+        for (jt, hints) in self.joints.iter().zip(cache.hints.chunks_exact_mut(3)) {
+            let local = &mut locals[jt.joint];
+            if let Some(tr) = &jt.translation {
+                local.translation = tr.sample_with_hint(&mut hints[0], t);
+            }
+            if let Some(tr) = &jt.rotation {
+                local.rotation = tr.sample_with_hint(&mut hints[1], t);
+            }
+            if let Some(tr) = &jt.scale {
+                local.scale = tr.sample_with_hint(&mut hints[2], t);
+            }
+        }
+        Ok(t)
+    }
+
+    fn prepare(&self, time: f32, policy: TimePolicy, pose: &Pose) -> Result<f32, ClipError> {
+        if !time.is_finite() {
+            return Err(ClipError::NonFiniteTime(time));
+        }
+        self.check_joints(pose.len())?;
+        Ok(policy.apply(time, self.duration))
+    }
+}
+
+/// Per-instance sampling state: the last key found on each channel of one clip.
+#[derive(Clone, Debug, Default)]
+pub struct SamplingCache {
+    hints: Vec<usize>,
+}
+
+impl SamplingCache {
+    /// A cache sized for `clip`.
+    pub fn new(clip: &Clip) -> Self {
+        Self { hints: vec![0; clip.channel_count()] }
+    }
+
+    /// Forgets the remembered keys (after a jump in time nothing is lost by not calling
+    /// this; it only costs one search per channel).
+    pub fn reset(&mut self) {
+        self.hints.iter_mut().for_each(|h| *h = 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Interpolation, Track};
+    use anim_math::{Quat, Transform};
+
+    fn clip() -> Clip {
+        let mut a = JointTracks::new(0);
+        a.translation = Some(
+            Track::new(
+                Interpolation::Linear,
+                vec![0.0, 1.0, 2.0],
+                vec![Vec3::zeros(), Vec3::new(1.0, 0.0, 0.0), Vec3::zeros()],
+            )
+            .unwrap(),
+        );
+        let mut b = JointTracks::new(1);
+        let q0 = Quat::identity().into_inner();
+        let q1 = Quat::from_axis_angle(&Vec3::z_axis(), 1.0).into_inner();
+        b.rotation = Some(Track::new(Interpolation::Linear, vec![0.5, 1.0], vec![q0, q1]).unwrap());
+        let contact = ScalarCurve {
+            name: "contact".into(),
+            track: Track::new(Interpolation::Step, vec![0.0, 1.0], vec![1.0, 0.0]).unwrap(),
+        };
+        Clip::new("test", vec![a, b], vec![contact]).unwrap()
+    }
+
+    #[test]
+    fn duration_start_and_hold() {
+        let c = clip();
+        assert_eq!(c.duration(), 2.0);
+        assert_eq!(c.start_time(), 0.0);
+        let mut pose = Pose::identity(3);
+        pose.locals_mut()[2] = Transform::from_translation(Vec3::new(7.0, 0.0, 0.0));
+        c.sample(1.5, TimePolicy::Clamp, &mut pose).unwrap();
+        // Joint 1's channel ended at 1.0 and holds its last value; joint 2 is untouched.
+        assert!((pose.locals()[1].rotation.angle() - 1.0).abs() < 1e-5);
+        assert_eq!(pose.locals()[2].translation.x, 7.0);
+        assert!((pose.locals()[0].translation.x - 0.5).abs() < 1e-6);
+        // Before joint 1's first key it holds its first value.
+        c.sample(0.25, TimePolicy::Clamp, &mut pose).unwrap();
+        assert!(pose.locals()[1].rotation.angle() < 1e-6);
+        assert_eq!(c.sample_curve(0, 0.5, TimePolicy::Clamp), Some(1.0));
+        assert_eq!(c.key_times(), vec![0.0, 0.5, 1.0, 2.0]);
+    }
+
+    #[test]
+    fn wrap_and_clamp_policies() {
+        assert_eq!(TimePolicy::Clamp.apply(-1.0, 2.0), 0.0);
+        assert_eq!(TimePolicy::Clamp.apply(3.0, 2.0), 2.0);
+        assert!((TimePolicy::Wrap.apply(2.5, 2.0) - 0.5).abs() < 1e-6);
+        assert!((TimePolicy::Wrap.apply(-0.5, 2.0) - 1.5).abs() < 1e-6);
+        assert_eq!(TimePolicy::Wrap.apply(4.0, 2.0), 0.0);
+        assert_eq!(TimePolicy::Wrap.apply(1.0, 0.0), 0.0);
+    }
+
+    #[test]
+    fn looping_is_continuous_across_the_wrap() {
+        // First and last keys are equal, so the loop must be seamless.
+        let c = clip();
+        let mut a = Pose::identity(2);
+        let mut b = Pose::identity(2);
+        c.sample(2.0 - 1e-4, TimePolicy::Wrap, &mut a).unwrap();
+        c.sample(2.0 + 1e-4, TimePolicy::Wrap, &mut b).unwrap();
+        assert!((a.locals()[0].translation - b.locals()[0].translation).norm() < 1e-3);
+    }
+
+    #[test]
+    fn errors() {
+        let c = clip();
+        let mut small = Pose::identity(1);
+        assert!(matches!(
+            c.sample(0.0, TimePolicy::Clamp, &mut small),
+            Err(ClipError::JointOutOfRange { joint: 1, count: 1, .. })
+        ));
+        let mut pose = Pose::identity(2);
+        assert!(matches!(c.sample(f32::NAN, TimePolicy::Clamp, &mut pose), Err(ClipError::NonFiniteTime(_))));
+        let mut cache = SamplingCache::default();
+        assert!(matches!(
+            c.sample_cached(&mut cache, 0.0, TimePolicy::Clamp, &mut pose),
+            Err(ClipError::CacheMismatch { .. })
+        ));
+        let dup = Clip::new("d", vec![JointTracks::new(0), JointTracks::new(0)], vec![]);
+        assert!(matches!(dup, Err(ClipError::DuplicateJoint { joint: 0, .. })));
+    }
+
+    #[test]
+    fn cached_sampling_matches_plain() {
+        let c = clip();
+        let mut cache = SamplingCache::new(&c);
+        let (mut a, mut b) = (Pose::identity(2), Pose::identity(2));
+        let mut t = -0.3;
+        while t < 5.0 {
+            c.sample(t, TimePolicy::Wrap, &mut a).unwrap();
+            c.sample_cached(&mut cache, t, TimePolicy::Wrap, &mut b).unwrap();
+            assert_eq!(a, b);
+            t += 0.037;
+        }
+    }
+}

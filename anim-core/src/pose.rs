@@ -1,0 +1,188 @@
+use crate::{PoseError, Skeleton};
+use anim_math::{Mat4, Transform};
+
+/// A pose: one local (parent-relative) transform per joint, in skeleton order.
+///
+/// A pose holds no hierarchy: the operations that need one take the [`Skeleton`], so one
+/// skeleton serves any number of poses (instances, blend inputs, layers).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Pose {
+    locals: Vec<Transform>,
+}
+
+impl Pose {
+    /// A pose from local transforms (skeleton order).
+    pub fn from_locals(locals: Vec<Transform>) -> Self {
+        Self { locals }
+    }
+
+    /// A pose of `joints` identity transforms.
+    pub fn identity(joints: usize) -> Self {
+        Self { locals: vec![Transform::IDENTITY; joints] }
+    }
+
+    /// Number of joints.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.locals.len()
+    }
+
+    /// True when the pose has no joints.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.locals.is_empty()
+    }
+
+    /// The local transforms.
+    #[inline]
+    pub fn locals(&self) -> &[Transform] {
+        &self.locals
+    }
+
+    /// The local transforms, writable.
+    #[inline]
+    pub fn locals_mut(&mut self) -> &mut [Transform] {
+        &mut self.locals
+    }
+
+    /// Local transform of one joint.
+    #[inline]
+    pub fn local(&self, joint: usize) -> Option<&Transform> {
+        self.locals.get(joint)
+    }
+
+    /// Model-space (skeleton-root-relative) transform of one joint, found by combining
+    /// up the parent chain. Returns `None` for a joint out of range or a pose that does not
+    /// match the skeleton. For all joints use [`Pose::globals`], which is one pass.
+    pub fn global(&self, skeleton: &Skeleton, joint: usize) -> Option<Transform> {
+        if self.len() != skeleton.len() || joint >= self.len() {
+            return None;
+        }
+        let mut result = self.locals[joint];
+        let mut p = skeleton.parent(joint);
+        while let Some(i) = p {
+            result = self.locals[i].combine(&result);
+            p = skeleton.parent(i);
+        }
+        Some(result)
+    }
+
+    /// Model-space transforms of every joint in one forward pass (parents come first).
+    ///
+    /// # Errors
+    /// The pose or `out` length differs from the skeleton's joint count.
+    pub fn globals(&self, skeleton: &Skeleton, out: &mut [Transform]) -> Result<(), PoseError> {
+        self.check(skeleton, out.len(), "global transforms")?;
+        for (i, parent) in skeleton.parents().iter().enumerate() {
+            out[i] = match parent {
+                Some(p) => out[*p].combine(&self.locals[i]),
+                None => self.locals[i],
+            };
+        }
+        Ok(())
+    }
+
+    /// Model-space matrices of every joint in one forward pass: the book's matrix palette
+    /// (`GetMatrixPalette`). Unlike [`Pose::globals`] this is exact with non-uniform scale.
+    ///
+    /// # Errors
+    /// The pose or `out` length differs from the skeleton's joint count.
+    pub fn local_to_model(&self, skeleton: &Skeleton, out: &mut [Mat4]) -> Result<(), PoseError> {
+        self.check(skeleton, out.len(), "model matrices")?;
+        for (i, parent) in skeleton.parents().iter().enumerate() {
+            let local = self.locals[i].to_matrix();
+            out[i] = match parent {
+                Some(p) => affine_mul(&out[*p], &local),
+                None => local,
+            };
+        }
+        Ok(())
+    }
+
+    fn check(&self, skeleton: &Skeleton, out: usize, what: &'static str) -> Result<(), PoseError> {
+        if self.len() != skeleton.len() {
+            return Err(PoseError::WrongLength { what: "pose", got: self.len(), expected: skeleton.len() });
+        }
+        if out != skeleton.len() {
+            return Err(PoseError::WrongLength { what, got: out, expected: skeleton.len() });
+        }
+        Ok(())
+    }
+}
+
+/// Product of two affine matrices (last row `0 0 0 1`), skipping the projective row.
+#[inline]
+pub(crate) fn affine_mul(a: &Mat4, b: &Mat4) -> Mat4 {
+    let a = a.as_slice();
+    let b = b.as_slice();
+    let mut r = [0.0f32; 16];
+    for c in 0..4 {
+        let (b0, b1, b2) = (b[c * 4], b[c * 4 + 1], b[c * 4 + 2]);
+        for row in 0..3 {
+            r[c * 4 + row] = a[row] * b0 + a[4 + row] * b1 + a[8 + row] * b2;
+        }
+    }
+    for row in 0..3 {
+        r[12 + row] += a[12 + row];
+    }
+    r[15] = 1.0;
+    Mat4::from_column_slice(&r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::JointDesc;
+    use anim_math::{Quat, Vec3};
+
+    /// A two-joint chain: root at (0,1,0) rotated 90° about z, child 2 units along x.
+    fn chain() -> (Skeleton, Pose) {
+        let root = Transform::new(
+            Vec3::new(0.0, 1.0, 0.0),
+            Quat::from_axis_angle(&Vec3::z_axis(), std::f32::consts::FRAC_PI_2),
+            Vec3::new(1.0, 1.0, 1.0),
+        );
+        let child = Transform::from_translation(Vec3::new(2.0, 0.0, 0.0));
+        let s =
+            Skeleton::new(vec![JointDesc::new("root", None, root), JointDesc::new("child", Some(0), child)]).unwrap();
+        let p = s.rest_pose().clone();
+        (s, p)
+    }
+
+    #[test]
+    fn hand_computed_two_joint_chain() {
+        let (s, p) = chain();
+        // Child sits at root.translation + Rz(90°)·(2,0,0) = (0,1,0) + (0,2,0).
+        let g = p.global(&s, 1).unwrap();
+        assert!((g.translation - Vec3::new(0.0, 3.0, 0.0)).norm() < 1e-6);
+        let mut m = vec![Mat4::zeros(); 2];
+        p.local_to_model(&s, &mut m).unwrap();
+        assert!((m[1].column(3).xyz() - Vec3::new(0.0, 3.0, 0.0)).norm() < 1e-6);
+        let mut g = vec![Transform::IDENTITY; 2];
+        p.globals(&s, &mut g).unwrap();
+        assert!((g[1].translation - Vec3::new(0.0, 3.0, 0.0)).norm() < 1e-6);
+    }
+
+    #[test]
+    fn affine_mul_matches_full_product() {
+        let a =
+            Transform::new(Vec3::new(1.0, 2.0, 3.0), Quat::from_euler_angles(0.1, 0.7, -0.3), Vec3::new(1.0, 2.0, 0.5))
+                .to_matrix();
+        let b = Transform::new(
+            Vec3::new(-1.0, 0.0, 4.0),
+            Quat::from_euler_angles(1.1, -0.2, 0.3),
+            Vec3::new(3.0, 1.0, 1.0),
+        )
+        .to_matrix();
+        assert!((affine_mul(&a, &b) - a * b).abs().max() < 1e-5);
+    }
+
+    #[test]
+    fn wrong_lengths_are_errors() {
+        let (s, p) = chain();
+        let mut m = vec![Mat4::zeros(); 1];
+        assert!(matches!(p.local_to_model(&s, &mut m), Err(PoseError::WrongLength { got: 1, .. })));
+        assert!(Pose::identity(3).global(&s, 0).is_none());
+        assert!(p.global(&s, 2).is_none());
+    }
+}

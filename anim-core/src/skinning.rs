@@ -1,0 +1,369 @@
+//! CPU skinning over caller-owned slices.
+//!
+//! Every function checks its inputs in constant time before touching a vertex (lengths,
+//! and that the palette covers [`Influences::joint_bound`]; the per-vertex joint indices
+//! were checked once when the [`Influences`] were built), then runs a tight loop that
+//! allocates nothing. Results:
+//!
+//! - [`linear_blend`]: `p' = (Σ wᵢ·Pᵢ) · p` with the matrix palette `Pᵢ = model(jointᵢ) ·
+//!   inverse_bindᵢ` (the book's matrix-palette path; also what GPUs run).
+//! - [`linear_blend_transforms`]: `p' = Σ wᵢ · (Tᵢ · p)` with a [`Transform`] palette (the
+//!   book's per-influence combine path). Equal to the matrix path up to rounding.
+//! - [`dual_quaternion`]: dual-quaternion linear blending (Kavan et al. 2007): the
+//!   influences' dual quaternions are sign-aligned with the first, summed, normalized,
+//!   applied. No scale.
+//! - [`rigid`]: each vertex follows only its strongest joint.
+//!
+//! Normals are transformed by the blended linear part and renormalized; with
+//! [`NormalMode::InverseTranspose`] the inverse transpose is used instead, which keeps
+//! normals perpendicular under non-uniform scale. Vertices without weights keep their
+//! rest position and normal.
+//!
+//! **Speed.** The loops are specialised for 1, 2, 3, 4 and 8 influences a vertex; other
+//! counts take a general loop. Splitting a mesh by influence count (so that most vertices
+//! run the 1- or 2-influence loop) pays off more than anything else.
+
+use crate::{Influences, SkinningError};
+use anim_math::{DualQuat, Mat4, Transform, Vec3};
+
+/// Skinning input: influences plus bind-pose positions and (optionally) normals.
+#[derive(Clone, Copy, Debug)]
+pub struct SkinningInput<'a> {
+    /// Validated joint influences.
+    pub influences: &'a Influences,
+    /// Bind-pose positions, one a vertex.
+    pub positions: &'a [Vec3],
+    /// Bind-pose normals, one a vertex, or `None`.
+    pub normals: Option<&'a [Vec3]>,
+}
+
+/// Skinning output, written in place.
+#[derive(Debug)]
+pub struct SkinningOutput<'a> {
+    /// Skinned positions, one a vertex.
+    pub positions: &'a mut [Vec3],
+    /// Skinned normals, or `None` to skip normals.
+    pub normals: Option<&'a mut [Vec3]>,
+}
+
+/// How normals are transformed by the linear-blend paths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NormalMode {
+    /// By the blended matrix itself (exact for rotation and uniform scale).
+    #[default]
+    Direct,
+    /// By the inverse transpose of the blended matrix (correct under non-uniform scale).
+    InverseTranspose,
+}
+
+fn validate(input: &SkinningInput, palette_len: usize, out: &SkinningOutput) -> Result<(), SkinningError> {
+    let n = input.influences.vertex_count();
+    let lens = [
+        ("input positions", input.positions.len()),
+        ("output positions", out.positions.len()),
+        ("input normals", input.normals.map_or(n, <[Vec3]>::len)),
+        ("output normals", out.normals.as_ref().map_or(n, |s| s.len())),
+    ];
+    for (what, got) in lens {
+        if got != n {
+            return Err(SkinningError::WrongLength { what, got, expected: n });
+        }
+    }
+    if out.normals.is_some() && input.normals.is_none() {
+        return Err(SkinningError::WrongLength { what: "input normals", got: 0, expected: n });
+    }
+    if palette_len < input.influences.joint_bound() {
+        return Err(SkinningError::PaletteTooShort { got: palette_len, needed: input.influences.joint_bound() });
+    }
+    Ok(())
+}
+
+/// Copies rest position and normal for vertices without weights.
+fn keep_unweighted(input: &SkinningInput, out: &mut SkinningOutput) {
+    for &v in input.influences.unweighted() {
+        let v = v as usize;
+        out.positions[v] = input.positions[v];
+        if let (Some(dst), Some(src)) = (out.normals.as_deref_mut(), input.normals) {
+            dst[v] = src[v];
+        }
+    }
+}
+
+#[inline(always)]
+fn normalized(v: [f32; 3]) -> Vec3 {
+    let l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    // A zero vector stays zero instead of becoming NaN.
+    let s = if l2 > 1e-30 { 1.0 / l2.sqrt() } else { 0.0 };
+    Vec3::new(v[0] * s, v[1] * s, v[2] * s)
+}
+
+#[inline(always)]
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+type Cols = [[f32; 4]; 4];
+
+#[inline(always)]
+fn apply_point(c: &Cols, p: &Vec3) -> Vec3 {
+    let mut r = [0.0f32; 4];
+    for i in 0..4 {
+        r[i] = c[0][i] * p.x + c[1][i] * p.y + c[2][i] * p.z + c[3][i];
+    }
+    Vec3::new(r[0], r[1], r[2])
+}
+
+#[inline(always)]
+fn apply_normal(c: &Cols, n: &Vec3, mode: NormalMode) -> Vec3 {
+    match mode {
+        NormalMode::Direct => {
+            let mut r = [0.0f32; 3];
+            for i in 0..3 {
+                r[i] = c[0][i] * n.x + c[1][i] * n.y + c[2][i] * n.z;
+            }
+            normalized(r)
+        }
+        NormalMode::InverseTranspose => {
+            // inverse(M)ᵀ = [c1×c2, c2×c0, c0×c1] / det(M); the scale goes in the
+            // normalization, the sign of det must stay.
+            let (c0, c1, c2) = ([c[0][0], c[0][1], c[0][2]], [c[1][0], c[1][1], c[1][2]], [c[2][0], c[2][1], c[2][2]]);
+            let (k0, k1, k2) = (cross(c1, c2), cross(c2, c0), cross(c0, c1));
+            let det = c0[0] * k0[0] + c0[1] * k0[1] + c0[2] * k0[2];
+            let s = if det < 0.0 { -1.0 } else { 1.0 };
+            let mut r = [0.0f32; 3];
+            for i in 0..3 {
+                r[i] = s * (k0[i] * n.x + k1[i] * n.y + k2[i] * n.z);
+            }
+            normalized(r)
+        }
+    }
+}
+
+/// Dispatches a kernel generic over the influence count `N` (0 = any count).
+macro_rules! dispatch {
+    ($per:expr, $kernel:ident($($arg:expr),*)) => {
+        match $per {
+            1 => $kernel::<1>($($arg),*),
+            2 => $kernel::<2>($($arg),*),
+            3 => $kernel::<3>($($arg),*),
+            4 => $kernel::<4>($($arg),*),
+            8 => $kernel::<8>($($arg),*),
+            _ => $kernel::<0>($($arg),*),
+        }
+    };
+}
+
+/// Linear blend skinning with a matrix palette.
+///
+/// # Errors
+/// Length mismatches, or a palette shorter than [`Influences::joint_bound`].
+pub fn linear_blend(
+    input: &SkinningInput,
+    palette: &[Mat4],
+    normal_mode: NormalMode,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    validate(input, palette.len(), out)?;
+    dispatch!(input.influences.per_vertex(), lbs_kernel(input, palette, normal_mode, out));
+    keep_unweighted(input, out);
+    Ok(())
+}
+
+#[inline(always)]
+fn blend_matrix<const N: usize>(per: usize, js: &[u16], ws: &[f32], palette: &[Mat4]) -> Cols {
+    let n = if N == 0 { per } else { N };
+    if N == 1 {
+        // One influence: its weight is 1 (or 0 for an unweighted vertex, fixed up later).
+        return palette[usize::from(js[0])].data.0;
+    }
+    let mut c: Cols = [[0.0; 4]; 4];
+    for k in 0..n {
+        let w = ws[k];
+        let m = &palette[usize::from(js[k])].data.0;
+        for col in 0..4 {
+            for row in 0..4 {
+                c[col][row] += w * m[col][row];
+            }
+        }
+    }
+    c
+}
+
+fn lbs_kernel<const N: usize>(input: &SkinningInput, palette: &[Mat4], mode: NormalMode, out: &mut SkinningOutput) {
+    let per = input.influences.per_vertex();
+    let n = if N == 0 { per } else { N };
+    let joints = input.influences.joints().chunks_exact(n);
+    let weights = input.influences.weights().chunks_exact(n);
+    match (input.normals, out.normals.as_deref_mut()) {
+        (Some(src_n), Some(dst_n)) => {
+            let it = joints
+                .zip(weights)
+                .zip(input.positions.iter().zip(out.positions.iter_mut()))
+                .zip(src_n.iter().zip(dst_n.iter_mut()));
+            for (((js, ws), (p, o)), (nrm, on)) in it {
+                let c = blend_matrix::<N>(per, js, ws, palette);
+                *o = apply_point(&c, p);
+                *on = apply_normal(&c, nrm, mode);
+            }
+        }
+        _ => {
+            for ((js, ws), (p, o)) in joints.zip(weights).zip(input.positions.iter().zip(out.positions.iter_mut())) {
+                let c = blend_matrix::<N>(per, js, ws, palette);
+                *o = apply_point(&c, p);
+            }
+        }
+    }
+}
+
+/// Linear blend skinning through [`Transform`]s: each influence's transform is applied to
+/// the vertex and the results are blended (the book's first CPU path).
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn linear_blend_transforms(
+    input: &SkinningInput,
+    palette: &[Transform],
+    normal_mode: NormalMode,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    validate(input, palette.len(), out)?;
+    let per = input.influences.per_vertex();
+    let joints = input.influences.joints().chunks_exact(per);
+    let weights = input.influences.weights().chunks_exact(per);
+    for (v, (js, ws)) in joints.zip(weights).enumerate() {
+        let p = &input.positions[v];
+        let mut acc = Vec3::zeros();
+        let mut nacc = Vec3::zeros();
+        for (j, w) in js.iter().zip(ws) {
+            if *w == 0.0 {
+                continue;
+            }
+            let t = &palette[usize::from(*j)];
+            acc += t.transform_point(p) * *w;
+            if let Some(ns) = input.normals {
+                let n = &ns[v];
+                nacc += match normal_mode {
+                    NormalMode::Direct => t.transform_vector(n),
+                    NormalMode::InverseTranspose => {
+                        // (R·S)⁻ᵀ = R·S⁻¹; scaled by det(S) to stay finite with zero scale.
+                        let s = t.scale;
+                        t.rotation * Vec3::new(n.x * s.y * s.z, n.y * s.x * s.z, n.z * s.x * s.y)
+                    }
+                } * *w;
+            }
+        }
+        out.positions[v] = acc;
+        if let Some(dst) = out.normals.as_deref_mut() {
+            dst[v] = normalized([nacc.x, nacc.y, nacc.z]);
+        }
+    }
+    keep_unweighted(input, out);
+    Ok(())
+}
+
+/// Dual-quaternion skinning (no scale: see [`crate::palette::skinning_dual_quats`]).
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn dual_quaternion(
+    input: &SkinningInput,
+    palette: &[DualQuat],
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    validate(input, palette.len(), out)?;
+    dispatch!(input.influences.per_vertex(), dq_kernel(input, palette, out));
+    keep_unweighted(input, out);
+    Ok(())
+}
+
+/// Blended, normalized dual quaternion as (real, dual) with nalgebra's `[i, j, k, w]` order.
+#[inline(always)]
+fn blend_dq<const N: usize>(per: usize, js: &[u16], ws: &[f32], palette: &[DualQuat]) -> ([f32; 4], [f32; 4]) {
+    let n = if N == 0 { per } else { N };
+    let q0 = palette[usize::from(js[0])].as_ref();
+    let pivot = q0.real.coords;
+    let mut r = [0.0f32; 4];
+    let mut d = [0.0f32; 4];
+    for k in 0..n {
+        let q = palette[usize::from(js[k])].as_ref();
+        let (qr, qd) = (&q.real.coords, &q.dual.coords);
+        let dot = qr[0] * pivot[0] + qr[1] * pivot[1] + qr[2] * pivot[2] + qr[3] * pivot[3];
+        let w = if dot < 0.0 { -ws[k] } else { ws[k] };
+        for i in 0..4 {
+            r[i] += w * qr[i];
+            d[i] += w * qd[i];
+        }
+    }
+    let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    let s = if l2 > 1e-30 { 1.0 / l2.sqrt() } else { 0.0 };
+    for i in 0..4 {
+        r[i] *= s;
+        d[i] *= s;
+    }
+    (r, d)
+}
+
+/// Rotates `v` by the unit quaternion `r` ([i, j, k, w]): v + 2w(q×v) + 2q×(q×v).
+#[inline(always)]
+fn rotate(r: &[f32; 4], v: [f32; 3]) -> [f32; 3] {
+    let q = [r[0], r[1], r[2]];
+    let t = cross(q, v);
+    let t = [2.0 * t[0], 2.0 * t[1], 2.0 * t[2]];
+    let u = cross(q, t);
+    [v[0] + r[3] * t[0] + u[0], v[1] + r[3] * t[1] + u[1], v[2] + r[3] * t[2] + u[2]]
+}
+
+fn dq_kernel<const N: usize>(input: &SkinningInput, palette: &[DualQuat], out: &mut SkinningOutput) {
+    let per = input.influences.per_vertex();
+    let n = if N == 0 { per } else { N };
+    let joints = input.influences.joints().chunks_exact(n);
+    let weights = input.influences.weights().chunks_exact(n);
+    let mut dst_normals = out.normals.as_deref_mut();
+    for (v, ((js, ws), (p, o))) in
+        joints.zip(weights).zip(input.positions.iter().zip(out.positions.iter_mut())).enumerate()
+    {
+        let (r, d) = blend_dq::<N>(per, js, ws, palette);
+        // translation t = 2·(w_r·d_v − w_d·r_v + r_v × d_v)
+        let rv = [r[0], r[1], r[2]];
+        let dv = [d[0], d[1], d[2]];
+        let c = cross(rv, dv);
+        let rp = rotate(&r, [p.x, p.y, p.z]);
+        *o = Vec3::new(
+            rp[0] + 2.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
+            rp[1] + 2.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
+            rp[2] + 2.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
+        );
+        if let (Some(src), Some(dst)) = (input.normals, dst_normals.as_deref_mut()) {
+            let nrm = &src[v];
+            dst[v] = normalized(rotate(&r, [nrm.x, nrm.y, nrm.z]));
+        }
+    }
+}
+
+/// Rigid skinning: each vertex follows only its strongest joint (the first of equal
+/// weights), as in a one-joint-per-vertex rig. Cracks open where neighbouring vertices
+/// follow different joints; that is what smooth skinning fixes.
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn rigid(input: &SkinningInput, palette: &[Mat4], out: &mut SkinningOutput) -> Result<(), SkinningError> {
+    validate(input, palette.len(), out)?;
+    let per = input.influences.per_vertex();
+    let joints = input.influences.joints().chunks_exact(per);
+    let weights = input.influences.weights().chunks_exact(per);
+    for (v, (js, ws)) in joints.zip(weights).enumerate() {
+        let mut best = 0;
+        for k in 1..per {
+            if ws[k] > ws[best] {
+                best = k;
+            }
+        }
+        let c = &palette[usize::from(js[best])].data.0;
+        out.positions[v] = apply_point(c, &input.positions[v]);
+        if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
+            dst[v] = apply_normal(c, &src[v], NormalMode::Direct);
+        }
+    }
+    keep_unweighted(input, out);
+    Ok(())
+}

@@ -1,0 +1,354 @@
+//! Keyframed tracks with glTF's three interpolation modes.
+//!
+//! Semantics follow the glTF 2.0 specification (appendix C, "Interpolation"):
+//! - **Step**: the value of the last key at or before `t`.
+//! - **Linear**: `lerp` for vectors and scalars, shortest-path `slerp` for rotations.
+//! - **Cubic spline**: each key stores `(in-tangent, value, out-tangent)`; between keys `k`
+//!   and `k+1`, with `Δ = t[k+1] − t[k]` and `s = (t − t[k]) / Δ`,
+//!   `p(s) = (2s³ − 3s² + 1)·v[k] + (s³ − 2s² + s)·Δ·out[k] + (−2s³ + 3s²)·v[k+1] + (s³ − s²)·Δ·in[k+1]`.
+//!   Rotations are renormalized after interpolation.
+//!
+//! Before the first key a track holds its first value, after the last key its last value.
+
+use crate::TrackError;
+use anim_math::{Quat, Vec3};
+use nalgebra::Quaternion;
+
+/// How values between keys are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// Hold the previous key's value.
+    Step,
+    /// Linear (spherical for rotations).
+    Linear,
+    /// Cubic Hermite spline with per-key in and out tangents.
+    CubicSpline,
+}
+
+/// A value type a [`Track`] can interpolate.
+pub trait TrackValue: Copy + std::fmt::Debug {
+    /// What sampling returns (rotations come back as unit quaternions).
+    type Output: Copy;
+    /// Linear interpolation between two keys (slerp for rotations).
+    fn interpolate_linear(a: &Self, b: &Self, t: f32) -> Self::Output;
+    /// Weighted sum `a·wa + b·wb + c·wc + d·wd` (used for Hermite splines).
+    fn weighted4(a: &Self, wa: f32, b: &Self, wb: f32, c: &Self, wc: f32, d: &Self, wd: f32) -> Self;
+    /// Turns a stored value into the output (normalizes rotations).
+    fn finish(v: &Self) -> Self::Output;
+    /// True when every component is finite.
+    fn is_finite(v: &Self) -> bool;
+}
+
+impl TrackValue for f32 {
+    type Output = f32;
+    #[inline]
+    fn interpolate_linear(a: &Self, b: &Self, t: f32) -> f32 {
+        a + (b - a) * t
+    }
+    #[inline]
+    fn weighted4(a: &Self, wa: f32, b: &Self, wb: f32, c: &Self, wc: f32, d: &Self, wd: f32) -> Self {
+        a * wa + b * wb + c * wc + d * wd
+    }
+    #[inline]
+    fn finish(v: &Self) -> f32 {
+        *v
+    }
+    fn is_finite(v: &Self) -> bool {
+        f32::is_finite(*v)
+    }
+}
+
+impl TrackValue for Vec3 {
+    type Output = Vec3;
+    #[inline]
+    fn interpolate_linear(a: &Self, b: &Self, t: f32) -> Vec3 {
+        a + (b - a) * t
+    }
+    #[inline]
+    fn weighted4(a: &Self, wa: f32, b: &Self, wb: f32, c: &Self, wc: f32, d: &Self, wd: f32) -> Self {
+        a * wa + b * wb + c * wc + d * wd
+    }
+    #[inline]
+    fn finish(v: &Self) -> Vec3 {
+        *v
+    }
+    fn is_finite(v: &Self) -> bool {
+        v.iter().all(|x| x.is_finite())
+    }
+}
+
+/// Rotations are stored as raw quaternions because spline tangents are not unit length.
+impl TrackValue for Quaternion<f32> {
+    type Output = Quat;
+    #[inline]
+    fn interpolate_linear(a: &Self, b: &Self, t: f32) -> Quat {
+        slerp(a, b, t)
+    }
+    #[inline]
+    fn weighted4(a: &Self, wa: f32, b: &Self, wb: f32, c: &Self, wc: f32, d: &Self, wd: f32) -> Self {
+        Quaternion::from(a.coords * wa + b.coords * wb + c.coords * wc + d.coords * wd)
+    }
+    #[inline]
+    fn finish(v: &Self) -> Quat {
+        normalize_or_identity(v)
+    }
+    fn is_finite(v: &Self) -> bool {
+        v.coords.iter().all(|x| x.is_finite())
+    }
+}
+
+#[inline]
+fn normalize_or_identity(q: &Quaternion<f32>) -> Quat {
+    let n = q.coords.norm();
+    if n > 1e-12 { Quat::new_unchecked(Quaternion::from(q.coords / n)) } else { Quat::identity() }
+}
+
+/// Shortest-path spherical interpolation of two (normalized on the fly) quaternions, as the
+/// glTF specification's reference `slerp`; falls back to normalized lerp when the keys are
+/// nearly equal.
+#[inline]
+fn slerp(a: &Quaternion<f32>, b: &Quaternion<f32>, t: f32) -> Quat {
+    let a = normalize_or_identity(a).into_inner().coords;
+    let mut b = normalize_or_identity(b).into_inner().coords;
+    let mut d = a.dot(&b);
+    if d < 0.0 {
+        b = -b;
+        d = -d;
+    }
+    let v = if d > 0.9995 {
+        a + (b - a) * t
+    } else {
+        let theta = d.min(1.0).acos();
+        let s = theta.sin();
+        a * (((1.0 - t) * theta).sin() / s) + b * ((t * theta).sin() / s)
+    };
+    normalize_or_identity(&Quaternion::from(v))
+}
+
+/// A keyframed track: key times, values and an interpolation mode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Track<T> {
+    times: Vec<f32>,
+    values: Vec<T>,
+    interpolation: Interpolation,
+}
+
+impl<T: TrackValue> Track<T> {
+    /// Builds a track. For [`Interpolation::CubicSpline`] `values` holds three entries a
+    /// key: in-tangent, value, out-tangent (glTF's layout).
+    ///
+    /// # Errors
+    /// No keys, times not finite or not strictly increasing, wrong value count, or a
+    /// non-finite value.
+    pub fn new(interpolation: Interpolation, times: Vec<f32>, values: Vec<T>) -> Result<Self, TrackError> {
+        if times.is_empty() {
+            return Err(TrackError::Empty);
+        }
+        for (i, &t) in times.iter().enumerate() {
+            if !t.is_finite() || (i > 0 && t <= times[i - 1]) {
+                return Err(TrackError::TimesNotIncreasing { index: i, time: t });
+            }
+        }
+        let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        if values.len() != times.len() * per_key {
+            return Err(TrackError::ValueCount {
+                times: times.len(),
+                values: values.len(),
+                expected: times.len() * per_key,
+            });
+        }
+        if let Some(index) = values.iter().position(|v| !T::is_finite(v)) {
+            return Err(TrackError::NonFiniteValue { index });
+        }
+        Ok(Self { times, values, interpolation })
+    }
+
+    /// A track holding one value forever.
+    pub fn constant(value: T) -> Self {
+        Self { times: vec![0.0], values: vec![value], interpolation: Interpolation::Step }
+    }
+
+    /// Key times.
+    #[inline]
+    pub fn times(&self) -> &[f32] {
+        &self.times
+    }
+
+    /// Stored values (three a key for cubic splines).
+    #[inline]
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+
+    /// The interpolation mode.
+    #[inline]
+    pub fn interpolation(&self) -> Interpolation {
+        self.interpolation
+    }
+
+    /// Time of the first key.
+    #[inline]
+    pub fn start_time(&self) -> f32 {
+        self.times[0]
+    }
+
+    /// Time of the last key.
+    #[inline]
+    pub fn end_time(&self) -> f32 {
+        *self.times.last().expect("tracks have at least one key, checked in Track::new")
+    }
+
+    /// The value of key `k` (the middle entry of the triple for cubic splines).
+    #[inline]
+    pub fn key_value(&self, k: usize) -> &T {
+        match self.interpolation {
+            Interpolation::CubicSpline => &self.values[3 * k + 1],
+            _ => &self.values[k],
+        }
+    }
+
+    /// Samples the track at `t` (binary search for the key).
+    #[inline]
+    pub fn sample(&self, t: f32) -> T::Output {
+        let k = self.times.partition_point(|&x| x <= t);
+        self.sample_at_key(k, t)
+    }
+
+    /// Samples at `t`, starting the key search from `hint` and updating it: constant time
+    /// for forward playback, a binary search when time jumps.
+    #[inline]
+    pub fn sample_with_hint(&self, hint: &mut usize, t: f32) -> T::Output {
+        let n = self.times.len();
+        let mut k = (*hint).min(n);
+        // `k` is the number of keys at or before `t`.
+        let fits = (k == 0 || self.times[k - 1] <= t) && (k == n || self.times[k] > t);
+        if !fits {
+            // Try a couple of steps forward before giving up and searching.
+            let mut steps = 0;
+            while k < n && self.times[k] <= t && steps < 2 {
+                k += 1;
+                steps += 1;
+            }
+            if !((k == 0 || self.times[k - 1] <= t) && (k == n || self.times[k] > t)) {
+                k = self.times.partition_point(|&x| x <= t);
+            }
+        }
+        *hint = k;
+        self.sample_at_key(k, t)
+    }
+
+    /// `k` = number of keys with time ≤ t.
+    #[inline]
+    fn sample_at_key(&self, k: usize, t: f32) -> T::Output {
+        let n = self.times.len();
+        if k == 0 {
+            return T::finish(self.key_value(0));
+        }
+        if k >= n {
+            return T::finish(self.key_value(n - 1));
+        }
+        let i = k - 1;
+        let (t0, t1) = (self.times[i], self.times[k]);
+        let dt = t1 - t0;
+        let s = (t - t0) / dt;
+        match self.interpolation {
+            Interpolation::Step => T::finish(&self.values[i]),
+            Interpolation::Linear => T::interpolate_linear(&self.values[i], &self.values[k], s),
+            Interpolation::CubicSpline => {
+                let s2 = s * s;
+                let s3 = s2 * s;
+                let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
+                let h10 = (s3 - 2.0 * s2 + s) * dt;
+                let h01 = -2.0 * s3 + 3.0 * s2;
+                let h11 = (s3 - s2) * dt;
+                let v0 = &self.values[3 * i + 1];
+                let out0 = &self.values[3 * i + 2];
+                let v1 = &self.values[3 * k + 1];
+                let in1 = &self.values[3 * k];
+                T::finish(&T::weighted4(v0, h00, out0, h10, v1, h01, in1, h11))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_linear_and_clamping() {
+        let step = Track::new(Interpolation::Step, vec![1.0, 2.0, 3.0], vec![10.0f32, 20.0, 30.0]).unwrap();
+        assert_eq!(step.sample(0.0), 10.0);
+        assert_eq!(step.sample(1.99), 10.0);
+        assert_eq!(step.sample(2.0), 20.0);
+        assert_eq!(step.sample(9.0), 30.0);
+        let lin = Track::new(Interpolation::Linear, vec![1.0, 3.0], vec![0.0f32, 4.0]).unwrap();
+        assert_eq!(lin.sample(2.0), 2.0);
+        assert_eq!(lin.sample(2.5), 3.0);
+        assert_eq!(lin.sample(-1.0), 0.0);
+        assert_eq!(lin.sample(5.0), 4.0);
+    }
+
+    #[test]
+    fn cubic_spline_hits_keys_and_hand_computed_midpoint() {
+        // keys at t=0 (v=0, out=1) and t=2 (v=1, in=0); Δ = 2.
+        let values = vec![0.0f32, 0.0, 1.0, 0.0, 1.0, 0.0];
+        let c = Track::new(Interpolation::CubicSpline, vec![0.0, 2.0], values).unwrap();
+        assert_eq!(c.sample(0.0), 0.0);
+        assert_eq!(c.sample(2.0), 1.0);
+        // s = 0.5: h00 = 0.5, h10 = 0.125, h01 = 0.5, h11 = -0.125
+        // p = 0.5·0 + 0.125·2·1 + 0.5·1 + (-0.125)·2·0 = 0.75
+        assert!((c.sample(1.0) - 0.75).abs() < 1e-6);
+        // s = 0.25: h10 = 0.140625, h01 = 0.15625 → 0.140625·2 + 0.15625 = 0.4375
+        assert!((c.sample(0.5) - 0.4375).abs() < 1e-6);
+    }
+
+    #[test]
+    fn rotation_slerp_takes_short_path_and_normalizes() {
+        let a = Quat::from_axis_angle(&Vec3::z_axis(), 0.0).into_inner();
+        let b = -Quat::from_axis_angle(&Vec3::z_axis(), 1.0).into_inner();
+        let r = Track::new(Interpolation::Linear, vec![0.0, 1.0], vec![a, b]).unwrap();
+        let q = r.sample(0.25);
+        assert!((q.angle() - 0.25).abs() < 1e-5);
+        let unnormalized = Quaternion::new(0.5f32, 0.0, 0.0, 0.0);
+        let s = Track::new(Interpolation::Step, vec![0.0], vec![unnormalized]).unwrap();
+        assert!((s.sample(0.0).into_inner().norm() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn hint_matches_search() {
+        let times: Vec<f32> = (0..50).map(|i| i as f32 * 0.1).collect();
+        let values: Vec<f32> = (0..50).map(|i| (i * i) as f32).collect();
+        let t = Track::new(Interpolation::Linear, times, values).unwrap();
+        let mut hint = 0;
+        for step in [0.013f32, 0.31, -1.7, 4.2, 0.0] {
+            let mut time = -0.5;
+            while time < 5.5 {
+                assert_eq!(t.sample_with_hint(&mut hint, time), t.sample(time));
+                time += step.abs().max(0.013);
+            }
+            hint = (step.abs() * 1000.0) as usize;
+        }
+    }
+
+    #[test]
+    fn invalid_tracks() {
+        assert_eq!(Track::<f32>::new(Interpolation::Linear, vec![], vec![]), Err(TrackError::Empty));
+        assert!(matches!(
+            Track::new(Interpolation::Linear, vec![0.0, 0.0], vec![1.0f32, 2.0]),
+            Err(TrackError::TimesNotIncreasing { index: 1, .. })
+        ));
+        assert!(matches!(
+            Track::new(Interpolation::Linear, vec![0.0, f32::NAN], vec![1.0f32, 2.0]),
+            Err(TrackError::TimesNotIncreasing { index: 1, .. })
+        ));
+        assert!(matches!(
+            Track::new(Interpolation::CubicSpline, vec![0.0], vec![1.0f32]),
+            Err(TrackError::ValueCount { expected: 3, .. })
+        ));
+        assert!(matches!(
+            Track::new(Interpolation::Step, vec![0.0], vec![f32::INFINITY]),
+            Err(TrackError::NonFiniteValue { index: 0 })
+        ));
+    }
+}
