@@ -32,8 +32,12 @@
 
 #![warn(missing_docs)]
 
+pub mod additive;
+pub mod blend;
 pub mod clip;
+pub mod crossfade;
 mod error;
+pub mod mannequin;
 pub mod mesh;
 pub mod palette;
 mod pose;

@@ -1,0 +1,1 @@
+//! Crossfading between clips (book chapter 12): `CrossFadeController`.

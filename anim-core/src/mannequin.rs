@@ -1,0 +1,1 @@
+//! The project's own default character: a procedurally generated humanoid mannequin with clips.
