@@ -113,30 +113,28 @@ fn apply_point(c: &Cols, p: &Vec3) -> Vec3 {
     Vec3::new(r[0], r[1], r[2])
 }
 
+/// Transforms a normal by the linear part of `c` (`IT = false`) or by its inverse
+/// transpose (`IT = true`), then renormalizes.
 #[inline(always)]
-fn apply_normal(c: &Cols, n: &Vec3, mode: NormalMode) -> Vec3 {
-    match mode {
-        NormalMode::Direct => {
-            let mut r = [0.0f32; 3];
-            for i in 0..3 {
-                r[i] = c[0][i] * n.x + c[1][i] * n.y + c[2][i] * n.z;
-            }
-            normalized(r)
+fn apply_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
+    if !IT {
+        let mut r = [0.0f32; 3];
+        for i in 0..3 {
+            r[i] = c[0][i] * n.x + c[1][i] * n.y + c[2][i] * n.z;
         }
-        NormalMode::InverseTranspose => {
-            // inverse(M)ᵀ = [c1×c2, c2×c0, c0×c1] / det(M); the scale goes in the
-            // normalization, the sign of det must stay.
-            let (c0, c1, c2) = ([c[0][0], c[0][1], c[0][2]], [c[1][0], c[1][1], c[1][2]], [c[2][0], c[2][1], c[2][2]]);
-            let (k0, k1, k2) = (cross(c1, c2), cross(c2, c0), cross(c0, c1));
-            let det = c0[0] * k0[0] + c0[1] * k0[1] + c0[2] * k0[2];
-            let s = if det < 0.0 { -1.0 } else { 1.0 };
-            let mut r = [0.0f32; 3];
-            for i in 0..3 {
-                r[i] = s * (k0[i] * n.x + k1[i] * n.y + k2[i] * n.z);
-            }
-            normalized(r)
-        }
+        return normalized(r);
     }
+    // inverse(M)ᵀ = [c1×c2, c2×c0, c0×c1] / det(M); the scale goes in the normalization,
+    // the sign of det must stay.
+    let (c0, c1, c2) = ([c[0][0], c[0][1], c[0][2]], [c[1][0], c[1][1], c[1][2]], [c[2][0], c[2][1], c[2][2]]);
+    let (k0, k1, k2) = (cross(c1, c2), cross(c2, c0), cross(c0, c1));
+    let det = c0[0] * k0[0] + c0[1] * k0[1] + c0[2] * k0[2];
+    let s = if det < 0.0 { -1.0 } else { 1.0 };
+    let mut r = [0.0f32; 3];
+    for i in 0..3 {
+        r[i] = s * (k0[i] * n.x + k1[i] * n.y + k2[i] * n.z);
+    }
+    normalized(r)
 }
 
 /// Dispatches a kernel generic over the influence count `N` (0 = any count).
@@ -190,27 +188,40 @@ fn blend_matrix<const N: usize>(per: usize, js: &[u16], ws: &[f32], palette: &[M
 }
 
 fn lbs_kernel<const N: usize>(input: &SkinningInput, palette: &[Mat4], mode: NormalMode, out: &mut SkinningOutput) {
+    match (input.normals, out.normals.as_deref_mut(), mode) {
+        (Some(src), Some(dst), NormalMode::Direct) => {
+            lbs_loop::<N, true, false>(input, palette, out.positions, src, dst)
+        }
+        (Some(src), Some(dst), NormalMode::InverseTranspose) => {
+            lbs_loop::<N, true, true>(input, palette, out.positions, src, dst)
+        }
+        _ => lbs_loop::<N, false, false>(input, palette, out.positions, &[], &mut []),
+    }
+}
+
+/// The LBS loop, monomorphized on influence count, normals on/off and normal mode.
+#[inline(always)]
+fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool>(
+    input: &SkinningInput,
+    palette: &[Mat4],
+    out_p: &mut [Vec3],
+    src_n: &[Vec3],
+    dst_n: &mut [Vec3],
+) {
     let per = input.influences.per_vertex();
     let n = if N == 0 { per } else { N };
-    let joints = input.influences.joints().chunks_exact(n);
-    let weights = input.influences.weights().chunks_exact(n);
-    match (input.normals, out.normals.as_deref_mut()) {
-        (Some(src_n), Some(dst_n)) => {
-            let it = joints
-                .zip(weights)
-                .zip(input.positions.iter().zip(out.positions.iter_mut()))
-                .zip(src_n.iter().zip(dst_n.iter_mut()));
-            for (((js, ws), (p, o)), (nrm, on)) in it {
-                let c = blend_matrix::<N>(per, js, ws, palette);
-                *o = apply_point(&c, p);
-                *on = apply_normal(&c, nrm, mode);
-            }
-        }
-        _ => {
-            for ((js, ws), (p, o)) in joints.zip(weights).zip(input.positions.iter().zip(out.positions.iter_mut())) {
-                let c = blend_matrix::<N>(per, js, ws, palette);
-                *o = apply_point(&c, p);
-            }
+    let joints = input.influences.joints();
+    let weights = input.influences.weights();
+    let count = out_p.len();
+    // Lengths were validated; restating them lets the compiler drop bounds checks.
+    let (pos, out_p) = (&input.positions[..count], &mut out_p[..count]);
+    let (joints, weights) = (&joints[..count * n], &weights[..count * n]);
+    let (src_n, dst_n) = if NORMALS { (&src_n[..count], &mut dst_n[..count]) } else { (src_n, dst_n) };
+    for v in 0..count {
+        let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
+        out_p[v] = apply_point(&c, &pos[v]);
+        if NORMALS {
+            dst_n[v] = apply_normal::<IT>(&c, &src_n[v]);
         }
     }
 }
@@ -361,7 +372,7 @@ pub fn rigid(input: &SkinningInput, palette: &[Mat4], out: &mut SkinningOutput) 
         let c = &palette[usize::from(js[best])].data.0;
         out.positions[v] = apply_point(c, &input.positions[v]);
         if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
-            dst[v] = apply_normal(c, &src[v], NormalMode::Direct);
+            dst[v] = apply_normal::<false>(c, &src[v]);
         }
     }
     keep_unweighted(input, out);

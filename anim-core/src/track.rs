@@ -37,6 +37,10 @@ pub trait TrackValue: Copy + std::fmt::Debug {
     fn finish(v: &Self) -> Self::Output;
     /// True when every component is finite.
     fn is_finite(v: &Self) -> bool;
+    /// Prepares a key of a step or linear track once at construction (rotations are
+    /// normalized so sampling need not do it). Cubic tracks are stored as given.
+    #[inline]
+    fn prepare_key(_v: &mut Self) {}
 }
 
 impl TrackValue for f32 {
@@ -95,6 +99,9 @@ impl TrackValue for Quaternion<f32> {
     fn is_finite(v: &Self) -> bool {
         v.coords.iter().all(|x| x.is_finite())
     }
+    fn prepare_key(v: &mut Self) {
+        *v = normalize_or_identity(v).into_inner();
+    }
 }
 
 #[inline]
@@ -103,26 +110,44 @@ fn normalize_or_identity(q: &Quaternion<f32>) -> Quat {
     if n > 1e-12 { Quat::new_unchecked(Quaternion::from(q.coords / n)) } else { Quat::identity() }
 }
 
-/// Shortest-path spherical interpolation of two (normalized on the fly) quaternions, as the
-/// glTF specification's reference `slerp`; falls back to normalized lerp when the keys are
-/// nearly equal.
+/// Shortest-path spherical interpolation of two unit quaternions, as the glTF
+/// specification's reference `slerp`.
+///
+/// `sin(sθ)/sin θ` is evaluated without trigonometry when the keys are less than about
+/// 45° apart (`cos θ ≥ 0.7`, the usual case between neighbouring keys): as the series
+/// `s·Σ bᵢ(s)·(cos θ − 1)ⁱ` with `b₀ = 1`, `bᵢ = bᵢ₋₁·(s² − i²)/(i(2i + 1))`, whose
+/// seven-term truncation is within 3·10⁻⁸ of the exact value on that range. Wider
+/// angles take the exact formula.
 #[inline]
 fn slerp(a: &Quaternion<f32>, b: &Quaternion<f32>, t: f32) -> Quat {
-    let a = normalize_or_identity(a).into_inner().coords;
-    let mut b = normalize_or_identity(b).into_inner().coords;
+    let a = a.coords;
+    let mut b = b.coords;
     let mut d = a.dot(&b);
     if d < 0.0 {
         b = -b;
         d = -d;
     }
-    let v = if d > 0.9995 {
-        a + (b - a) * t
+    let (wa, wb) = if d >= 0.7 {
+        (sin_ratio_series(1.0 - t, d - 1.0), sin_ratio_series(t, d - 1.0))
     } else {
-        let theta = d.min(1.0).acos();
-        let s = theta.sin();
-        a * (((1.0 - t) * theta).sin() / s) + b * ((t * theta).sin() / s)
+        let theta = d.acos();
+        let inv = 1.0 / theta.sin();
+        (((1.0 - t) * theta).sin() * inv, (t * theta).sin() * inv)
     };
-    normalize_or_identity(&Quaternion::from(v))
+    normalize_or_identity(&Quaternion::from(a * wa + b * wb))
+}
+
+/// `sin(sθ)/sin θ` as a series in `u = cos θ − 1` (see [`slerp`]), Horner form.
+#[inline(always)]
+fn sin_ratio_series(s: f32, u: f32) -> f32 {
+    const INV: [f32; 7] = [1.0 / 3.0, 1.0 / 10.0, 1.0 / 21.0, 1.0 / 36.0, 1.0 / 55.0, 1.0 / 78.0, 1.0 / 105.0];
+    let s2 = s * s;
+    let mut acc = 1.0f32;
+    for i in (1..=7).rev() {
+        let fi = i as f32;
+        acc = 1.0 + (s2 - fi * fi) * INV[i - 1] * u * acc;
+    }
+    s * acc
 }
 
 /// A keyframed track: key times, values and an interpolation mode.
@@ -140,7 +165,7 @@ impl<T: TrackValue> Track<T> {
     /// # Errors
     /// No keys, times not finite or not strictly increasing, wrong value count, or a
     /// non-finite value.
-    pub fn new(interpolation: Interpolation, times: Vec<f32>, values: Vec<T>) -> Result<Self, TrackError> {
+    pub fn new(interpolation: Interpolation, times: Vec<f32>, mut values: Vec<T>) -> Result<Self, TrackError> {
         if times.is_empty() {
             return Err(TrackError::Empty);
         }
@@ -159,6 +184,9 @@ impl<T: TrackValue> Track<T> {
         }
         if let Some(index) = values.iter().position(|v| !T::is_finite(v)) {
             return Err(TrackError::NonFiniteValue { index });
+        }
+        if interpolation != Interpolation::CubicSpline {
+            values.iter_mut().for_each(T::prepare_key);
         }
         Ok(Self { times, values, interpolation })
     }
@@ -313,6 +341,21 @@ mod tests {
         let unnormalized = Quaternion::new(0.5f32, 0.0, 0.0, 0.0);
         let s = Track::new(Interpolation::Step, vec![0.0], vec![unnormalized]).unwrap();
         assert!((s.sample(0.0).into_inner().norm() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn slerp_series_matches_trigonometry() {
+        for deg in [0.5f32, 5.0, 20.0, 44.0, 46.0, 90.0, 170.0] {
+            let a = Quat::from_axis_angle(&Vec3::x_axis(), 0.3);
+            let b =
+                a * Quat::from_axis_angle(&nalgebra::Unit::new_normalize(Vec3::new(0.3, 1.0, -0.2)), deg.to_radians());
+            for i in 0..=10 {
+                let t = i as f32 / 10.0;
+                let q = slerp(&a.into_inner(), &b.into_inner(), t);
+                let expect = a.slerp(&b, t);
+                assert!(q.angle_to(&expect) < 2e-6, "{deg}° t={t}: {}", q.angle_to(&expect));
+            }
+        }
     }
 
     #[test]

@@ -1,2 +1,122 @@
-//! Benchmarks (being written).
-fn main() {}
+//! Runtime-core throughput: clip sampling, local-to-model, skinning palettes, and CPU
+//! skinning (LBS and DQ; 1, 2, 4, 8 influences; positions only and with normals).
+//!
+//! Run: `cargo bench -p benches --bench core`. Figures are recorded in BENCHMARKS.md.
+
+use anim_core::palette::{skinning_dual_quats, skinning_matrices};
+use anim_core::skinning::{NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend};
+use anim_core::{SamplingCache, Skin, TimePolicy};
+use anim_math::{DualQuat, Mat4, Transform, Vec3};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::time::Duration;
+
+const JOINTS: usize = 80;
+const VERTICES: usize = 10_000;
+
+fn sampling(c: &mut Criterion) {
+    let skeleton = benches::skeleton(JOINTS);
+    let clip = benches::clip(&skeleton, 4.0, 30.0);
+    let mut pose = skeleton.rest_pose().clone();
+    let mut g = c.benchmark_group("sampling");
+    g.throughput(Throughput::Elements(JOINTS as u64));
+    // 60 Hz forward playback, keys remembered per channel (the runtime's normal case).
+    let mut cache = SamplingCache::new(&clip);
+    let mut t = 0.0f32;
+    g.bench_function("playback_60hz_cached", |b| {
+        b.iter(|| {
+            t += 1.0 / 60.0;
+            clip.sample_cached(&mut cache, black_box(t), TimePolicy::Wrap, &mut pose).expect("pose fits the clip");
+        })
+    });
+    let mut t = 0.0f32;
+    g.bench_function("playback_60hz_search", |b| {
+        b.iter(|| {
+            t += 1.0 / 60.0;
+            clip.sample(black_box(t), TimePolicy::Wrap, &mut pose).expect("pose fits the clip");
+        })
+    });
+    g.finish();
+}
+
+fn hierarchy(c: &mut Criterion) {
+    let skeleton = benches::skeleton(JOINTS);
+    let clip = benches::clip(&skeleton, 4.0, 30.0);
+    let mut pose = skeleton.rest_pose().clone();
+    clip.sample(1.3, TimePolicy::Clamp, &mut pose).expect("pose fits the clip");
+    let skin = Skin::from_skeleton(&skeleton);
+    let mut model = vec![Mat4::identity(); JOINTS];
+    let mut globals = vec![Transform::IDENTITY; JOINTS];
+    let mut pal = vec![Mat4::identity(); JOINTS];
+    let mut dqs = vec![DualQuat::identity(); JOINTS];
+    let mut g = c.benchmark_group("pose");
+    g.throughput(Throughput::Elements(JOINTS as u64));
+    g.bench_function("local_to_model_matrices", |b| {
+        b.iter(|| pose.local_to_model(&skeleton, black_box(&mut model)).expect("lengths match"))
+    });
+    g.bench_function("globals_transforms", |b| {
+        b.iter(|| pose.globals(&skeleton, black_box(&mut globals)).expect("lengths match"))
+    });
+    g.bench_function("pose_to_matrix_palette", |b| {
+        b.iter(|| {
+            pose.local_to_model(&skeleton, &mut model).expect("lengths match");
+            skinning_matrices(&model, &skin, black_box(&mut pal)).expect("skin fits");
+        })
+    });
+    g.bench_function("pose_to_dual_quat_palette", |b| {
+        b.iter(|| {
+            pose.local_to_model(&skeleton, &mut model).expect("lengths match");
+            skinning_dual_quats(&model, &skin, black_box(&mut dqs)).expect("skin fits");
+        })
+    });
+    g.finish();
+}
+
+fn skinning(c: &mut Criterion) {
+    let skeleton = benches::skeleton(JOINTS);
+    let clip = benches::clip(&skeleton, 4.0, 30.0);
+    let mut pose = skeleton.rest_pose().clone();
+    clip.sample(2.1, TimePolicy::Clamp, &mut pose).expect("pose fits the clip");
+    let skin = Skin::from_skeleton(&skeleton);
+    let mut model = vec![Mat4::identity(); JOINTS];
+    pose.local_to_model(&skeleton, &mut model).expect("lengths match");
+    let mut pal = vec![Mat4::identity(); JOINTS];
+    skinning_matrices(&model, &skin, &mut pal).expect("skin fits");
+    let mut dqs = vec![DualQuat::identity(); JOINTS];
+    skinning_dual_quats(&model, &skin, &mut dqs).expect("skin fits");
+
+    let mut out_p = vec![Vec3::zeros(); VERTICES];
+    let mut out_n = vec![Vec3::zeros(); VERTICES];
+    let mut g = c.benchmark_group("skinning");
+    g.throughput(Throughput::Elements(VERTICES as u64));
+    for per in [1usize, 2, 4, 8] {
+        let (pos, nrm, inf) = benches::mesh(VERTICES, per, JOINTS);
+        for normals in [false, true] {
+            let input = SkinningInput { influences: &inf, positions: &pos, normals: normals.then_some(&nrm[..]) };
+            let tag = if normals { "pos_nrm" } else { "pos" };
+            g.bench_with_input(BenchmarkId::new(format!("lbs_{tag}"), per), &per, |b, _| {
+                b.iter(|| {
+                    let mut out = SkinningOutput { positions: &mut out_p, normals: normals.then_some(&mut out_n[..]) };
+                    linear_blend(&input, black_box(&pal), NormalMode::Direct, &mut out).expect("valid input");
+                })
+            });
+            g.bench_with_input(BenchmarkId::new(format!("dq_{tag}"), per), &per, |b, _| {
+                b.iter(|| {
+                    let mut out = SkinningOutput { positions: &mut out_p, normals: normals.then_some(&mut out_n[..]) };
+                    dual_quaternion(&input, black_box(&dqs), &mut out).expect("valid input");
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(30);
+    targets = sampling, hierarchy, skinning
+}
+criterion_main!(benches);

@@ -1,1 +1,85 @@
-//! Criterion benchmarks live in `benches/benches/`; this library holds their shared fixtures.
+//! Fixtures shared by the criterion benchmarks in `benches/benches/`: a generated skeleton,
+//! a clip animating every channel of every joint, and a skinned grid mesh. Deterministic,
+//! so runs compare.
+
+use anim_core::{Clip, Influences, Interpolation, JointDesc, JointTracks, Skeleton, Track};
+use anim_math::{Quat, Transform, Vec3};
+
+/// Deterministic xorshift32 generator.
+pub struct Rng(pub u32);
+
+impl Rng {
+    /// Uniform in `[0, 1)`.
+    pub fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        (self.0 >> 8) as f32 / (1u32 << 24) as f32
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next_f32()
+    }
+}
+
+/// A tree of `n` joints (each joint's parent is `(i − 1) / 3`), random rest transforms.
+pub fn skeleton(n: usize) -> Skeleton {
+    let mut rng = Rng(42);
+    let joints = (0..n)
+        .map(|i| {
+            let rest = Transform::new(
+                Vec3::new(rng.range(-0.2, 0.2), rng.range(0.1, 0.3), rng.range(-0.2, 0.2)),
+                Quat::from_euler_angles(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), rng.range(-0.5, 0.5)),
+                Vec3::new(1.0, 1.0, 1.0),
+            );
+            JointDesc::new(format!("joint{i}"), if i == 0 { None } else { Some((i - 1) / 3) }, rest)
+        })
+        .collect();
+    Skeleton::new(joints).expect("generated parents precede their children")
+}
+
+/// A clip of `seconds` with `rate` linear keys a second on the translation, rotation and
+/// scale of every joint (what a sampled-and-baked runtime clip looks like).
+pub fn clip(skeleton: &Skeleton, seconds: f32, rate: f32) -> Clip {
+    let mut rng = Rng(7);
+    let keys = (seconds * rate).ceil() as usize + 1;
+    let times: Vec<f32> = (0..keys).map(|k| k as f32 / rate).collect();
+    let tracks = (0..skeleton.len())
+        .map(|j| {
+            let mut jt = JointTracks::new(j);
+            let tr = (0..keys).map(|_| Vec3::new(rng.range(-0.1, 0.1), rng.range(0.1, 0.3), 0.0)).collect();
+            let rot = (0..keys)
+                .map(|_| Quat::from_euler_angles(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0).into_inner())
+                .collect();
+            let sc = (0..keys).map(|_| Vec3::new(1.0, 1.0, 1.0) * rng.range(0.9, 1.1)).collect();
+            jt.translation = Some(Track::new(Interpolation::Linear, times.clone(), tr).expect("valid keys"));
+            jt.rotation = Some(Track::new(Interpolation::Linear, times.clone(), rot).expect("valid keys"));
+            jt.scale = Some(Track::new(Interpolation::Linear, times.clone(), sc).expect("valid keys"));
+            jt
+        })
+        .collect();
+    Clip::new("bench", tracks, Vec::new()).expect("one track set a joint")
+}
+
+/// A skinned mesh of `vertices` vertices with `per` influences each over `joints` joints:
+/// positions, unit normals and influences with neighbouring joints (so memory access is
+/// mesh-like: nearby vertices use nearby palette entries).
+pub fn mesh(vertices: usize, per: usize, joints: usize) -> (Vec<Vec3>, Vec<Vec3>, Influences) {
+    let mut rng = Rng(1234);
+    let mut positions = Vec::with_capacity(vertices);
+    let mut normals = Vec::with_capacity(vertices);
+    let mut j = Vec::with_capacity(vertices * per);
+    let mut w = Vec::with_capacity(vertices * per);
+    for v in 0..vertices {
+        positions.push(Vec3::new(rng.range(-1.0, 1.0), rng.range(0.0, 2.0), rng.range(-1.0, 1.0)));
+        normals.push(Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 1.0).normalize());
+        let base = v * joints / vertices;
+        for k in 0..per {
+            j.push(((base + k) % joints) as u16);
+            w.push(rng.range(0.1, 1.0));
+        }
+    }
+    let influences = Influences::new(per, j, w, joints).expect("generated joints are in range");
+    (positions, normals, influences)
+}
