@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub mod additive;
+pub mod bake;
 pub mod blend;
 pub mod clip;
 pub mod crossfade;
@@ -46,6 +47,7 @@ mod skin;
 pub mod skinning;
 pub mod track;
 
+pub use bake::BakedClip;
 pub use clip::{Clip, JointTracks, SamplingCache, ScalarCurve, TimePolicy};
 pub use error::{ClipError, PoseError, SkeletonError, SkinningError, TrackError};
 pub use mesh::{Influences, Mesh};

@@ -92,8 +92,8 @@ fn keep_unweighted(input: &SkinningInput, out: &mut SkinningOutput) {
 #[inline(always)]
 fn normalized(v: [f32; 3]) -> Vec3 {
     let l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    // A zero vector stays zero instead of becoming NaN.
-    let s = if l2 > 1e-30 { 1.0 / l2.sqrt() } else { 0.0 };
+    // Branch-free; clamping keeps a zero vector zero instead of NaN.
+    let s = 1.0 / l2.max(1e-30).sqrt();
     Vec3::new(v[0] * s, v[1] * s, v[2] * s)
 }
 

@@ -40,22 +40,29 @@ pub fn skeleton(n: usize) -> Skeleton {
 }
 
 /// A clip of `seconds` with `rate` linear keys a second on the translation, rotation and
-/// scale of every joint (what a sampled-and-baked runtime clip looks like).
+/// scale of every joint (what a sampled-and-baked runtime clip looks like). Each channel
+/// follows a smooth sinusoid with random amplitude, frequency and phase, so neighbouring
+/// keys are close as in captured or authored motion.
 pub fn clip(skeleton: &Skeleton, seconds: f32, rate: f32) -> Clip {
     let mut rng = Rng(7);
     let keys = (seconds * rate).ceil() as usize + 1;
     let times: Vec<f32> = (0..keys).map(|k| k as f32 / rate).collect();
+    let mut wave = |rng: &mut Rng, amp: f32| {
+        let (a, w, p) = (rng.range(0.2, 1.0) * amp, rng.range(1.0, 6.0), rng.range(0.0, 6.28));
+        move |t: f32| a * (w * t + p).sin()
+    };
     let tracks = (0..skeleton.len())
         .map(|j| {
             let mut jt = JointTracks::new(j);
-            let tr = (0..keys).map(|_| Vec3::new(rng.range(-0.1, 0.1), rng.range(0.1, 0.3), 0.0)).collect();
-            let rot = (0..keys)
-                .map(|_| Quat::from_euler_angles(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 0.0).into_inner())
-                .collect();
-            let sc = (0..keys).map(|_| Vec3::new(1.0, 1.0, 1.0) * rng.range(0.9, 1.1)).collect();
+            let (tx, ty) = (wave(&mut rng, 0.1), wave(&mut rng, 0.1));
+            let (rx, ry, rz) = (wave(&mut rng, 1.0), wave(&mut rng, 1.0), wave(&mut rng, 0.5));
+            let sc = wave(&mut rng, 0.1);
+            let tr = times.iter().map(|&t| Vec3::new(tx(t), 0.2 + ty(t), 0.0)).collect();
+            let rot = times.iter().map(|&t| Quat::from_euler_angles(rx(t), ry(t), rz(t)).into_inner()).collect();
+            let scale = times.iter().map(|&t| Vec3::new(1.0, 1.0, 1.0) * (1.0 + sc(t))).collect();
             jt.translation = Some(Track::new(Interpolation::Linear, times.clone(), tr).expect("valid keys"));
             jt.rotation = Some(Track::new(Interpolation::Linear, times.clone(), rot).expect("valid keys"));
-            jt.scale = Some(Track::new(Interpolation::Linear, times.clone(), sc).expect("valid keys"));
+            jt.scale = Some(Track::new(Interpolation::Linear, times.clone(), scale).expect("valid keys"));
             jt
         })
         .collect();
