@@ -117,12 +117,18 @@ fn apply_point(c: &Cols, p: &Vec3) -> Vec3 {
 /// transpose (`IT = true`), then renormalizes.
 #[inline(always)]
 fn apply_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
+    normalized(transform_normal::<IT>(c, n))
+}
+
+/// The unnormalized part of [`apply_normal`].
+#[inline(always)]
+fn transform_normal<const IT: bool>(c: &Cols, n: &Vec3) -> [f32; 3] {
+    let mut r = [0.0f32; 3];
     if !IT {
-        let mut r = [0.0f32; 3];
         for i in 0..3 {
             r[i] = c[0][i] * n.x + c[1][i] * n.y + c[2][i] * n.z;
         }
-        return normalized(r);
+        return r;
     }
     // inverse(M)ᵀ = [c1×c2, c2×c0, c0×c1] / det(M); the scale goes in the normalization,
     // the sign of det must stay.
@@ -130,11 +136,10 @@ fn apply_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
     let (k0, k1, k2) = (cross(c1, c2), cross(c2, c0), cross(c0, c1));
     let det = c0[0] * k0[0] + c0[1] * k0[1] + c0[2] * k0[2];
     let s = if det < 0.0 { -1.0 } else { 1.0 };
-    let mut r = [0.0f32; 3];
     for i in 0..3 {
         r[i] = s * (k0[i] * n.x + k1[i] * n.y + k2[i] * n.z);
     }
-    normalized(r)
+    r
 }
 
 /// Dispatches a kernel generic over the influence count `N` (0 = any count).
@@ -200,6 +205,9 @@ fn lbs_kernel<const N: usize>(input: &SkinningInput, palette: &[Mat4], mode: Nor
 }
 
 /// The LBS loop, monomorphized on influence count, normals on/off and normal mode.
+///
+/// With normals, vertices go in blocks of four so that the four normalizations (a square
+/// root and a division each, with long latency) become one vector operation.
 #[inline(always)]
 fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool>(
     input: &SkinningInput,
@@ -210,19 +218,41 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool>(
 ) {
     let per = input.influences.per_vertex();
     let n = if N == 0 { per } else { N };
-    let joints = input.influences.joints();
-    let weights = input.influences.weights();
     let count = out_p.len();
     // Lengths were validated; restating them lets the compiler drop bounds checks.
-    let (pos, out_p) = (&input.positions[..count], &mut out_p[..count]);
-    let (joints, weights) = (&joints[..count * n], &weights[..count * n]);
-    let (src_n, dst_n) = if NORMALS { (&src_n[..count], &mut dst_n[..count]) } else { (src_n, dst_n) };
-    for v in 0..count {
-        let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
-        out_p[v] = apply_point(&c, &pos[v]);
-        if NORMALS {
-            dst_n[v] = apply_normal::<IT>(&c, &src_n[v]);
+    let pos = &input.positions[..count];
+    let joints = &input.influences.joints()[..count * n];
+    let weights = &input.influences.weights()[..count * n];
+    let blend = |v: usize| blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
+    if !NORMALS {
+        for (v, o) in out_p.iter_mut().enumerate() {
+            *o = apply_point(&blend(v), &pos[v]);
         }
+        return;
+    }
+    let (src_n, dst_n) = (&src_n[..count], &mut dst_n[..count]);
+    let blocks = count / 4 * 4;
+    for b in (0..blocks).step_by(4) {
+        let mut raw = [[0.0f32; 3]; 4];
+        let mut l2 = [0.0f32; 4];
+        for k in 0..4 {
+            let c = blend(b + k);
+            out_p[b + k] = apply_point(&c, &pos[b + k]);
+            raw[k] = transform_normal::<IT>(&c, &src_n[b + k]);
+            l2[k] = raw[k][0] * raw[k][0] + raw[k][1] * raw[k][1] + raw[k][2] * raw[k][2];
+        }
+        let mut inv = [0.0f32; 4];
+        for k in 0..4 {
+            inv[k] = 1.0 / l2[k].max(1e-30).sqrt();
+        }
+        for k in 0..4 {
+            dst_n[b + k] = Vec3::new(raw[k][0] * inv[k], raw[k][1] * inv[k], raw[k][2] * inv[k]);
+        }
+    }
+    for v in blocks..count {
+        let c = blend(v);
+        out_p[v] = apply_point(&c, &pos[v]);
+        dst_n[v] = normalized(transform_normal::<IT>(&c, &src_n[v]));
     }
 }
 
