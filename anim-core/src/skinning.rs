@@ -317,9 +317,10 @@ pub fn dual_quaternion(
     Ok(())
 }
 
-/// Blended, normalized dual quaternion as (real, dual) with nalgebra's `[i, j, k, w]` order.
+/// Blended dual quaternion as (real, dual) with nalgebra's `[i, j, k, w]` order, **not yet
+/// normalized**, and the squared norm of its real part.
 #[inline(always)]
-fn blend_dq<const N: usize>(per: usize, js: &[u16], ws: &[f32], palette: &[DualQuat]) -> ([f32; 4], [f32; 4]) {
+fn blend_dq<const N: usize>(per: usize, js: &[u16], ws: &[f32], palette: &[DualQuat]) -> ([f32; 4], [f32; 4], f32) {
     let n = if N == 0 { per } else { N };
     let q0 = palette[usize::from(js[0])].as_ref();
     let pivot = q0.real.coords;
@@ -336,12 +337,7 @@ fn blend_dq<const N: usize>(per: usize, js: &[u16], ws: &[f32], palette: &[DualQ
         }
     }
     let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
-    let s = if l2 > 1e-30 { 1.0 / l2.sqrt() } else { 0.0 };
-    for i in 0..4 {
-        r[i] *= s;
-        d[i] *= s;
-    }
-    (r, d)
+    (r, d, l2)
 }
 
 /// Rotates `v` by the unit quaternion `r` ([i, j, k, w]): v + 2w(q×v) + 2q×(q×v).
@@ -357,27 +353,56 @@ fn rotate(r: &[f32; 4], v: [f32; 3]) -> [f32; 3] {
 fn dq_kernel<const N: usize>(input: &SkinningInput, palette: &[DualQuat], out: &mut SkinningOutput) {
     let per = input.influences.per_vertex();
     let n = if N == 0 { per } else { N };
-    let joints = input.influences.joints().chunks_exact(n);
-    let weights = input.influences.weights().chunks_exact(n);
-    let mut dst_normals = out.normals.as_deref_mut();
-    for (v, ((js, ws), (p, o))) in
-        joints.zip(weights).zip(input.positions.iter().zip(out.positions.iter_mut())).enumerate()
-    {
-        let (r, d) = blend_dq::<N>(per, js, ws, palette);
-        // translation t = 2·(w_r·d_v − w_d·r_v + r_v × d_v)
-        let rv = [r[0], r[1], r[2]];
-        let dv = [d[0], d[1], d[2]];
-        let c = cross(rv, dv);
-        let rp = rotate(&r, [p.x, p.y, p.z]);
-        *o = Vec3::new(
-            rp[0] + 2.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
-            rp[1] + 2.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
-            rp[2] + 2.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
-        );
-        if let (Some(src), Some(dst)) = (input.normals, dst_normals.as_deref_mut()) {
-            let nrm = &src[v];
-            dst[v] = normalized(rotate(&r, [nrm.x, nrm.y, nrm.z]));
+    let count = out.positions.len();
+    let pos = &input.positions[..count];
+    let joints = &input.influences.joints()[..count * n];
+    let weights = &input.influences.weights()[..count * n];
+    let blend = |v: usize| blend_dq::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
+    let normals = match (input.normals, out.normals.as_deref_mut()) {
+        (Some(src), Some(dst)) => Some((&src[..count], &mut dst[..count])),
+        _ => None,
+    };
+    let (out_p, mut normals) = (&mut out.positions[..count], normals);
+    // Blocks of four: the four normalizations (sqrt and division) run as one vector op.
+    let mut v = 0;
+    while v < count {
+        let m = (count - v).min(4);
+        let mut q = [([0.0f32; 4], [0.0f32; 4]); 4];
+        let mut l2 = [1.0f32; 4];
+        for k in 0..m {
+            let (r, d, l) = blend(v + k);
+            q[k] = (r, d);
+            l2[k] = l;
         }
+        let mut inv = [0.0f32; 4];
+        for k in 0..4 {
+            inv[k] = 1.0 / l2[k].max(1e-30).sqrt();
+        }
+        for k in 0..m {
+            let (mut r, mut d) = q[k];
+            for i in 0..4 {
+                r[i] *= inv[k];
+                d[i] *= inv[k];
+            }
+            // translation t = 2·(w_r·d_v − w_d·r_v + r_v × d_v)
+            let rv = [r[0], r[1], r[2]];
+            let dv = [d[0], d[1], d[2]];
+            let c = cross(rv, dv);
+            let p = &pos[v + k];
+            let rp = rotate(&r, [p.x, p.y, p.z]);
+            out_p[v + k] = Vec3::new(
+                rp[0] + 2.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
+                rp[1] + 2.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
+                rp[2] + 2.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
+            );
+            if let Some((src, dst)) = normals.as_mut() {
+                let nrm = &src[v + k];
+                // A rotation keeps length: the normal needs no renormalization.
+                let rn = rotate(&r, [nrm.x, nrm.y, nrm.z]);
+                dst[v + k] = Vec3::new(rn[0], rn[1], rn[2]);
+            }
+        }
+        v += m;
     }
 }
 
