@@ -35,7 +35,7 @@ impl Influences {
         if per_vertex == 0 {
             return Err(SkinningError::Layout("zero influences per vertex".into()));
         }
-        if joints.len() != weights.len() || joints.len() % per_vertex != 0 {
+        if joints.len() != weights.len() || !joints.len().is_multiple_of(per_vertex) {
             return Err(SkinningError::Layout(format!(
                 "{} joint indices and {} weights do not make whole vertices of {per_vertex} influences",
                 joints.len(),

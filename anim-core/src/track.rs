@@ -31,8 +31,8 @@ pub trait TrackValue: Copy + std::fmt::Debug {
     type Output: Copy;
     /// Linear interpolation between two keys (slerp for rotations).
     fn interpolate_linear(a: &Self, b: &Self, t: f32) -> Self::Output;
-    /// Weighted sum `a·wa + b·wb + c·wc + d·wd` (used for Hermite splines).
-    fn weighted4(a: &Self, wa: f32, b: &Self, wb: f32, c: &Self, wc: f32, d: &Self, wd: f32) -> Self;
+    /// Weighted sum `Σ vᵢ·wᵢ` of four values (used for Hermite splines).
+    fn weighted4(v: [&Self; 4], w: [f32; 4]) -> Self;
     /// Turns a stored value into the output (normalizes rotations).
     fn finish(v: &Self) -> Self::Output;
     /// True when every component is finite.
@@ -50,8 +50,8 @@ impl TrackValue for f32 {
         a + (b - a) * t
     }
     #[inline]
-    fn weighted4(a: &Self, wa: f32, b: &Self, wb: f32, c: &Self, wc: f32, d: &Self, wd: f32) -> Self {
-        a * wa + b * wb + c * wc + d * wd
+    fn weighted4(v: [&Self; 4], w: [f32; 4]) -> Self {
+        v[0] * w[0] + v[1] * w[1] + v[2] * w[2] + v[3] * w[3]
     }
     #[inline]
     fn finish(v: &Self) -> f32 {
@@ -69,8 +69,8 @@ impl TrackValue for Vec3 {
         a + (b - a) * t
     }
     #[inline]
-    fn weighted4(a: &Self, wa: f32, b: &Self, wb: f32, c: &Self, wc: f32, d: &Self, wd: f32) -> Self {
-        a * wa + b * wb + c * wc + d * wd
+    fn weighted4(v: [&Self; 4], w: [f32; 4]) -> Self {
+        v[0] * w[0] + v[1] * w[1] + v[2] * w[2] + v[3] * w[3]
     }
     #[inline]
     fn finish(v: &Self) -> Vec3 {
@@ -89,8 +89,8 @@ impl TrackValue for Quaternion<f32> {
         slerp(a, b, t)
     }
     #[inline]
-    fn weighted4(a: &Self, wa: f32, b: &Self, wb: f32, c: &Self, wc: f32, d: &Self, wd: f32) -> Self {
-        Quaternion::from(a.coords * wa + b.coords * wb + c.coords * wc + d.coords * wd)
+    fn weighted4(v: [&Self; 4], w: [f32; 4]) -> Self {
+        Quaternion::from(v[0].coords * w[0] + v[1].coords * w[1] + v[2].coords * w[2] + v[3].coords * w[3])
     }
     #[inline]
     fn finish(v: &Self) -> Quat {
@@ -303,7 +303,7 @@ impl<T: TrackValue> Track<T> {
                 let out0 = &self.values[3 * i + 2];
                 let v1 = &self.values[3 * k + 1];
                 let in1 = &self.values[3 * k];
-                T::finish(&T::weighted4(v0, h00, out0, h10, v1, h01, in1, h11))
+                T::finish(&T::weighted4([v0, out0, v1, in1], [h00, h10, h01, h11]))
             }
         }
     }
