@@ -57,3 +57,7 @@ pub use skin::Skin;
 pub use track::{Interpolation, Track};
 
 pub use anim_math;
+
+pub use additive::{add, add_in_place, make_additive_base};
+pub use blend::{BlendError, blend, blend_into, blend_masked};
+pub use crossfade::{CrossFadeController, CrossFadeError};

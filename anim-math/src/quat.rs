@@ -8,26 +8,30 @@ use nalgebra::{Quaternion, Unit};
 ///
 /// Neither input needs to be unit length. Parallel directions give the identity;
 /// anti-parallel directions give a half turn about an axis orthogonal to `from`. A
-/// zero-length input gives the identity.
+/// zero-length or non-finite input gives the identity. Precise down to tiny angles (an
+/// iterative IK solver relies on that to close the last millimetre).
 #[must_use]
 pub fn from_to(from: &Vec3, to: &Vec3) -> Quat {
-    let (lf, lt) = (from.norm(), to.norm());
-    if lf < EPSILON || lt < EPSILON {
+    let (lf2, lt2) = (from.norm_squared(), to.norm_squared());
+    if lf2 < 1e-24 || lt2 < 1e-24 || !(lf2.is_finite() && lt2.is_finite()) {
         return Quat::identity();
     }
-    let f = from / lf;
-    let t = to / lt;
-    let d = f.dot(&t);
-    if d >= 1.0 - 1e-7 {
-        return Quat::identity();
-    }
-    if d <= -1.0 + 1e-6 {
-        let axis = any_orthogonal(&f);
+    // Half-way construction: (|f||t| + f·t, f × t) is the half-way quaternion scaled by
+    // 2|f||t|cos(θ/2), so the inputs need no normalization and tiny angles survive in the
+    // cross product.
+    let m = (lf2 * lt2).sqrt();
+    let d = from.dot(to);
+    if d <= (-1.0 + 1e-6) * m {
+        let axis = any_orthogonal(from);
         return Quat::from_axis_angle(&Unit::new_unchecked(axis), std::f32::consts::PI);
     }
-    // Half-way vector construction: q = (1 + d, f × t), normalized.
-    let c = f.cross(&t);
-    Quat::new_normalize(Quaternion::new(1.0 + d, c.x, c.y, c.z))
+    let c = from.cross(to);
+    let w = m + d;
+    let inv = 1.0 / (w * w + c.norm_squared()).sqrt();
+    if !inv.is_finite() {
+        return Quat::identity();
+    }
+    Quat::new_unchecked(Quaternion::new(w * inv, c.x * inv, c.y * inv, c.z * inv))
 }
 
 /// A unit vector orthogonal to `v` (which must be non-zero).
@@ -104,6 +108,14 @@ mod tests {
         let m2 = nlerp(&a, &neg_b, 0.5);
         assert!(m1.angle_to(&m2) < 1e-6);
         assert!((m1.angle() - 0.4).abs() < 1e-4);
+    }
+
+    #[test]
+    fn from_to_keeps_tiny_angles() {
+        let a = Vec3::new(1.0, 0.0, 0.0);
+        let b = Vec3::new(1.0, 1e-5, 0.0);
+        let q = from_to(&a, &b);
+        assert!((q.angle() - 1e-5).abs() < 1e-7, "{}", q.angle());
     }
 
     #[test]

@@ -47,8 +47,8 @@ pub fn clip(skeleton: &Skeleton, seconds: f32, rate: f32) -> Clip {
     let mut rng = Rng(7);
     let keys = (seconds * rate).ceil() as usize + 1;
     let times: Vec<f32> = (0..keys).map(|k| k as f32 / rate).collect();
-    let mut wave = |rng: &mut Rng, amp: f32| {
-        let (a, w, p) = (rng.range(0.2, 1.0) * amp, rng.range(1.0, 6.0), rng.range(0.0, 6.28));
+    let wave = |rng: &mut Rng, amp: f32| {
+        let (a, w, p) = (rng.range(0.2, 1.0) * amp, rng.range(1.0, 6.0), rng.range(0.0, std::f32::consts::TAU));
         move |t: f32| a * (w * t + p).sin()
     };
     let tracks = (0..skeleton.len())

@@ -1,0 +1,121 @@
+//! The crossfade controller's timeline against hand-computed weights.
+
+use anim_core::crossfade::{CrossFadeController, CrossFadeError};
+use anim_core::{Clip, Interpolation, JointDesc, JointTracks, Skeleton, TimePolicy, Track};
+use anim_math::{Transform, Vec3};
+use std::sync::Arc;
+
+fn skeleton() -> Skeleton {
+    Skeleton::new(vec![JointDesc::new("root", None, Transform::IDENTITY)]).unwrap()
+}
+
+/// A clip whose root translation is `from + t·rate` over `[0, length]`.
+fn ramp(name: &str, from: Vec3, rate: Vec3, length: f32) -> Arc<Clip> {
+    let mut jt = JointTracks::new(0);
+    jt.translation =
+        Some(Track::new(Interpolation::Linear, vec![0.0, length], vec![from, from + rate * length]).unwrap());
+    Arc::new(Clip::new(name, vec![jt], vec![]).unwrap())
+}
+
+fn pos(c: &CrossFadeController) -> Vec3 {
+    c.pose().locals()[0].translation
+}
+
+fn near(a: Vec3, b: Vec3) -> bool {
+    (a - b).norm() < 1e-5
+}
+
+#[test]
+fn timeline_matches_hand_computed_weights() {
+    // A: y = t; B: x = t; C: z = 5 for one second.
+    let a = ramp("a", Vec3::zeros(), Vec3::y(), 10.0);
+    let b = ramp("b", Vec3::zeros(), Vec3::x(), 10.0);
+    let c = ramp("c", Vec3::new(0.0, 0.0, 5.0), Vec3::zeros(), 1.0);
+    let mut f = CrossFadeController::new(&skeleton(), 2);
+    f.update(0.25).unwrap(); // nothing plays yet: rest pose
+    assert!(near(pos(&f), Vec3::zeros()));
+    f.play(a.clone(), TimePolicy::Clamp).unwrap();
+    f.update(0.25).unwrap();
+    assert!(near(pos(&f), Vec3::new(0.0, 0.25, 0.0)));
+
+    assert!(f.fade_to(b.clone(), 1.0, TimePolicy::Clamp).unwrap());
+    assert!(!f.fade_to(b.clone(), 1.0, TimePolicy::Clamp).unwrap(), "already the last target");
+    // tA = 0.5, tB = 0.25, wB = 0.25: mix((0, .5, 0), (.25, 0, 0), .25)
+    f.update(0.25).unwrap();
+    assert!(near(pos(&f), Vec3::new(0.0625, 0.375, 0.0)), "{}", pos(&f));
+    // tA = 0.75, tB = 0.5, wB = 0.5
+    f.update(0.25).unwrap();
+    assert!(near(pos(&f), Vec3::new(0.25, 0.375, 0.0)), "{}", pos(&f));
+
+    assert!(f.fade_to(c.clone(), 0.5, TimePolicy::Clamp).unwrap());
+    // tA = 1, tB = .75 (wB = .75), tC = .25 (wC = .5):
+    // mix(mix((0,1,0), (.75,0,0), .75), (0,0,5), .5) = mix((.5625,.25,0), (0,0,5), .5)
+    f.update(0.25).unwrap();
+    assert!(near(pos(&f), Vec3::new(0.28125, 0.125, 2.5)), "{}", pos(&f));
+    let w: Vec<f32> = f.targets().map(|t| t.weight).collect();
+    assert_eq!(w, vec![0.75, 0.5]);
+    // Both fades reach weight 1 now; C, the last, hides everything.
+    f.update(0.25).unwrap();
+    assert!(near(pos(&f), Vec3::new(0.0, 0.0, 5.0)), "{}", pos(&f));
+    assert!(Arc::ptr_eq(f.current_clip().unwrap(), &a));
+    // The next update promotes C (keeping its play time 0.5) and drops B with it.
+    f.update(0.25).unwrap();
+    assert!(Arc::ptr_eq(f.current_clip().unwrap(), &c));
+    assert!(!f.is_fading());
+    assert_eq!(f.current_time(), Some(0.75));
+    assert!(near(pos(&f), Vec3::new(0.0, 0.0, 5.0)));
+
+    // The current clip with nothing queued is ignored; a zero-length fade is a cut.
+    assert!(!f.fade_to(c.clone(), 0.3, TimePolicy::Clamp).unwrap());
+    assert!(f.fade_to(a.clone(), 0.0, TimePolicy::Clamp).unwrap());
+    f.update(0.25).unwrap();
+    assert!(near(pos(&f), Vec3::new(0.0, 0.25, 0.0)), "{}", pos(&f));
+    f.update(0.25).unwrap();
+    assert!(Arc::ptr_eq(f.current_clip().unwrap(), &a));
+    assert!(near(pos(&f), Vec3::new(0.0, 0.5, 0.0)));
+
+    // `play` clears fades and restarts from the clip's start.
+    f.fade_to(b.clone(), 1.0, TimePolicy::Clamp).unwrap();
+    f.play(b.clone(), TimePolicy::Clamp).unwrap();
+    assert!(!f.is_fading());
+    f.update(0.5).unwrap();
+    assert!(near(pos(&f), Vec3::new(0.5, 0.0, 0.0)));
+}
+
+#[test]
+fn looping_and_clamped_clips() {
+    let a = ramp("a", Vec3::zeros(), Vec3::x(), 2.0);
+    let mut f = CrossFadeController::new(&skeleton(), 1);
+    f.play(a.clone(), TimePolicy::Wrap).unwrap();
+    f.update(1.5).unwrap();
+    f.update(1.0).unwrap(); // 2.5 wraps to 0.5
+    assert!(near(pos(&f), Vec3::new(0.5, 0.0, 0.0)));
+    assert_eq!(f.current_time(), Some(0.5));
+    f.play(a, TimePolicy::Clamp).unwrap();
+    f.update(1.5).unwrap();
+    f.update(1.0).unwrap(); // held at the end
+    assert!(near(pos(&f), Vec3::new(2.0, 0.0, 0.0)));
+}
+
+#[test]
+fn overflowing_the_pool_still_works_and_errors_are_typed() {
+    let clips: Vec<_> = (0..5).map(|i| ramp("c", Vec3::new(i as f32, 0.0, 0.0), Vec3::zeros(), 1.0)).collect();
+    let mut f = CrossFadeController::new(&skeleton(), 1);
+    // With no current clip, fade_to plays.
+    f.fade_to(clips[0].clone(), 1.0, TimePolicy::Wrap).unwrap();
+    for c in &clips[1..] {
+        f.fade_to(c.clone(), 1.0, TimePolicy::Wrap).unwrap();
+    }
+    assert_eq!(f.targets().len(), 4);
+    for _ in 0..5 {
+        f.update(0.25).unwrap();
+    }
+    assert!(Arc::ptr_eq(f.current_clip().unwrap(), &clips[4]));
+    assert!(near(pos(&f), Vec3::new(4.0, 0.0, 0.0)));
+    assert!(matches!(f.update(f32::NAN), Err(CrossFadeError::NonFiniteDelta(_))));
+    assert!(matches!(f.fade_to(clips[1].clone(), -1.0, TimePolicy::Wrap), Err(CrossFadeError::BadDuration(_))));
+    let mut jt = JointTracks::new(3);
+    jt.translation = Some(Track::constant(Vec3::zeros()));
+    let bad = Arc::new(Clip::new("bad", vec![jt], vec![]).unwrap());
+    assert!(matches!(f.play(bad, TimePolicy::Wrap), Err(CrossFadeError::Clip(_))));
+}

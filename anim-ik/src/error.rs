@@ -1,0 +1,71 @@
+use thiserror::Error;
+
+/// Why an IK operation could not run.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum IkError {
+    /// The goal (target, pole or aim point) has a NaN or infinite component.
+    #[error("{what} is not finite")]
+    NonFinite {
+        /// Which input: "goal", "pole", "root transform", "joint transform", ...
+        what: &'static str,
+    },
+    /// A chain needs at least one joint.
+    #[error("an IK chain needs at least one joint")]
+    EmptyChain,
+    /// A joint index is not in the skeleton or pose.
+    #[error("joint {joint} is out of range, the skeleton has {count} joints")]
+    JointOutOfRange {
+        /// The joint index.
+        joint: usize,
+        /// Joint count.
+        count: usize,
+    },
+    /// A ground mesh triangle names a vertex that does not exist.
+    #[error("triangle {triangle} uses vertex {vertex}, but the mesh has {count} vertices")]
+    VertexOutOfRange {
+        /// Index of the triangle.
+        triangle: usize,
+        /// The vertex index it names.
+        vertex: usize,
+        /// Vertex count.
+        count: usize,
+    },
+    /// Consecutive chain joints are not parent and child.
+    #[error("chain joint {child} does not have chain joint {parent} as its parent")]
+    NotAChain {
+        /// The joint expected to be the parent.
+        parent: usize,
+        /// The joint whose parent differs.
+        child: usize,
+    },
+    /// A per-joint array has the wrong length.
+    #[error("{what} has {got} entries, expected {expected}")]
+    WrongLength {
+        /// Which array.
+        what: &'static str,
+        /// Its length.
+        got: usize,
+        /// Expected length.
+        expected: usize,
+    },
+    /// A constraint index is past the end of the chain.
+    #[error("constraint for chain joint {index}, but the chain has {len} joints")]
+    ConstraintOutOfRange {
+        /// The chain index.
+        index: usize,
+        /// Chain length.
+        len: usize,
+    },
+    /// A constraint or setting has an invalid value.
+    #[error("invalid {what}: {value}")]
+    InvalidSetting {
+        /// Which setting.
+        what: &'static str,
+        /// Its value.
+        value: f32,
+    },
+}
+
+pub(crate) fn check_finite_vec(what: &'static str, v: &anim_math::Vec3) -> Result<(), IkError> {
+    if v.iter().all(|c| c.is_finite()) { Ok(()) } else { Err(IkError::NonFinite { what }) }
+}
