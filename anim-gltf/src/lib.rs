@@ -1,1 +1,257 @@
-//! placeholder
+//! glTF 2.0 import and export for the anim runtime: skeletons, skins, skinned meshes and
+//! clips.
+//!
+//! # Import
+//! [`load`] / [`load_from_bytes`] read `.gltf` (external `.bin` files or base64 `data:` URIs)
+//! and `.glb` into a [`Model`]:
+//!
+//! - **Skeleton.** *Every* node of the document becomes a joint of [`Model::skeleton`], with
+//!   the node's index as its source index ([`anim_core::Skeleton::from_source_index`]) and
+//!   the node's authored TRS (a `matrix` is decomposed) as its rest transform. So skin
+//!   joints, their non-joint ancestors (which may be animated), animated non-joint nodes
+//!   and mesh nodes all get a world matrix from one [`anim_core::Pose::local_to_model`]
+//!   pass, and a skin or a channel that refers to a node outside the default scene still
+//!   works (that node is a root of its own tree). `nodes[]` may list children before
+//!   parents; a node with two parents or a cycle is an error.
+//! - **Skins.** Joint lists are remapped to skeleton indices; absent inverse bind matrices
+//!   are the identity. The bind pose is rebuilt as chapter 10 describes: the rest pose's
+//!   world transforms, with each skin joint's replaced by `inverse(IBM)`, converted back to
+//!   parent-local ([`SkinInfo::bind_pose`]). The skeleton's own bind pose is the first
+//!   skin's.
+//! - **Meshes.** One [`MeshInstance`] per primitive of every node with a mesh in the
+//!   default scene (scene 0 when `scene` is absent, every node when there are no scenes),
+//!   ordered by node index then primitive index. Joint indices stay skin-relative; the
+//!   `JOINTS_n`/`WEIGHTS_n` sets are concatenated into one [`anim_core::Influences`] with
+//!   `4·sets` influences a vertex (weights divided by their sum).
+//! - **Clips.** Translation, rotation and scale channels with STEP, LINEAR and CUBICSPLINE;
+//!   times are kept raw (a clip whose first key is at 1/24 s is not shifted); the duration
+//!   is the latest key of any channel; a channel holds its first/last value outside its
+//!   keys. Morph-weight channels are skipped with a warning.
+//!
+//! - **Accessors** are read with the `gltf` crate's readers (joints as u8/u16, weights as
+//!   f32 or normalized u8/u16, rotations as f32 or normalized integers, sparse accessors),
+//!   after checking type, count and bounds so that bad input is an error, not a panic.
+//!   Integer positions, normals and texture coordinates (`KHR_mesh_quantization`) are
+//!   decoded with glTF's normalization rules. Files requiring Draco or meshopt compression
+//!   are refused; schema problems confined to materials, textures, images, samplers or
+//!   cameras (never read here) and unknown required extensions become warnings.
+//!
+//! # Skinning
+//! [`Model::skin_instance`] is the one place where a mesh instance is posed on the CPU:
+//! skinned vertices are `Σ wᵢ · world(jointᵢ) · IBMᵢ · p` (the mesh node's own transform is
+//! ignored, as glTF requires), unskinned ones `world(node) · p`.
+//!
+//! # Export
+//! [`export_glb`] writes a skeleton, skinned meshes and clips to a `.glb`; named scalar
+//! curves travel in each animation's `extras` (see [`CURVES_KEY`]).
+
+#![warn(missing_docs)]
+
+mod error;
+mod export;
+mod import;
+mod skinning;
+
+pub use error::GltfError;
+pub use export::{ExportMesh, export_glb};
+pub use import::MAX_INFLUENCE_SETS;
+pub use skinning::{SkinMethod, SkinScratch};
+
+use anim_core::{Clip, Interpolation, Mesh, Pose, Skeleton, Skin, TimePolicy};
+use anim_math::Mat4;
+use std::path::Path;
+
+/// Key of the scalar-curve list in an animation's `extras`:
+/// `{"animScalarCurves": [{"name": "foot_contact_l", "interpolation": "STEP", "times": [..], "values": [..]}]}`
+/// (`values` holds three numbers a key, in-tangent, value, out-tangent, for `CUBICSPLINE`).
+pub const CURVES_KEY: &str = "animScalarCurves";
+
+/// One glTF node as the model sees it.
+#[derive(Clone, Debug)]
+pub struct NodeInfo {
+    /// Node name (empty when the file has none).
+    pub name: String,
+    /// Parent node index.
+    pub parent: Option<usize>,
+    /// Mesh index, if the node has a mesh.
+    pub mesh: Option<usize>,
+    /// Skin index, if the node has a skin.
+    pub skin: Option<usize>,
+    /// The node's joint in [`Model::skeleton`].
+    pub joint: usize,
+    /// True when some skin lists this node as a joint.
+    pub is_skin_joint: bool,
+}
+
+/// One glTF skin.
+#[derive(Clone, Debug)]
+pub struct SkinInfo {
+    /// Skin name (empty when the file has none).
+    pub name: String,
+    /// Joints (skeleton indices, in `skin.joints` order) and inverse bind matrices.
+    pub skin: Skin,
+    /// Node index of each skin joint, in `skin.joints` order.
+    pub nodes: Vec<usize>,
+    /// The bind pose rebuilt from this skin's inverse bind matrices (chapter 10): local
+    /// transforms for every skeleton joint, such that `world(joint) · IBM = I` for this
+    /// skin's joints.
+    pub bind_pose: Pose,
+}
+
+/// One primitive of a node with a mesh, in the default scene.
+#[derive(Clone, Debug)]
+pub struct MeshInstance {
+    /// Node index.
+    pub node: usize,
+    /// The node's joint in [`Model::skeleton`].
+    pub joint: usize,
+    /// glTF mesh index.
+    pub mesh: usize,
+    /// Primitive index in the mesh.
+    pub primitive: usize,
+    /// Skin index when the primitive is skinned (the node has a skin and the primitive has
+    /// `JOINTS_0`/`WEIGHTS_0`).
+    pub skin: Option<usize>,
+    /// Vertex data: positions in `POSITION` order, normals (unit, or empty), UVs, skin-relative
+    /// influences, triangle-list indices.
+    pub data: Mesh,
+}
+
+/// What one channel of an animation looked like in the file (for `animtool inspect`).
+#[derive(Clone, Debug)]
+pub struct ChannelInfo {
+    /// Target node.
+    pub node: usize,
+    /// "translation", "rotation" or "scale".
+    pub property: &'static str,
+    /// Interpolation.
+    pub interpolation: Interpolation,
+    /// Number of keys.
+    pub keys: usize,
+    /// First key time.
+    pub start: f32,
+    /// Last key time.
+    pub end: f32,
+}
+
+/// File-level facts about one animation.
+#[derive(Clone, Debug)]
+pub struct ClipInfo {
+    /// The glTF name, `None` when absent.
+    pub name: Option<String>,
+    /// Imported channels.
+    pub channels: Vec<ChannelInfo>,
+}
+
+/// A loaded glTF document.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// One joint per node (see the crate docs).
+    pub skeleton: Skeleton,
+    /// Per node, by node index.
+    pub nodes: Vec<NodeInfo>,
+    /// The `scene` property, if present.
+    pub scene: Option<usize>,
+    /// Node indices of the scene that is drawn, ascending.
+    pub scene_nodes: Vec<usize>,
+    /// Skins, by skin index.
+    pub skins: Vec<SkinInfo>,
+    /// Mesh instances of the scene, ordered by node then primitive.
+    pub meshes: Vec<MeshInstance>,
+    /// Clips, by animation index.
+    pub clips: Vec<Clip>,
+    /// Per clip, the file's view of it.
+    pub clip_info: Vec<ClipInfo>,
+    /// Things that were loaded with a compromise (skipped morph channels, …).
+    pub warnings: Vec<String>,
+}
+
+/// Loads a `.gltf` or `.glb` file; external buffers are found next to it.
+///
+/// # Errors
+/// The file cannot be read, or any [`GltfError`] of [`load_from_bytes`].
+pub fn load(path: impl AsRef<Path>) -> Result<Model, GltfError> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|source| GltfError::Io { file: path.to_owned(), source })?;
+    let base = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+    load_from_bytes(&bytes, base)
+}
+
+/// Loads a glTF JSON document or a GLB container from memory. `base_dir` is where relative
+/// buffer URIs are looked up; without it only `data:` URIs and the GLB chunk can be used.
+///
+/// # Errors
+/// Malformed input of any kind, with the element at fault named (see [`GltfError`]).
+pub fn load_from_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model, GltfError> {
+    import::load_bytes(bytes, base_dir)
+}
+
+impl Model {
+    /// The clip with this name (first match) or, when `key` is a number, this index.
+    pub fn find_clip(&self, key: &str) -> Option<usize> {
+        if let Some(i) = self.clips.iter().position(|c| c.name() == key) {
+            return Some(i);
+        }
+        key.parse::<usize>().ok().filter(|&i| i < self.clips.len())
+    }
+
+    /// The pose of clip `clip` at raw time `time` under `policy`, starting from the rest
+    /// pose (the nodes' authored TRS) for channels the clip does not animate.
+    ///
+    /// # Errors
+    /// An unknown clip or a non-finite time.
+    pub fn sample_pose(&self, clip: usize, time: f32, policy: TimePolicy, pose: &mut Pose) -> Result<(), GltfError> {
+        let c = self.clips.get(clip).ok_or_else(|| GltfError::Argument(format!("no clip {clip}")))?;
+        pose.clone_from(self.skeleton.rest_pose());
+        c.sample(time, policy, pose).map_err(|e| GltfError::Argument(e.to_string()))?;
+        Ok(())
+    }
+
+    /// World matrices of every node (indexed by skeleton joint; use
+    /// [`NodeInfo::joint`] to find a node's) for `pose`.
+    ///
+    /// # Errors
+    /// `pose` or `out` does not have the skeleton's length.
+    pub fn world_matrices(&self, pose: &Pose, out: &mut [Mat4]) -> Result<(), GltfError> {
+        pose.local_to_model(&self.skeleton, out).map_err(|e| GltfError::Argument(e.to_string()))
+    }
+
+    /// `world(joint) · IBM` would need the world of every skin joint: this gives, for skin
+    /// `skin`, the world matrix of each joint in `skin.joints` order.
+    ///
+    /// # Errors
+    /// Unknown skin, or `world`/`out` of the wrong length.
+    pub fn skin_joint_worlds(&self, skin: usize, world: &[Mat4], out: &mut [Mat4]) -> Result<(), GltfError> {
+        let s = self.skins.get(skin).ok_or_else(|| GltfError::Argument(format!("no skin {skin}")))?;
+        if world.len() != self.skeleton.len() || out.len() != s.skin.len() {
+            return Err(GltfError::Argument(format!(
+                "world has {} entries (expected {}), out has {} (expected {})",
+                world.len(),
+                self.skeleton.len(),
+                out.len(),
+                s.skin.len()
+            )));
+        }
+        for (o, &j) in out.iter_mut().zip(s.skin.joints()) {
+            *o = world[j];
+        }
+        Ok(())
+    }
+}
+
+/// The default character ([`anim_core::mannequin`]) as a binary glTF: its skeleton (nodes
+/// 0..22 in skeleton order), its skinned mesh (node 22, skin 0 over every joint) and its
+/// clips with their foot-contact curves. What `animtool export-default` writes.
+pub fn mannequin_glb() -> Vec<u8> {
+    let m = anim_core::mannequin::build();
+    let skin = Skin::from_skeleton(&m.skeleton);
+    export_glb(&m.skeleton, &[ExportMesh { name: "mannequin", mesh: &m.mesh, skin: Some(&skin) }], &m.clips)
+        .expect("the generated mannequin is consistent, so it always exports")
+}
+
+/// The default character as a [`Model`], exactly as if [`mannequin_glb`] had been loaded
+/// from a file: demos that take `--model FILE` can use this when none is given and run one
+/// code path.
+pub fn mannequin_model() -> Model {
+    load_from_bytes(&mannequin_glb(), None).expect("the exported mannequin loads back")
+}

@@ -1,0 +1,535 @@
+//! `animtool`: shows and dumps what the runtime computes for a glTF file.
+//!
+//! ```text
+//! animtool inspect FILE
+//! animtool sample FILE --clip NAME|INDEX --time T [--time-policy clamp|wrap]
+//! animtool skin FILE [--clip NAME|INDEX | --rest] --times T0,T1,…|keys|mid [--time-policy clamp|wrap]
+//!               [--method lbs|dq] [--backend cpu|gpu] [--normals] --out OUT.json [--bin OUT.bin]
+//! animtool export-default OUT.glb
+//! ```
+//!
+//! `skin` writes
+//! `{"model", "clip": {"index", "name", "duration"} | null, "method", "backend", "samples": [{"time",
+//! "skins": [{"skin", "jointWorld": [[16 floats, column-major] per joint in skin.joints order]}],
+//! "primitives": [{"node", "mesh", "primitive", "skinned", "positions", "normals"}]}]}`;
+//! one primitive entry per mesh instance of the default scene, ordered by node then primitive,
+//! vertices in `POSITION` order. Numbers are f32 values (shortest decimal that reads back
+//! to the same f32). With `--bin`, `positions`/`normals` are `{"binOffset": BYTES, "length":
+//! FLOATS}` into a little-endian f32 file.
+
+use anim_core::{Pose, Skin, TimePolicy};
+use anim_gltf::{Model, SkinMethod, SkinScratch};
+use anim_math::{Mat4, Vec3};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "animtool", version, about = "Inspect, sample and skin glTF characters with the anim runtime")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the node tree (joints marked), skins, primitives with influence histograms,
+    /// clips with their channels, and import warnings.
+    Inspect {
+        /// A .gltf or .glb file.
+        file: PathBuf,
+    },
+    /// Print every node's world matrix (column-major) at one time of one clip, as JSON.
+    Sample {
+        /// A .gltf or .glb file.
+        file: PathBuf,
+        /// Clip name or index.
+        #[arg(long)]
+        clip: String,
+        /// Time in the file's raw seconds.
+        #[arg(long, allow_hyphen_values = true)]
+        time: f32,
+        /// How times outside [0, duration] are handled.
+        #[arg(long, value_enum, default_value_t = Policy::Clamp)]
+        time_policy: Policy,
+    },
+    /// Skin every mesh instance of the default scene at the given times and write JSON.
+    Skin(SkinArgs),
+    /// Write the built-in mannequin (skeleton, skinned mesh, clips, foot-contact curves) as .glb.
+    ExportDefault {
+        /// Output .glb path.
+        out: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct SkinArgs {
+    /// A .gltf or .glb file.
+    file: PathBuf,
+    /// Clip name or index (default: the first clip, or the rest pose when there is none).
+    #[arg(long, conflicts_with = "rest")]
+    clip: Option<String>,
+    /// Use the nodes' authored TRS (no clip).
+    #[arg(long)]
+    rest: bool,
+    /// Comma-separated raw times in seconds, `keys` (every key time of the clip) or `mid`
+    /// (midpoints between consecutive key times). Default: 0.
+    #[arg(long, allow_hyphen_values = true)]
+    times: Option<String>,
+    /// How times outside [0, duration] are handled.
+    #[arg(long, value_enum, default_value_t = Policy::Clamp)]
+    time_policy: Policy,
+    /// Skinning method.
+    #[arg(long, value_enum, default_value_t = Method::Lbs)]
+    method: Method,
+    /// Where skinning runs.
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    backend: BackendKind,
+    /// Also write skinned normals.
+    #[arg(long)]
+    normals: bool,
+    /// Output JSON path.
+    #[arg(long)]
+    out: PathBuf,
+    /// Write positions and normals to this little-endian f32 file instead of inline.
+    #[arg(long)]
+    bin: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Policy {
+    /// Clamp t to [0, duration]; channels hold their first/last values outside their keys.
+    Clamp,
+    /// t − duration·⌊t/duration⌋.
+    Wrap,
+}
+
+impl From<Policy> for TimePolicy {
+    fn from(p: Policy) -> Self {
+        match p {
+            Policy::Clamp => TimePolicy::Clamp,
+            Policy::Wrap => TimePolicy::Wrap,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Method {
+    /// Linear blend skinning.
+    Lbs,
+    /// Dual-quaternion skinning.
+    Dq,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum BackendKind {
+    /// CPU skinning (anim-gltf / anim-core).
+    Cpu,
+    /// GPU compute skinning (comes with the renderer).
+    Gpu,
+}
+
+fn main() -> ExitCode {
+    env_logger::init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Inspect { file } => inspect(&file),
+        Command::Sample { file, clip, time, time_policy } => sample(&file, &clip, time, time_policy.into()),
+        Command::Skin(args) => skin(&args),
+        Command::ExportDefault { out } => export_default(&out),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("animtool: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, String>;
+
+fn load(file: &Path) -> Result<Model> {
+    anim_gltf::load(file).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+fn find_clip(model: &Model, key: &str) -> Result<usize> {
+    model.find_clip(key).ok_or_else(|| {
+        let names: Vec<String> = model.clips.iter().enumerate().map(|(i, c)| format!("{i}: {:?}", c.name())).collect();
+        format!("no clip {key:?} (clips: {})", if names.is_empty() { "none".into() } else { names.join(", ") })
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON helpers: f32 written with Rust's shortest round-trip formatting.
+
+fn num(out: &mut String, x: f32) {
+    if x.is_finite() {
+        let _ = write!(out, "{x}");
+    } else {
+        out.push_str("null");
+    }
+}
+
+fn nums(out: &mut String, xs: impl IntoIterator<Item = f32>) {
+    out.push('[');
+    for (i, x) in xs.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        num(out, x);
+    }
+    out.push(']');
+}
+
+fn string(out: &mut String, s: &str) {
+    out.push_str(&serde_json::Value::String(s.to_owned()).to_string());
+}
+
+fn clip_json(out: &mut String, model: &Model, clip: Option<usize>) {
+    match clip {
+        None => out.push_str("null"),
+        Some(i) => {
+            let _ = write!(out, "{{\"index\":{i},\"name\":");
+            match &model.clip_info[i].name {
+                Some(n) => string(out, n),
+                None => out.push_str("null"),
+            }
+            out.push_str(",\"duration\":");
+            num(out, model.clips[i].duration());
+            out.push('}');
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// inspect
+
+fn inspect(file: &Path) -> Result<()> {
+    let m = load(file)?;
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", file.display());
+    let _ = writeln!(
+        s,
+        "nodes: {}  skins: {}  mesh instances: {}  clips: {}  default scene: {}",
+        m.nodes.len(),
+        m.skins.len(),
+        m.meshes.len(),
+        m.clips.len(),
+        m.scene.map_or("(none; scene 0 or all nodes)".to_owned(), |i| i.to_string())
+    );
+    let _ = writeln!(s, "\nnode tree (* = skin joint, [mesh m], [skin s]):");
+    let roots: Vec<usize> = (0..m.nodes.len()).filter(|&i| m.nodes[i].parent.is_none()).collect();
+    let mut children = vec![Vec::new(); m.nodes.len()];
+    for (i, n) in m.nodes.iter().enumerate() {
+        if let Some(p) = n.parent {
+            children[p].push(i);
+        }
+    }
+    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&r| (r, 0)).collect();
+    while let Some((i, depth)) = stack.pop() {
+        let n = &m.nodes[i];
+        let _ = write!(s, "{}{} {} {:?}", "  ".repeat(depth + 1), if n.is_skin_joint { "*" } else { "-" }, i, n.name);
+        if let Some(mesh) = n.mesh {
+            let _ = write!(s, " [mesh {mesh}]");
+        }
+        if let Some(sk) = n.skin {
+            let _ = write!(s, " [skin {sk}]");
+        }
+        if !m.scene_nodes.contains(&i) {
+            s.push_str(" (not in the default scene)");
+        }
+        s.push('\n');
+        stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
+    }
+    let _ = writeln!(s, "\nskins:");
+    for (i, sk) in m.skins.iter().enumerate() {
+        let _ = writeln!(s, "  {i} {:?}: {} joints, nodes {:?}", sk.name, sk.skin.len(), sk.nodes);
+        // Is the authored rest pose the bind pose (world(joint) · IBM = I)?
+        let mut world = vec![Mat4::identity(); m.skeleton.len()];
+        m.world_matrices(m.skeleton.rest_pose(), &mut world).map_err(|e| e.to_string())?;
+        let dev = sk
+            .skin
+            .joints()
+            .iter()
+            .zip(sk.skin.inverse_bind())
+            .map(|(&j, ibm)| (world[j] * ibm - Mat4::identity()).abs().max())
+            .fold(0.0f32, f32::max);
+        let _ = writeln!(
+            s,
+            "    rest pose {} the bind pose (max |world·IBM − I| = {dev:.3e})",
+            if dev < 1e-4 { "is" } else { "is not" }
+        );
+    }
+    let _ = writeln!(s, "\nprimitives:");
+    for inst in &m.meshes {
+        let _ = write!(
+            s,
+            "  node {} mesh {} primitive {}: {} vertices, {} triangles, normals: {}, ",
+            inst.node,
+            inst.mesh,
+            inst.primitive,
+            inst.data.vertex_count(),
+            inst.data.indices.len() / 3,
+            if inst.data.normals.is_empty() { "no" } else { "yes" }
+        );
+        match (&inst.data.influences, inst.skin) {
+            (Some(inf), Some(sk)) => {
+                let _ = writeln!(
+                    s,
+                    "skin {sk}, {} influence slots, vertices by non-zero weights {:?}",
+                    inf.per_vertex(),
+                    inf.histogram()
+                );
+            }
+            _ => s.push_str("unskinned\n"),
+        }
+    }
+    let _ = writeln!(s, "\nclips:");
+    for (i, (c, info)) in m.clips.iter().zip(&m.clip_info).enumerate() {
+        let _ = writeln!(
+            s,
+            "  {i} {:?}: duration {} s (first key {} s), {} channels, {} curves",
+            info.name.as_deref().unwrap_or("(unnamed)"),
+            c.duration(),
+            c.start_time(),
+            info.channels.len(),
+            c.curves().len()
+        );
+        for ch in &info.channels {
+            let _ = writeln!(
+                s,
+                "      node {} {:<11} {:?}, {} keys, {}..{} s",
+                ch.node, ch.property, ch.interpolation, ch.keys, ch.start, ch.end
+            );
+        }
+        for cv in c.curves() {
+            let _ = writeln!(s, "      curve {:?}: {} keys", cv.name, cv.track.times().len());
+        }
+    }
+    let _ = writeln!(s, "\nwarnings: {}", m.warnings.len());
+    for w in &m.warnings {
+        let _ = writeln!(s, "  {w}");
+    }
+    print!("{s}");
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// sample
+
+fn sample(file: &Path, clip: &str, time: f32, policy: TimePolicy) -> Result<()> {
+    let m = load(file)?;
+    let ci = find_clip(&m, clip)?;
+    let mut pose = m.skeleton.rest_pose().clone();
+    m.sample_pose(ci, time, policy, &mut pose).map_err(|e| e.to_string())?;
+    let mut world = vec![Mat4::identity(); m.skeleton.len()];
+    m.world_matrices(&pose, &mut world).map_err(|e| e.to_string())?;
+    let mut s = String::from("{\"model\":");
+    string(&mut s, &file.display().to_string());
+    s.push_str(",\"clip\":");
+    clip_json(&mut s, &m, Some(ci));
+    s.push_str(",\"time\":");
+    num(&mut s, time);
+    s.push_str(",\"nodes\":[");
+    for (i, n) in m.nodes.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "\n{{\"node\":{i},\"name\":");
+        string(&mut s, &n.name);
+        let _ = write!(s, ",\"skinJoint\":{},\"world\":", n.is_skin_joint);
+        nums(&mut s, world[n.joint].iter().copied());
+        s.push('}');
+    }
+    s.push_str("\n]}\n");
+    print!("{s}");
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// skin
+
+/// The skinning backends. The only place that decides where skinning runs: the renderer's
+/// GPU compute path plugs in here.
+enum Backend {
+    Cpu { scratch: SkinScratch },
+}
+
+impl Backend {
+    fn new(kind: BackendKind) -> Result<Self> {
+        match kind {
+            BackendKind::Cpu => Ok(Backend::Cpu { scratch: SkinScratch::new() }),
+            BackendKind::Gpu => Err("GPU backend not available yet (use --backend cpu)".into()),
+        }
+    }
+
+    fn skin(
+        &mut self,
+        model: &Model,
+        instance: usize,
+        world: &[Mat4],
+        method: SkinMethod,
+        positions: &mut [Vec3],
+        normals: Option<&mut [Vec3]>,
+    ) -> Result<()> {
+        match self {
+            Backend::Cpu { scratch } => {
+                model.skin_instance(instance, world, method, scratch, positions, normals).map_err(|e| e.to_string())
+            }
+        }
+    }
+}
+
+fn parse_times(spec: Option<&str>, model: &Model, clip: Option<usize>) -> Result<Vec<f32>> {
+    let spec = spec.unwrap_or("0");
+    match spec.trim() {
+        "keys" | "mid" => {
+            let c = clip.ok_or_else(|| format!("--times {spec} needs a clip (not --rest)"))?;
+            let keys = model.clips[c].key_times();
+            if spec.trim() == "keys" { Ok(keys) } else { Ok(keys.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect()) }
+        }
+        list => list
+            .split(',')
+            .map(|t| {
+                let v: f32 = t.trim().parse().map_err(|_| format!("--times: {t:?} is not a number"))?;
+                if v.is_finite() { Ok(v) } else { Err(format!("--times: {t:?} is not finite")) }
+            })
+            .collect(),
+    }
+}
+
+/// Where a float array goes: inline in the JSON, or appended to the binary file.
+struct Sink {
+    bin: Option<Vec<u8>>,
+}
+
+impl Sink {
+    fn floats(&mut self, out: &mut String, v: &[Vec3]) {
+        match &mut self.bin {
+            None => nums(out, v.iter().flat_map(|p| [p.x, p.y, p.z])),
+            Some(bin) => {
+                let _ = write!(out, "{{\"binOffset\":{},\"length\":{}}}", bin.len(), v.len() * 3);
+                for p in v {
+                    for x in [p.x, p.y, p.z] {
+                        bin.extend_from_slice(&x.to_le_bytes());
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn skin(a: &SkinArgs) -> Result<()> {
+    let mut backend = Backend::new(a.backend)?;
+    let m = load(&a.file)?;
+    let clip = match (&a.clip, a.rest) {
+        (Some(c), _) => Some(find_clip(&m, c)?),
+        (None, true) => None,
+        (None, false) => (!m.clips.is_empty()).then_some(0),
+    };
+    let times = parse_times(a.times.as_deref(), &m, clip)?;
+    let method = match a.method {
+        Method::Lbs => SkinMethod::Lbs,
+        Method::Dq => SkinMethod::Dq,
+    };
+    let policy: TimePolicy = a.time_policy.into();
+    let mut sink = Sink { bin: a.bin.as_ref().map(|_| Vec::new()) };
+    let mut s = String::from("{\"model\":");
+    string(&mut s, &a.file.display().to_string());
+    s.push_str(",\"clip\":");
+    clip_json(&mut s, &m, clip);
+    let _ = write!(
+        s,
+        ",\"method\":\"{}\",\"backend\":\"{}\",\"samples\":[",
+        match a.method {
+            Method::Lbs => "lbs",
+            Method::Dq => "dq",
+        },
+        match a.backend {
+            BackendKind::Cpu => "cpu",
+            BackendKind::Gpu => "gpu",
+        }
+    );
+    let mut pose: Pose = m.skeleton.rest_pose().clone();
+    let mut world = vec![Mat4::identity(); m.skeleton.len()];
+    let mut positions: Vec<Vec3> = Vec::new();
+    let mut normals: Vec<Vec3> = Vec::new();
+    for (ti, &t) in times.iter().enumerate() {
+        match clip {
+            Some(c) => m.sample_pose(c, t, policy, &mut pose).map_err(|e| e.to_string())?,
+            None => pose.clone_from(m.skeleton.rest_pose()),
+        }
+        m.world_matrices(&pose, &mut world).map_err(|e| e.to_string())?;
+        if ti > 0 {
+            s.push(',');
+        }
+        s.push_str("\n{\"time\":");
+        num(&mut s, t);
+        s.push_str(",\"skins\":[");
+        for (si, sk) in m.skins.iter().enumerate() {
+            if si > 0 {
+                s.push(',');
+            }
+            let _ = write!(s, "{{\"skin\":{si},\"jointWorld\":[");
+            for (k, &j) in Skin::joints(&sk.skin).iter().enumerate() {
+                if k > 0 {
+                    s.push(',');
+                }
+                nums(&mut s, world[j].iter().copied());
+            }
+            s.push_str("]}");
+        }
+        s.push_str("],\"primitives\":[");
+        for (ii, inst) in m.meshes.iter().enumerate() {
+            let n = inst.data.vertex_count();
+            positions.resize(n, Vec3::zeros());
+            let want_normals = a.normals && !inst.data.normals.is_empty();
+            normals.resize(if want_normals { n } else { 0 }, Vec3::zeros());
+            backend.skin(
+                &m,
+                ii,
+                &world,
+                method,
+                &mut positions,
+                if want_normals { Some(&mut normals) } else { None },
+            )?;
+            if ii > 0 {
+                s.push(',');
+            }
+            let _ = write!(
+                s,
+                "\n{{\"node\":{},\"mesh\":{},\"primitive\":{},\"skinned\":{},\"positions\":",
+                inst.node,
+                inst.mesh,
+                inst.primitive,
+                inst.skin.is_some()
+            );
+            sink.floats(&mut s, &positions);
+            if a.normals {
+                s.push_str(",\"normals\":");
+                if want_normals {
+                    sink.floats(&mut s, &normals);
+                } else {
+                    s.push_str("null");
+                }
+            }
+            s.push('}');
+        }
+        s.push_str("]}");
+    }
+    s.push_str("\n]}\n");
+    std::fs::write(&a.out, s).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    if let (Some(path), Some(bin)) = (&a.bin, &sink.bin) {
+        std::fs::write(path, bin).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// export-default
+
+fn export_default(out: &Path) -> Result<()> {
+    std::fs::write(out, anim_gltf::mannequin_glb()).map_err(|e| format!("{}: {e}", out.display()))
+}

@@ -1,0 +1,169 @@
+//! Runs the `animtool` binary and checks its JSON.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn asset(rel: &str) -> String {
+    format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_animtool")).args(args).output().expect("animtool runs")
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(out.status.success(), "animtool {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn skin_json(name: &str, args: &[&str]) -> Value {
+    let out = tmp(name);
+    let mut all: Vec<&str> = args.to_vec();
+    let out_s = out.to_str().unwrap().to_owned();
+    all.extend(["--out", &out_s]);
+    run_ok(&all);
+    serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+}
+
+fn floats(v: &Value) -> Vec<f32> {
+    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect()
+}
+
+#[test]
+fn skin_json_shape_and_values() {
+    let file = asset("SimpleSkin/SimpleSkin.gltf");
+    let j = skin_json("simple.json", &["skin", &file, "--clip", "0", "--times", "1.0,6.5", "--time-policy", "wrap"]);
+    assert_eq!(j["model"], file.as_str());
+    assert_eq!(j["clip"]["index"], 0);
+    assert!(j["clip"]["name"].is_null());
+    assert_eq!(j["clip"]["duration"].as_f64().unwrap(), 5.5);
+    assert_eq!(j["method"], "lbs");
+    assert_eq!(j["backend"], "cpu");
+    let samples = j["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 2);
+    assert_eq!(samples[1]["time"].as_f64().unwrap(), 6.5, "the requested time is reported");
+    for s in samples {
+        let skins = s["skins"].as_array().unwrap();
+        assert_eq!(skins.len(), 1);
+        assert_eq!(skins[0]["skin"], 0);
+        let jw = skins[0]["jointWorld"].as_array().unwrap();
+        assert_eq!(jw.len(), 2);
+        // Joint 1 at t = 1 s (6.5 wraps to 1): 90° about Z at (0, 1, 0), column-major.
+        let m = floats(&jw[1]);
+        assert_eq!(m.len(), 16);
+        let expect = [0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0];
+        for (a, b) in m.iter().zip(expect) {
+            assert!((a - b).abs() < 1e-5, "{m:?}");
+        }
+        let prims = s["primitives"].as_array().unwrap();
+        assert_eq!(prims.len(), 1);
+        assert_eq!(
+            (prims[0]["node"].as_u64(), prims[0]["mesh"].as_u64(), prims[0]["primitive"].as_u64()),
+            (Some(0), Some(0), Some(0))
+        );
+        assert_eq!(prims[0]["skinned"], true);
+        assert!(prims[0].get("normals").is_none());
+        let p = floats(&prims[0]["positions"]);
+        assert_eq!(p.len(), 30);
+        // Vertex 8 (-0.5, 2, 0) follows joint 1: R(90°)·(-0.5, 1, 0) + (0, 1, 0) = (-1, 0.5, 0).
+        assert!((p[24] + 1.0).abs() < 1e-5 && (p[25] - 0.5).abs() < 1e-5 && p[26].abs() < 1e-5, "{p:?}");
+    }
+}
+
+#[test]
+fn keys_mid_rest_and_bin() {
+    let file = asset("SimpleSkin/SimpleSkin.gltf");
+    let keys = skin_json("keys.json", &["skin", &file, "--times", "keys"]);
+    let times: Vec<f32> =
+        keys["samples"].as_array().unwrap().iter().map(|s| s["time"].as_f64().unwrap() as f32).collect();
+    assert_eq!(times, (0..12).map(|k| k as f32 * 0.5).collect::<Vec<_>>());
+    let mid = skin_json("mid.json", &["skin", &file, "--times", "mid"]);
+    let times: Vec<f32> =
+        mid["samples"].as_array().unwrap().iter().map(|s| s["time"].as_f64().unwrap() as f32).collect();
+    assert_eq!(times, (0..11).map(|k| k as f32 * 0.5 + 0.25).collect::<Vec<_>>());
+
+    // --rest: the authored TRS, here equal to the bind pose, gives back POSITION.
+    let rest = skin_json("rest.json", &["skin", &file, "--rest", "--times", "3"]);
+    assert!(rest["clip"].is_null());
+    let p = floats(&rest["samples"][0]["primitives"][0]["positions"]);
+    assert!((p[24] + 0.5).abs() < 1e-6 && (p[25] - 2.0).abs() < 1e-6);
+    assert!(!run(&["skin", &file, "--rest", "--times", "keys", "--out", "/dev/null"]).status.success());
+
+    // --bin: the same numbers, in a little-endian f32 file, with normals (CesiumMan has them).
+    let cesium = asset("CesiumMan/CesiumMan.glb");
+    let inline = skin_json("cesium.json", &["skin", &cesium, "--times", "0.5", "--normals", "--method", "dq"]);
+    let bin_path = tmp("cesium.bin");
+    let binj = skin_json(
+        "cesium-bin.json",
+        &["skin", &cesium, "--times", "0.5", "--normals", "--method", "dq", "--bin", bin_path.to_str().unwrap()],
+    );
+    assert_eq!(binj["method"], "dq");
+    let bin = std::fs::read(&bin_path).unwrap();
+    let all: Vec<f32> = bin.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    for key in ["positions", "normals"] {
+        let r = &binj["samples"][0]["primitives"][0][key];
+        let (off, len) = (r["binOffset"].as_u64().unwrap() as usize, r["length"].as_u64().unwrap() as usize);
+        assert_eq!(len, 3 * 3273);
+        let want = floats(&inline["samples"][0]["primitives"][0][key]);
+        assert_eq!(&all[off / 4..off / 4 + len], want.as_slice(), "{key}");
+    }
+    // Fox has no normals: `normals` is null.
+    let fox = skin_json("fox.json", &["skin", &asset("Fox/Fox.glb"), "--clip", "Walk", "--times", "0.1", "--normals"]);
+    assert!(fox["samples"][0]["primitives"][0]["normals"].is_null());
+    assert_eq!(fox["clip"]["name"], "Walk");
+}
+
+#[test]
+fn gpu_backend_and_bad_input_are_clear_errors() {
+    let file = asset("SimpleSkin/SimpleSkin.gltf");
+    let out = run(&["skin", &file, "--backend", "gpu", "--out", tmp("gpu.json").to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("GPU backend not available yet"), "{err}");
+    for args in [
+        vec!["skin", "/nonexistent.glb", "--out", "/dev/null"],
+        vec!["skin", &file, "--clip", "nope", "--out", "/dev/null"],
+        vec!["skin", &file, "--times", "1,x", "--out", "/dev/null"],
+        vec!["sample", &file, "--clip", "0", "--time", "nan"],
+        vec!["inspect", "/nonexistent.glb"],
+    ] {
+        let out = run(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.trim().is_empty());
+    }
+}
+
+#[test]
+fn sample_inspect_and_export_default() {
+    let file = asset("SimpleSkin/SimpleSkin.gltf");
+    let j: Value = serde_json::from_str(&run_ok(&["sample", &file, "--clip", "0", "--time", "1"])).unwrap();
+    let nodes = j["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 3);
+    let w = floats(&nodes[2]["world"]);
+    assert!((w[1] - 1.0).abs() < 1e-5 && (w[13] - 1.0).abs() < 1e-6, "{w:?}");
+    assert_eq!(nodes[2]["skinJoint"], true);
+
+    let text = run_ok(&["inspect", &asset("Woman/Woman.gltf")]);
+    assert!(text.contains("41 joints"), "{text}");
+    assert!(text.contains("5718 vertices"), "{text}");
+    assert!(text.contains("\"Lean_Left\""), "{text}");
+
+    let out = tmp("default.glb");
+    run_ok(&["export-default", out.to_str().unwrap()]);
+    let text = run_ok(&["inspect", out.to_str().unwrap()]);
+    for needle in ["\"pelvis\"", "\"ball_r\"", "\"walk\"", "\"lean_left\"", "curve \"foot_contact_l\""] {
+        assert!(text.contains(needle), "{needle} missing:\n{text}");
+    }
+    for sub in ["inspect", "sample", "skin", "export-default"] {
+        let help = run_ok(&[sub, "--help"]);
+        assert!(help.contains("Usage"), "{sub}");
+    }
+}
