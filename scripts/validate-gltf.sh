@@ -22,7 +22,8 @@ if [ ! -f "$modules/gltf-validator/package.json" ]; then
   fi
   echo "validate-gltf: installing gltf-validator into $prefix" >&2
   mkdir -p "$prefix"
-  npm install --silent --no-audit --no-fund --prefix "$prefix" gltf-validator >&2
+  # Pinned: the version the shared test assets were checked with.
+  npm install --silent --no-audit --no-fund --prefix "$prefix" gltf-validator@2.0.0-dev.3.10 >&2
 fi
 if [ "${1:-}" = "--install-only" ]; then
   exit 0

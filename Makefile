@@ -1,0 +1,27 @@
+# The two commands of the README, plus the checks CI runs. Every target first runs the
+# idempotent setup (system packages, merged shaderc archive, glTF validator), which does
+# nothing in well under a second when all is present.
+
+.PHONY: setup run test lint bench-build bench docs
+
+setup:
+	@scripts/setup.sh
+
+# The main demo: the viewer, with the project's own default character.
+run: setup
+	cargo run --release -p demos --bin viewer
+
+# Every test of the workspace (Vulkan tests run on lavapipe with validation on).
+test: setup
+	cargo test --workspace
+
+lint: setup
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+
+bench-build: setup
+	cargo bench --workspace --no-run
+
+bench: setup
+	cargo bench -p benches
