@@ -351,17 +351,21 @@ fn sample(file: &Path, clip: &str, time: f32, policy: TimePolicy) -> Result<()> 
 // ---------------------------------------------------------------------------------------------
 // skin
 
-/// The skinning backends. The only place that decides where skinning runs: the renderer's
-/// GPU compute path plugs in here.
+/// The skinning backends. The only place that decides where skinning runs.
 enum Backend {
+    /// `anim_core`'s CPU loops through [`Model::skin_instance`].
     Cpu { scratch: SkinScratch },
+    /// The renderer's compute shaders (lavapipe when there is no GPU), read back.
+    Gpu(Box<demos::GpuInstanceSkinner>),
 }
 
 impl Backend {
     fn new(kind: BackendKind) -> Result<Self> {
         match kind {
             BackendKind::Cpu => Ok(Backend::Cpu { scratch: SkinScratch::new() }),
-            BackendKind::Gpu => Err("GPU backend not available yet (use --backend cpu)".into()),
+            BackendKind::Gpu => demos::GpuInstanceSkinner::new()
+                .map(|g| Backend::Gpu(Box::new(g)))
+                .map_err(|e| format!("GPU backend: {e}")),
         }
     }
 
@@ -377,6 +381,9 @@ impl Backend {
         match self {
             Backend::Cpu { scratch } => {
                 model.skin_instance(instance, world, method, scratch, positions, normals).map_err(|e| e.to_string())
+            }
+            Backend::Gpu(g) => {
+                g.skin_instance(model, instance, world, method, positions, normals).map_err(|e| e.to_string())
             }
         }
     }

@@ -1,0 +1,15 @@
+// Body of the compute skinning passes: one invocation a vertex, the skinned vertex written
+// to the output buffer that the static mesh pipeline then draws.
+layout(local_size_x = 64) in;
+layout(std430, set = 0, binding = 5) writeonly buffer Out { Vertex out_vertices[]; };
+
+void main() {
+    uint v = gl_GlobalInvocationID.x;
+    if (v >= pc.vertex_count) {
+        return;
+    }
+    vec3 p;
+    vec3 n;
+    skin_vertex(v, p, n);
+    out_vertices[pc.out_offset + v] = Vertex(vec4(p, 1.0), vec4(n, 0.0));
+}

@@ -1,0 +1,524 @@
+//! The Vulkan context: instance, optional validation with a counting debug messenger,
+//! physical device choice, logical device, one queue, the memory allocator, and (for
+//! windows) the surface.
+//!
+//! Drop order is the reverse of creation: the allocator goes before the device, the device
+//! before the surface, messenger and instance. Every resource keeps an `Arc<Context>`, so the
+//! context outlives all of them.
+
+use crate::error::{RenderError, VkCall};
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use raw_window_handle::{RawDisplayHandle, RawWindowHandle};
+use std::ffi::{CStr, c_void};
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+/// Environment variable that turns validation on (`ANIM_VK_VALIDATION=1`).
+pub const VALIDATION_ENV: &str = "ANIM_VK_VALIDATION";
+/// Messages kept verbatim for reports; later ones are only counted.
+const KEPT_MESSAGES: usize = 64;
+
+/// True when [`VALIDATION_ENV`] is set to something other than `0` or empty.
+pub fn validation_from_env() -> bool {
+    std::env::var(VALIDATION_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The raw handles of a window to present to.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowHandles {
+    /// Display (X11 connection, Wayland display, …).
+    pub display: RawDisplayHandle,
+    /// The window.
+    pub window: RawWindowHandle,
+}
+
+/// How to create a [`Context`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContextDesc {
+    /// Enable `VK_LAYER_KHRONOS_validation` with synchronization validation and count every
+    /// warning and error it reports (see [`Context::validation_count`]).
+    pub validation: bool,
+    /// Create a surface for this window (and the swapchain extension); `None` is headless.
+    pub window: Option<WindowHandles>,
+}
+
+/// Warnings and errors reported by the validation layer.
+#[derive(Debug, Default)]
+pub struct ValidationLog {
+    count: AtomicUsize,
+    messages: Mutex<Vec<String>>,
+}
+
+impl ValidationLog {
+    /// Number of warnings and errors reported so far.
+    pub fn count(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    /// The first reported messages (up to 64).
+    pub fn messages(&self) -> Vec<String> {
+        self.messages.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn record(&self, text: String) {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        let mut m = self.messages.lock().unwrap_or_else(|p| p.into_inner());
+        if m.len() < KEPT_MESSAGES {
+            m.push(text);
+        }
+    }
+}
+
+unsafe extern "system" fn debug_callback(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    kind: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: the layer passes valid callback data for the duration of the call, and `user`
+    // is the `ValidationLog` the context keeps alive until the messenger is destroyed.
+    let (text, log) = unsafe {
+        let message = if data.is_null() || (*data).p_message.is_null() {
+            "<no message>".into()
+        } else {
+            CStr::from_ptr((*data).p_message).to_string_lossy()
+        };
+        (format!("[{severity:?} {kind:?}] {message}"), &*(user as *const ValidationLog))
+    };
+    if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
+        log::error!("{text}");
+    } else {
+        log::warn!("{text}");
+    }
+    log.record(text);
+    vk::FALSE
+}
+
+/// Instance, device, queue and allocator. Create one with [`Context::new`].
+pub struct Context {
+    allocator: ManuallyDrop<Mutex<Allocator>>,
+    upload_pool: Mutex<vk::CommandPool>,
+    queue: Mutex<vk::Queue>,
+    queue_family: u32,
+    pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
+    pub(crate) swapchain_fn: Option<ash::khr::swapchain::Device>,
+    device: ash::Device,
+    physical: vk::PhysicalDevice,
+    device_name: String,
+    limits: vk::PhysicalDeviceLimits,
+    pub(crate) surface: vk::SurfaceKHR,
+    pub(crate) surface_fn: Option<ash::khr::surface::Instance>,
+    debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    log: Arc<ValidationLog>,
+    instance: ash::Instance,
+    _entry: ash::Entry,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("device", &self.device_name).field("validation", &self.debug.is_some()).finish()
+    }
+}
+
+impl Context {
+    /// Creates instance, device and allocator (and a surface when `desc.window` is set).
+    ///
+    /// # Errors
+    /// No Vulkan loader, no device with Vulkan 1.3 (dynamic rendering, synchronization2) and
+    /// `VK_KHR_push_descriptor`, validation asked for without the layer, or a failing call.
+    pub fn new(desc: &ContextDesc) -> Result<Arc<Self>, RenderError> {
+        // SAFETY: loading the system Vulkan loader; its symbols are trusted.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| RenderError::Loader(e.to_string()))?;
+        let log = Arc::new(ValidationLog::default());
+        let mut layers = Vec::new();
+        let mut extensions: Vec<*const std::ffi::c_char> = Vec::new();
+        if desc.validation {
+            // SAFETY: plain enumeration call.
+            let available =
+                unsafe { entry.enumerate_instance_layer_properties() }.vk("vkEnumerateInstanceLayerProperties")?;
+            if !available.iter().any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER)) {
+                return Err(RenderError::MissingLayer("VK_LAYER_KHRONOS_validation"));
+            }
+            layers.push(VALIDATION_LAYER.as_ptr());
+            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+            // VkValidationFeaturesEXT (synchronization validation) belongs to this extension,
+            // which the layer itself provides.
+            // SAFETY: plain enumeration call.
+            let layer_exts = unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
+                .vk("vkEnumerateInstanceExtensionProperties")?;
+            if layer_exts.iter().any(|e| e.extension_name_as_c_str() == Ok(ash::ext::validation_features::NAME)) {
+                extensions.push(ash::ext::validation_features::NAME.as_ptr());
+            }
+        }
+        if let Some(w) = desc.window {
+            let required = ash_window::enumerate_required_extensions(w.display).vk("surface extensions")?;
+            extensions.extend_from_slice(required);
+        }
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"anim")
+            .engine_name(c"anim-render-vk")
+            .api_version(vk::API_VERSION_1_3);
+        let severity = vk::DebugUtilsMessageSeverityFlagsEXT::WARNING | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR;
+        let types = vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+            | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+            | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE;
+        let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(severity)
+            .message_type(types)
+            .pfn_user_callback(Some(debug_callback))
+            .user_data(Arc::as_ptr(&log) as *mut c_void);
+        let enabled_features = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled_features);
+        let mut info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&extensions);
+        if desc.validation {
+            info = info.push_next(&mut messenger_info).push_next(&mut features);
+        }
+        // SAFETY: the create info and everything it points to live until the call returns.
+        let instance = unsafe { entry.create_instance(&info, None) }.vk("vkCreateInstance")?;
+        // From here on, partially built state is released by `Partial` on error.
+        let mut partial = Partial { entry: &entry, instance: &instance, debug: None, surface: None };
+        if desc.validation {
+            let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            // SAFETY: valid instance and create info.
+            let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(severity)
+                .message_type(types)
+                .pfn_user_callback(Some(debug_callback))
+                .user_data(Arc::as_ptr(&log) as *mut c_void);
+            let m = unsafe { du.create_debug_utils_messenger(&info, None) }.vk("vkCreateDebugUtilsMessengerEXT")?;
+            partial.debug = Some((du, m));
+        }
+        if let Some(w) = desc.window {
+            let sf = ash::khr::surface::Instance::new(&entry, &instance);
+            // SAFETY: the handles come from a live window that the caller keeps alive
+            // longer than the context.
+            let s = unsafe { ash_window::create_surface(&entry, &instance, w.display, w.window, None) }
+                .vk("vkCreateSurfaceKHR")?;
+            partial.surface = Some((sf, s));
+        }
+        let (physical, queue_family, device_name, limits) = pick_device(&instance, partial.surface.as_ref())?;
+        let mut device_exts = vec![ash::khr::push_descriptor::NAME.as_ptr()];
+        if desc.window.is_some() {
+            device_exts.push(ash::khr::swapchain::NAME.as_ptr());
+        }
+        let priorities = [1.0f32];
+        let queue_infos =
+            [vk::DeviceQueueCreateInfo::default().queue_family_index(queue_family).queue_priorities(&priorities)];
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true).synchronization2(true);
+        let device_info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queue_infos)
+            .enabled_extension_names(&device_exts)
+            .push_next(&mut f13);
+        // SAFETY: the physical device supports the extensions and features (checked in
+        // `pick_device`).
+        let device = unsafe { instance.create_device(physical, &device_info, None) }.vk("vkCreateDevice")?;
+        // SAFETY: the family was created with one queue.
+        let queue = unsafe { device.get_device_queue(queue_family, 0) };
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.clone(),
+            device: device.clone(),
+            physical_device: physical,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        });
+        let allocator = match allocator {
+            Ok(a) => a,
+            Err(source) => {
+                // SAFETY: nothing was created from the device yet.
+                unsafe { device.destroy_device(None) };
+                return Err(RenderError::Allocation { what: "allocator".into(), source });
+            }
+        };
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(queue_family)
+            .flags(vk::CommandPoolCreateFlags::TRANSIENT | vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: valid device.
+        let upload_pool = match unsafe { device.create_command_pool(&pool_info, None) } {
+            Ok(p) => p,
+            Err(result) => {
+                drop(allocator);
+                // SAFETY: nothing else was created from the device.
+                unsafe { device.destroy_device(None) };
+                return Err(RenderError::Vulkan { call: "vkCreateCommandPool", result });
+            }
+        };
+        let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
+        let swapchain_fn = desc.window.map(|_| ash::khr::swapchain::Device::new(&instance, &device));
+        let debug = partial.debug.take();
+        let (surface_fn, surface) = match partial.surface.take() {
+            Some((f, s)) => (Some(f), s),
+            None => (None, vk::SurfaceKHR::null()),
+        };
+        std::mem::forget(partial);
+        log::info!("Vulkan device: {device_name}");
+        Ok(Arc::new(Self {
+            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            upload_pool: Mutex::new(upload_pool),
+            queue: Mutex::new(queue),
+            queue_family,
+            push_descriptor,
+            swapchain_fn,
+            device,
+            physical,
+            device_name,
+            limits,
+            surface,
+            surface_fn,
+            debug,
+            log,
+            instance,
+            _entry: entry,
+        }))
+    }
+
+    /// A headless context; validation from [`VALIDATION_ENV`].
+    ///
+    /// # Errors
+    /// As [`Context::new`].
+    pub fn headless() -> Result<Arc<Self>, RenderError> {
+        Self::new(&ContextDesc { validation: validation_from_env(), window: None })
+    }
+
+    /// The logical device.
+    #[inline]
+    pub fn device(&self) -> &ash::Device {
+        &self.device
+    }
+
+    /// The instance.
+    #[inline]
+    pub fn instance(&self) -> &ash::Instance {
+        &self.instance
+    }
+
+    /// The physical device.
+    #[inline]
+    pub fn physical_device(&self) -> vk::PhysicalDevice {
+        self.physical
+    }
+
+    /// The device's name (e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`).
+    #[inline]
+    pub fn device_name(&self) -> &str {
+        &self.device_name
+    }
+
+    /// The device's limits.
+    #[inline]
+    pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
+        &self.limits
+    }
+
+    /// Family index of the one queue (graphics, compute, transfer and, with a window, present).
+    #[inline]
+    pub fn queue_family(&self) -> u32 {
+        self.queue_family
+    }
+
+    /// True when the validation layer is on.
+    #[inline]
+    pub fn validation_enabled(&self) -> bool {
+        self.debug.is_some()
+    }
+
+    /// Number of warnings and errors the validation layer reported so far (0 when
+    /// validation is off).
+    #[inline]
+    pub fn validation_count(&self) -> usize {
+        self.log.count()
+    }
+
+    /// The first reported validation messages (up to 64), for failure reports.
+    pub fn validation_messages(&self) -> Vec<String> {
+        self.log.messages()
+    }
+
+    /// The log itself, which outlives the context: messages the layer reports while the
+    /// context is destroyed (objects left alive at `vkDestroyDevice`) are counted there too.
+    pub fn validation_log(&self) -> Arc<ValidationLog> {
+        self.log.clone()
+    }
+
+    /// Runs `f` with the allocator locked.
+    pub(crate) fn with_allocator<R>(&self, f: impl FnOnce(&mut Allocator) -> R) -> R {
+        let mut a = self.allocator.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut a)
+    }
+
+    /// Submits command buffers to the queue (the queue is externally synchronized here).
+    ///
+    /// # Errors
+    /// `vkQueueSubmit2` failed.
+    pub fn submit(&self, submits: &[vk::SubmitInfo2<'_>], fence: vk::Fence) -> Result<(), RenderError> {
+        let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: the queue is locked; the caller built valid submit infos.
+        unsafe { self.device.queue_submit2(*q, submits, fence) }.vk("vkQueueSubmit2")
+    }
+
+    /// Presents with the queue lock held.
+    pub(crate) fn present(&self, info: &vk::PresentInfoKHR<'_>) -> Result<bool, vk::Result> {
+        let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let sf = self.swapchain_fn.as_ref().expect("present is only reachable from a windowed context's swapchain");
+        // SAFETY: the queue is locked; the swapchain and semaphores in `info` are alive.
+        unsafe { sf.queue_present(*q, info) }
+    }
+
+    /// Records commands with `record`, submits them, and waits for them to finish: for
+    /// uploads and readbacks outside the frame loop.
+    ///
+    /// # Errors
+    /// A failing Vulkan call.
+    pub fn run_once(&self, record: impl FnOnce(vk::CommandBuffer)) -> Result<(), RenderError> {
+        let pool = self.upload_pool.lock().unwrap_or_else(|p| p.into_inner());
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(*pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        let d = &self.device;
+        // SAFETY: the pool is locked for the whole function; the command buffer and fence
+        // are freed before it returns, after the fence has signalled.
+        unsafe {
+            let cmd = d.allocate_command_buffers(&alloc).vk("vkAllocateCommandBuffers")?[0];
+            let fence = match d.create_fence(&vk::FenceCreateInfo::default(), None) {
+                Ok(f) => f,
+                Err(result) => {
+                    d.free_command_buffers(*pool, &[cmd]);
+                    return Err(RenderError::Vulkan { call: "vkCreateFence", result });
+                }
+            };
+            let result = (|| {
+                d.begin_command_buffer(
+                    cmd,
+                    &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+                )
+                .vk("vkBeginCommandBuffer")?;
+                record(cmd);
+                d.end_command_buffer(cmd).vk("vkEndCommandBuffer")?;
+                let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+                self.submit(&[vk::SubmitInfo2::default().command_buffer_infos(&cmds)], fence)?;
+                d.wait_for_fences(&[fence], true, u64::MAX).vk("vkWaitForFences")
+            })();
+            if result.is_err() {
+                // A failed submit leaves nothing in flight; a failed wait (device lost)
+                // cannot be recovered anyway.
+                let _ = d.device_wait_idle();
+            }
+            d.destroy_fence(fence, None);
+            d.free_command_buffers(*pool, &[cmd]);
+            result
+        }
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: every resource holds an Arc<Context>, so all of them are gone; destroy in
+        // reverse creation order: pool, allocator, device, surface, messenger, instance.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_command_pool(*self.upload_pool.get_mut().unwrap_or_else(|p| p.into_inner()), None);
+            ManuallyDrop::drop(&mut self.allocator);
+            self.device.destroy_device(None);
+            if let Some(sf) = &self.surface_fn {
+                sf.destroy_surface(self.surface, None);
+            }
+            if let Some((du, m)) = &self.debug {
+                du.destroy_debug_utils_messenger(*m, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// Releases what `Context::new` created before an early return.
+struct Partial<'a> {
+    entry: &'a ash::Entry,
+    instance: &'a ash::Instance,
+    debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    surface: Option<(ash::khr::surface::Instance, vk::SurfaceKHR)>,
+}
+
+impl Drop for Partial<'_> {
+    fn drop(&mut self) {
+        let _ = self.entry;
+        // SAFETY: the objects were created from this instance and nothing else uses them.
+        unsafe {
+            if let Some((sf, s)) = self.surface.take() {
+                sf.destroy_surface(s, None);
+            }
+            if let Some((du, m)) = self.debug.take() {
+                du.destroy_debug_utils_messenger(m, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+type Picked = (vk::PhysicalDevice, u32, String, vk::PhysicalDeviceLimits);
+
+fn pick_device(
+    instance: &ash::Instance,
+    surface: Option<&(ash::khr::surface::Instance, vk::SurfaceKHR)>,
+) -> Result<Picked, RenderError> {
+    // SAFETY: plain queries on a valid instance.
+    let devices = unsafe { instance.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
+    let mut best: Option<(u32, Picked)> = None;
+    let mut rejected = Vec::new();
+    for pd in devices {
+        // SAFETY: `pd` comes from the instance.
+        let (props, families, exts) = unsafe {
+            (
+                instance.get_physical_device_properties(pd),
+                instance.get_physical_device_queue_family_properties(pd),
+                instance.enumerate_device_extension_properties(pd).unwrap_or_default(),
+            )
+        };
+        let name = props.device_name_as_c_str().map_or_else(|_| "?".into(), |n| n.to_string_lossy().into_owned());
+        if props.api_version < vk::API_VERSION_1_3 {
+            rejected.push(format!("{name}: Vulkan < 1.3"));
+            continue;
+        }
+        let has = |e: &CStr| exts.iter().any(|x| x.extension_name_as_c_str() == Ok(e));
+        if !has(ash::khr::push_descriptor::NAME) || (surface.is_some() && !has(ash::khr::swapchain::NAME)) {
+            rejected.push(format!("{name}: missing VK_KHR_push_descriptor or VK_KHR_swapchain"));
+            continue;
+        }
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f13);
+        // SAFETY: valid physical device and feature chain.
+        unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+        if f13.dynamic_rendering == vk::FALSE || f13.synchronization2 == vk::FALSE {
+            rejected.push(format!("{name}: no dynamic rendering or synchronization2"));
+            continue;
+        }
+        let family = families.iter().enumerate().position(|(i, f)| {
+            let gc = f.queue_flags.contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE);
+            let present = surface.is_none_or(|(sf, s)| {
+                // SAFETY: valid device, family index and surface.
+                unsafe { sf.get_physical_device_surface_support(pd, i as u32, *s) }.unwrap_or(false)
+            });
+            gc && present
+        });
+        let Some(family) = family else {
+            rejected.push(format!("{name}: no graphics+compute queue that can present"));
+            continue;
+        };
+        let score = match props.device_type {
+            vk::PhysicalDeviceType::DISCRETE_GPU => 4,
+            vk::PhysicalDeviceType::INTEGRATED_GPU => 3,
+            vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+            _ => 1,
+        };
+        if best.as_ref().is_none_or(|(s, _)| score > *s) {
+            best = Some((score, (pd, family as u32, name, props.limits)));
+        }
+    }
+    best.map(|(_, p)| p).ok_or_else(|| RenderError::NoDevice(rejected.join("; ")))
+}

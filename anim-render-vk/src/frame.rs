@@ -1,0 +1,391 @@
+//! What one frame draws: the camera, instances of registered meshes (static, skinned on
+//! the GPU by vertex or compute shader, skinned on the CPU, or skinned from a bone
+//! texture), their palettes, and debug lines. A [`FrameData`] is plain data that the
+//! application refills every frame; `clear` keeps its capacity, so a steady frame loop
+//! allocates nothing.
+
+use crate::error::RenderError;
+use crate::mesh::GpuVertex;
+use anim_math::{DualQuat, Mat4, Vec3};
+use bytemuck::{Pod, Zeroable};
+
+/// Handle of a mesh registered with [`crate::Renderer::add_mesh`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MeshId(pub(crate) usize);
+
+/// Skinning method.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SkinMethod {
+    /// Linear blend skinning (matrix palette).
+    #[default]
+    Lbs,
+    /// Dual-quaternion skinning (no scale).
+    Dq,
+}
+
+/// Where GPU skinning runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SkinPath {
+    /// In the vertex shader of the draw.
+    #[default]
+    VertexShader,
+    /// In a compute pass that writes a vertex buffer, then drawn by the static pipeline.
+    Compute,
+}
+
+/// How an instance's vertices are deformed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Deform {
+    /// Drawn as uploaded.
+    Static,
+    /// Skinned on the GPU with the palette at `palette_offset` (in [`FrameData::matrices`]
+    /// for LBS, [`FrameData::dual_quats`] for DQ).
+    Gpu {
+        /// LBS or DQ.
+        method: SkinMethod,
+        /// Vertex or compute shader.
+        path: SkinPath,
+        /// First palette entry.
+        palette_offset: u32,
+    },
+    /// Vertices skinned on the CPU, at `vertex_offset` in [`FrameData::cpu_vertices`]
+    /// (uploaded through staging every frame).
+    Cpu {
+        /// First vertex.
+        vertex_offset: u32,
+    },
+    /// Linear blend skinning with the bone matrices read from a texel buffer (seed 003);
+    /// the palette is at `palette_offset` in [`FrameData::matrices`].
+    BoneTexture {
+        /// First palette entry.
+        palette_offset: u32,
+    },
+}
+
+/// One drawn mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Instance {
+    /// The mesh.
+    pub mesh: MeshId,
+    /// Model matrix, applied after skinning.
+    pub model: Mat4,
+    /// Multiplies the vertex colours.
+    pub tint: [f32; 3],
+    /// Half-Lambert shading when true, flat vertex colours otherwise.
+    pub lit: bool,
+    /// Deformation.
+    pub deform: Deform,
+}
+
+/// A line vertex: world position and colour (28 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct LineVertex {
+    /// World position.
+    pub position: [f32; 3],
+    /// RGBA colour.
+    pub color: [f32; 4],
+}
+
+/// Camera uniform data (`Camera` in `shaders/camera.glsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(crate) struct CameraUniform {
+    pub view_proj: [[f32; 4]; 4],
+    pub light_dir: [f32; 4],
+    pub eye: [f32; 4],
+}
+
+/// A perspective camera for Vulkan's clip space (y down in framebuffer, depth 0..1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    /// Eye position.
+    pub eye: Vec3,
+    /// Point looked at.
+    pub target: Vec3,
+    /// World up direction.
+    pub up: Vec3,
+    /// Vertical field of view in radians.
+    pub fov_y: f32,
+    /// Near plane distance.
+    pub near: f32,
+    /// Far plane distance.
+    pub far: f32,
+    /// Unit direction towards the light.
+    pub light_dir: Vec3,
+}
+
+impl Default for Camera {
+    fn default() -> Self {
+        Self {
+            eye: Vec3::new(0.0, 1.5, 5.0),
+            target: Vec3::new(0.0, 1.0, 0.0),
+            up: Vec3::new(0.0, 1.0, 0.0),
+            fov_y: 45f32.to_radians(),
+            near: 0.05,
+            far: 500.0,
+            light_dir: Vec3::new(0.4, 0.8, 0.45).normalize(),
+        }
+    }
+}
+
+impl Camera {
+    /// Right-handed view matrix.
+    pub fn view(&self) -> Mat4 {
+        Mat4::look_at_rh(&self.eye.into(), &self.target.into(), &self.up)
+    }
+
+    /// Projection into Vulkan clip space for `aspect = width / height`: right-handed view
+    /// space, y flipped (framebuffer y points down), depth mapped to 0 (near) … 1 (far).
+    pub fn projection(&self, aspect: f32) -> Mat4 {
+        let f = 1.0 / (self.fov_y * 0.5).tan();
+        let (n, fa) = (self.near, self.far);
+        let mut m = Mat4::zeros();
+        m[(0, 0)] = f / aspect;
+        m[(1, 1)] = -f;
+        m[(2, 2)] = fa / (n - fa);
+        m[(2, 3)] = n * fa / (n - fa);
+        m[(3, 2)] = -1.0;
+        m
+    }
+
+    /// `projection · view`.
+    pub fn view_proj(&self, aspect: f32) -> Mat4 {
+        self.projection(aspect) * self.view()
+    }
+
+    /// Projects a world point to pixel coordinates (x right, y down) of a `width × height`
+    /// target, or `None` behind the camera.
+    pub fn project(&self, p: &Vec3, width: u32, height: u32) -> Option<[f32; 2]> {
+        let c = self.view_proj(width as f32 / height as f32) * p.push(1.0);
+        if c.w <= 1e-6 {
+            return None;
+        }
+        let (x, y) = (c.x / c.w, c.y / c.w);
+        Some([(x * 0.5 + 0.5) * width as f32, (y * 0.5 + 0.5) * height as f32])
+    }
+
+    pub(crate) fn uniform(&self, aspect: f32) -> CameraUniform {
+        let vp = self.view_proj(aspect);
+        CameraUniform {
+            view_proj: vp.data.0,
+            light_dir: [self.light_dir.x, self.light_dir.y, self.light_dir.z, 0.0],
+            eye: [self.eye.x, self.eye.y, self.eye.z, 1.0],
+        }
+    }
+}
+
+/// Everything one frame draws. Fill it with the `add_*` methods (which check lengths), or
+/// push [`Instance`]s and palette entries directly.
+#[derive(Clone, Debug)]
+pub struct FrameData {
+    /// The camera.
+    pub camera: Camera,
+    /// Clear colour (linear RGBA).
+    pub clear_color: [f32; 4],
+    /// Drawn instances, in order.
+    pub instances: Vec<Instance>,
+    /// Matrix palettes of all LBS and bone-texture instances, concatenated.
+    pub matrices: Vec<Mat4>,
+    /// Dual-quaternion palettes of all DQ instances, concatenated: real (x, y, z, w) then
+    /// dual (x, y, z, w).
+    pub dual_quats: Vec<[f32; 8]>,
+    /// CPU-skinned vertices of all [`Deform::Cpu`] instances, concatenated.
+    pub cpu_vertices: Vec<GpuVertex>,
+    /// Depth-tested lines (two vertices a line).
+    pub lines: Vec<LineVertex>,
+    /// Lines drawn over everything (two vertices a line).
+    pub overlay_lines: Vec<LineVertex>,
+}
+
+impl Default for FrameData {
+    fn default() -> Self {
+        Self {
+            camera: Camera::default(),
+            clear_color: [0.16, 0.17, 0.20, 1.0],
+            instances: Vec::new(),
+            matrices: Vec::new(),
+            dual_quats: Vec::new(),
+            cpu_vertices: Vec::new(),
+            lines: Vec::new(),
+            overlay_lines: Vec::new(),
+        }
+    }
+}
+
+fn offset(len: usize, what: &str) -> Result<u32, RenderError> {
+    u32::try_from(len).map_err(|_| RenderError::Input(format!("more than 2^32 {what} in one frame")))
+}
+
+impl FrameData {
+    /// Empties every list, keeping their capacity (camera and clear colour stay).
+    pub fn clear(&mut self) {
+        self.instances.clear();
+        self.matrices.clear();
+        self.dual_quats.clear();
+        self.cpu_vertices.clear();
+        self.lines.clear();
+        self.overlay_lines.clear();
+    }
+
+    /// Adds a static instance.
+    pub fn add_static(&mut self, mesh: MeshId, model: Mat4, tint: [f32; 3]) {
+        self.instances.push(Instance { mesh, model, tint, lit: true, deform: Deform::Static });
+    }
+
+    /// Adds an instance skinned on the GPU by linear blending with `palette`.
+    ///
+    /// # Errors
+    /// Too many palette entries in the frame.
+    pub fn add_lbs(&mut self, mesh: MeshId, model: Mat4, path: SkinPath, palette: &[Mat4]) -> Result<(), RenderError> {
+        let palette_offset = offset(self.matrices.len(), "palette matrices")?;
+        self.matrices.extend_from_slice(palette);
+        self.instances.push(Instance {
+            mesh,
+            model,
+            tint: [1.0; 3],
+            lit: true,
+            deform: Deform::Gpu { method: SkinMethod::Lbs, path, palette_offset },
+        });
+        Ok(())
+    }
+
+    /// Adds an instance skinned on the GPU with dual quaternions.
+    ///
+    /// # Errors
+    /// Too many palette entries in the frame.
+    pub fn add_dq(
+        &mut self,
+        mesh: MeshId,
+        model: Mat4,
+        path: SkinPath,
+        palette: &[DualQuat],
+    ) -> Result<(), RenderError> {
+        let palette_offset = offset(self.dual_quats.len(), "palette dual quaternions")?;
+        self.dual_quats.extend(palette.iter().map(dq_words));
+        self.instances.push(Instance {
+            mesh,
+            model,
+            tint: [1.0; 3],
+            lit: true,
+            deform: Deform::Gpu { method: SkinMethod::Dq, path, palette_offset },
+        });
+        Ok(())
+    }
+
+    /// Adds an instance whose vertices were skinned on the CPU.
+    ///
+    /// # Errors
+    /// Positions and normals differ in length.
+    pub fn add_cpu(
+        &mut self,
+        mesh: MeshId,
+        model: Mat4,
+        positions: &[Vec3],
+        normals: &[Vec3],
+    ) -> Result<(), RenderError> {
+        if positions.len() != normals.len() {
+            return Err(RenderError::Input(format!("{} positions but {} normals", positions.len(), normals.len())));
+        }
+        let vertex_offset = offset(self.cpu_vertices.len(), "CPU-skinned vertices")?;
+        self.cpu_vertices.extend(positions.iter().zip(normals).map(|(p, n)| GpuVertex::new(p, n)));
+        self.instances.push(Instance { mesh, model, tint: [1.0; 3], lit: true, deform: Deform::Cpu { vertex_offset } });
+        Ok(())
+    }
+
+    /// Adds an instance skinned with bone matrices read from a texel buffer.
+    ///
+    /// # Errors
+    /// Too many palette entries in the frame.
+    pub fn add_bone_texture(&mut self, mesh: MeshId, model: Mat4, palette: &[Mat4]) -> Result<(), RenderError> {
+        let palette_offset = offset(self.matrices.len(), "palette matrices")?;
+        self.matrices.extend_from_slice(palette);
+        self.instances.push(Instance {
+            mesh,
+            model,
+            tint: [1.0; 3],
+            lit: false,
+            deform: Deform::BoneTexture { palette_offset },
+        });
+        Ok(())
+    }
+
+    /// Sets the tint and lighting of the last added instance.
+    pub fn style_last(&mut self, tint: [f32; 3], lit: bool) {
+        if let Some(i) = self.instances.last_mut() {
+            i.tint = tint;
+            i.lit = lit;
+        }
+    }
+
+    /// Adds a depth-tested line.
+    #[inline]
+    pub fn line(&mut self, a: Vec3, b: Vec3, color: [f32; 4]) {
+        self.lines.push(LineVertex { position: [a.x, a.y, a.z], color });
+        self.lines.push(LineVertex { position: [b.x, b.y, b.z], color });
+    }
+
+    /// Adds a line drawn over everything.
+    #[inline]
+    pub fn overlay_line(&mut self, a: Vec3, b: Vec3, color: [f32; 4]) {
+        self.overlay_lines.push(LineVertex { position: [a.x, a.y, a.z], color });
+        self.overlay_lines.push(LineVertex { position: [b.x, b.y, b.z], color });
+    }
+}
+
+/// A unit dual quaternion as the GPU palette stores it: real (x, y, z, w), dual (x, y, z, w).
+#[inline]
+pub fn dq_words(q: &DualQuat) -> [f32; 8] {
+    let (r, d) = (&q.as_ref().real.coords, &q.as_ref().dual.coords);
+    [r[0], r[1], r[2], r[3], d[0], d[1], d[2], d[3]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projection_maps_near_far_and_flips_y() {
+        let cam = Camera {
+            eye: Vec3::new(0.0, 0.0, 10.0),
+            target: Vec3::zeros(),
+            near: 1.0,
+            far: 100.0,
+            ..Camera::default()
+        };
+        let vp = cam.view_proj(2.0);
+        let clip = |p: Vec3| {
+            let c = vp * p.push(1.0);
+            Vec3::new(c.x / c.w, c.y / c.w, c.z / c.w)
+        };
+        // Near plane at depth 0, far plane at depth 1 (points 1 and 100 in front of the eye).
+        assert!(clip(Vec3::new(0.0, 0.0, 9.0)).z.abs() < 1e-6);
+        assert!((clip(Vec3::new(0.0, 0.0, -90.0)).z - 1.0).abs() < 1e-5);
+        // World up is framebuffer up: negative clip y.
+        assert!(clip(Vec3::new(0.0, 1.0, 0.0)).y < 0.0);
+        // The top of the view cone at distance 10 reaches y = 10 tan(fov/2): clip y = -1.
+        let top = 10.0 * (cam.fov_y * 0.5).tan();
+        assert!((clip(Vec3::new(0.0, top, 0.0)).y + 1.0).abs() < 1e-5);
+        // Aspect 2: x = 2 · top projects to the right edge.
+        assert!((clip(Vec3::new(2.0 * top, 0.0, 0.0)).x - 1.0).abs() < 1e-5);
+        // Pixel coordinates: the target lands at the centre, behind the eye gives None.
+        assert_eq!(cam.project(&Vec3::zeros(), 200, 100), Some([100.0, 50.0]));
+        assert_eq!(cam.project(&Vec3::new(0.0, 0.0, 20.0), 200, 100), None);
+    }
+
+    #[test]
+    fn frame_lists_and_offsets() {
+        let mut f = FrameData::default();
+        f.add_lbs(MeshId(0), Mat4::identity(), SkinPath::Compute, &[Mat4::identity(); 3]).unwrap();
+        f.add_lbs(MeshId(1), Mat4::identity(), SkinPath::VertexShader, &[Mat4::identity(); 2]).unwrap();
+        f.add_dq(MeshId(0), Mat4::identity(), SkinPath::Compute, &[DualQuat::identity()]).unwrap();
+        assert_eq!(f.matrices.len(), 5);
+        assert!(matches!(f.instances[1].deform, Deform::Gpu { palette_offset: 3, .. }));
+        assert!(matches!(f.instances[2].deform, Deform::Gpu { method: SkinMethod::Dq, palette_offset: 0, .. }));
+        assert_eq!(f.dual_quats[0], [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+        assert!(f.add_cpu(MeshId(0), Mat4::identity(), &[Vec3::zeros()], &[]).is_err());
+        let cap = f.instances.capacity();
+        f.clear();
+        assert!(f.instances.is_empty() && f.matrices.is_empty() && f.instances.capacity() == cap);
+    }
+}

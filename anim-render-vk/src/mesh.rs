@@ -1,0 +1,309 @@
+//! Meshes on the GPU: bind-pose vertices, colours, indices and skinning influences in
+//! device-local buffers (uploaded once through staging), plus the debug colourings.
+
+use crate::context::Context;
+use crate::error::RenderError;
+use crate::resources::Buffer;
+use anim_core::{Influences, Mesh};
+use anim_math::Vec3;
+use ash::vk;
+use bytemuck::{Pod, Zeroable};
+use std::sync::Arc;
+
+/// A vertex as the GPU stores it (`Vertex` in `shaders/common.glsl`): position with w = 1
+/// and normal with w = 0; the layout of compute-skinning output and of CPU-skinned uploads.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuVertex {
+    /// Position (x, y, z, 1).
+    pub position: [f32; 4],
+    /// Normal (x, y, z, 0).
+    pub normal: [f32; 4],
+}
+
+impl GpuVertex {
+    /// From a position and a normal.
+    #[inline]
+    pub fn new(p: &Vec3, n: &Vec3) -> Self {
+        Self { position: [p.x, p.y, p.z, 1.0], normal: [n.x, n.y, n.z, 0.0] }
+    }
+}
+
+/// How a mesh's vertices are coloured (then shaded, unless drawn unlit).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Coloring {
+    /// One colour for every vertex.
+    Uniform([f32; 3]),
+    /// Seed 003's debug view: each vertex gets the colour of its strongest joint, so the
+    /// regions each joint drives show as patches.
+    ByJoint,
+    /// Seed 003's debug view: the weights of joints 0, 1 and 2 of the skin as red, green and
+    /// blue (the "weights as colours" image for a three-bone mesh).
+    WeightsRgb,
+    /// Heat map of the weight of one joint (blue = 0, red = 1).
+    WeightOf(u16),
+    /// Explicit colours, one a vertex.
+    PerVertex(Vec<[f32; 4]>),
+}
+
+/// A distinct colour for a joint index (golden-angle hue walk).
+pub fn joint_color(joint: usize) -> [f32; 4] {
+    let h = (joint as f32 * 0.618_034).fract() * 6.0;
+    let x = 1.0 - ((h % 2.0) - 1.0).abs();
+    let (r, g, b) = match h as u32 {
+        0 => (1.0, x, 0.0),
+        1 => (x, 1.0, 0.0),
+        2 => (0.0, 1.0, x),
+        3 => (0.0, x, 1.0),
+        4 => (x, 0.0, 1.0),
+        _ => (1.0, 0.0, x),
+    };
+    [0.25 + 0.75 * r, 0.25 + 0.75 * g, 0.25 + 0.75 * b, 1.0]
+}
+
+fn heat(w: f32) -> [f32; 4] {
+    let w = w.clamp(0.0, 1.0);
+    [w, 1.0 - (2.0 * w - 1.0).abs(), 1.0 - w, 1.0]
+}
+
+/// Per-vertex colours for `coloring` (influence-based colourings need influences).
+///
+/// # Errors
+/// A debug colouring without influences, or explicit colours of the wrong count.
+pub fn vertex_colors(
+    coloring: &Coloring,
+    n: usize,
+    influences: Option<&Influences>,
+) -> Result<Vec<[f32; 4]>, RenderError> {
+    let need = || influences.ok_or_else(|| RenderError::Input("debug colouring of a mesh without influences".into()));
+    Ok(match coloring {
+        Coloring::Uniform(c) => vec![[c[0], c[1], c[2], 1.0]; n],
+        Coloring::PerVertex(c) => {
+            if c.len() != n {
+                return Err(RenderError::Input(format!("{} colours for {n} vertices", c.len())));
+            }
+            c.clone()
+        }
+        Coloring::ByJoint => {
+            let inf = need()?;
+            let per = inf.per_vertex();
+            inf.joints()
+                .chunks_exact(per)
+                .zip(inf.weights().chunks_exact(per))
+                .map(|(js, ws)| {
+                    let best = (0..per).fold(0, |b, k| if ws[k] > ws[b] { k } else { b });
+                    joint_color(usize::from(js[best]))
+                })
+                .collect()
+        }
+        Coloring::WeightsRgb => {
+            let inf = need()?;
+            let per = inf.per_vertex();
+            inf.joints()
+                .chunks_exact(per)
+                .zip(inf.weights().chunks_exact(per))
+                .map(|(js, ws)| {
+                    let mut c = [0.0, 0.0, 0.0, 1.0];
+                    for (j, w) in js.iter().zip(ws) {
+                        if usize::from(*j) < 3 {
+                            c[usize::from(*j)] += w;
+                        }
+                    }
+                    c
+                })
+                .collect()
+        }
+        Coloring::WeightOf(joint) => {
+            let inf = need()?;
+            let per = inf.per_vertex();
+            inf.joints()
+                .chunks_exact(per)
+                .zip(inf.weights().chunks_exact(per))
+                .map(|(js, ws)| heat(js.iter().zip(ws).filter(|(j, _)| **j == *joint).map(|(_, w)| *w).sum()))
+                .collect()
+        }
+    })
+}
+
+/// Smooth vertex normals from the triangles (area-weighted), for meshes without normals.
+pub fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
+    let mut n = vec![Vec3::zeros(); positions.len()];
+    for t in indices.chunks_exact(3) {
+        let [a, b, c] = [t[0] as usize, t[1] as usize, t[2] as usize];
+        if a >= positions.len() || b >= positions.len() || c >= positions.len() {
+            continue;
+        }
+        let f = (positions[b] - positions[a]).cross(&(positions[c] - positions[a]));
+        n[a] += f;
+        n[b] += f;
+        n[c] += f;
+    }
+    for v in &mut n {
+        let l = v.norm();
+        *v = if l > 1e-20 { *v / l } else { Vec3::new(0.0, 1.0, 0.0) };
+    }
+    n
+}
+
+fn color_buffer(ctx: &Arc<Context>, colors: &[[f32; 4]]) -> Result<Buffer, RenderError> {
+    Buffer::device_local(
+        ctx,
+        bytemuck::cast_slice(colors),
+        vk::BufferUsageFlags::VERTEX_BUFFER,
+        vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT,
+        vk::AccessFlags2::VERTEX_ATTRIBUTE_READ,
+        "mesh colours",
+    )
+}
+
+/// A mesh in device-local buffers.
+#[derive(Debug)]
+pub struct GpuMesh {
+    pub(crate) vertices: Buffer,
+    pub(crate) colors: Buffer,
+    pub(crate) indices: Buffer,
+    pub(crate) joints: Option<Buffer>,
+    pub(crate) weights: Option<Buffer>,
+    vertex_count: u32,
+    index_count: u32,
+    per_vertex: u32,
+    joint_bound: usize,
+    bind_positions: Vec<Vec3>,
+    bind_normals: Vec<Vec3>,
+    influences: Option<Influences>,
+}
+
+impl GpuMesh {
+    /// Uploads `mesh` (normals computed from the triangles when it has none).
+    ///
+    /// # Errors
+    /// Indices out of range, bad colours, or a failing upload.
+    pub fn new(ctx: &Arc<Context>, mesh: &Mesh, coloring: &Coloring) -> Result<Self, RenderError> {
+        let n = mesh.positions.len();
+        if let Some((i, &v)) = mesh.indices.iter().enumerate().find(|(_, v)| **v as usize >= n) {
+            return Err(RenderError::Input(format!("index {i} names vertex {v} of {n}")));
+        }
+        if !mesh.indices.len().is_multiple_of(3) {
+            return Err(RenderError::Input(format!("{} indices do not make whole triangles", mesh.indices.len())));
+        }
+        if let Some(inf) = &mesh.influences
+            && inf.vertex_count() != n
+        {
+            return Err(RenderError::Input(format!("{} influence vertices for {n} positions", inf.vertex_count())));
+        }
+        let normals =
+            if mesh.normals.len() == n { mesh.normals.clone() } else { smooth_normals(&mesh.positions, &mesh.indices) };
+        let verts: Vec<GpuVertex> = mesh.positions.iter().zip(&normals).map(|(p, q)| GpuVertex::new(p, q)).collect();
+        let colors = vertex_colors(coloring, n, mesh.influences.as_ref())?;
+        let vs = vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT
+            | vk::PipelineStageFlags2::VERTEX_SHADER
+            | vk::PipelineStageFlags2::COMPUTE_SHADER;
+        let read = vk::AccessFlags2::VERTEX_ATTRIBUTE_READ | vk::AccessFlags2::SHADER_STORAGE_READ;
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let vertices = Buffer::device_local(
+            ctx,
+            bytemuck::cast_slice(&verts),
+            vk::BufferUsageFlags::VERTEX_BUFFER | storage,
+            vs,
+            read,
+            "mesh vertices",
+        )?;
+        let colors = color_buffer(ctx, &colors)?;
+        let indices = Buffer::device_local(
+            ctx,
+            bytemuck::cast_slice(&mesh.indices),
+            vk::BufferUsageFlags::INDEX_BUFFER,
+            vk::PipelineStageFlags2::INDEX_INPUT,
+            vk::AccessFlags2::INDEX_READ,
+            "mesh indices",
+        )?;
+        let (joints, weights, per_vertex, joint_bound) = match &mesh.influences {
+            Some(inf) => {
+                let j: Vec<u32> = inf.joints().iter().map(|&j| u32::from(j)).collect();
+                let sr = vk::AccessFlags2::SHADER_STORAGE_READ;
+                let st = vk::PipelineStageFlags2::VERTEX_SHADER | vk::PipelineStageFlags2::COMPUTE_SHADER;
+                (
+                    Some(Buffer::device_local(ctx, bytemuck::cast_slice(&j), storage, st, sr, "mesh joints")?),
+                    Some(Buffer::device_local(
+                        ctx,
+                        bytemuck::cast_slice(inf.weights()),
+                        storage,
+                        st,
+                        sr,
+                        "mesh weights",
+                    )?),
+                    inf.per_vertex() as u32,
+                    inf.joint_bound(),
+                )
+            }
+            None => (None, None, 0, 0),
+        };
+        Ok(Self {
+            vertices,
+            colors,
+            indices,
+            joints,
+            weights,
+            vertex_count: n as u32,
+            index_count: mesh.indices.len() as u32,
+            per_vertex,
+            joint_bound,
+            bind_positions: mesh.positions.clone(),
+            bind_normals: normals,
+            influences: mesh.influences.clone(),
+        })
+    }
+
+    /// Replaces the vertex colours. The caller makes sure no frame using the mesh is in
+    /// flight (see [`crate::Renderer::recolor`]).
+    ///
+    /// # Errors
+    /// Bad colours for this mesh, or a failing upload.
+    pub(crate) fn recolor(&mut self, ctx: &Arc<Context>, coloring: &Coloring) -> Result<(), RenderError> {
+        let colors = vertex_colors(coloring, self.vertex_count as usize, self.influences.as_ref())?;
+        self.colors = color_buffer(ctx, &colors)?;
+        Ok(())
+    }
+
+    /// Number of vertices.
+    #[inline]
+    pub fn vertex_count(&self) -> u32 {
+        self.vertex_count
+    }
+
+    /// Number of indices.
+    #[inline]
+    pub fn index_count(&self) -> u32 {
+        self.index_count
+    }
+
+    /// Influences a vertex (0 for a static mesh).
+    #[inline]
+    pub fn influences_per_vertex(&self) -> u32 {
+        self.per_vertex
+    }
+
+    /// The shortest palette the mesh can be skinned with.
+    #[inline]
+    pub fn joint_bound(&self) -> usize {
+        self.joint_bound
+    }
+
+    /// True when the mesh has influences.
+    #[inline]
+    pub fn is_skinned(&self) -> bool {
+        self.joints.is_some()
+    }
+
+    /// Bind-pose positions as uploaded.
+    #[inline]
+    pub fn bind_positions(&self) -> &[Vec3] {
+        &self.bind_positions
+    }
+
+    /// Normals as uploaded (computed when the mesh had none).
+    #[inline]
+    pub fn bind_normals(&self) -> &[Vec3] {
+        &self.bind_normals
+    }
+}

@@ -1,0 +1,341 @@
+//! The one pipeline layout every pass shares (a push-descriptor set and a push-constant
+//! block, mirrored by `shaders/common.glsl`) and the graphics and compute pipelines.
+
+use crate::context::Context;
+use crate::error::{RenderError, VkCall};
+use crate::shaders::{self, Module};
+use ash::vk;
+use bytemuck::{Pod, Zeroable};
+use std::sync::Arc;
+
+/// Descriptor bindings of set 0 (see `shaders/*.glsl`).
+pub(crate) mod binding {
+    /// Camera uniform buffer.
+    pub const CAMERA: u32 = 0;
+    /// Bind-pose vertices (storage).
+    pub const BIND_VERTICES: u32 = 1;
+    /// Joint indices, `influences` a vertex (storage, u32).
+    pub const JOINTS: u32 = 2;
+    /// Weights, `influences` a vertex (storage, f32).
+    pub const WEIGHTS: u32 = 3;
+    /// Skinning palette: mat4 (LBS) or two vec4 (DQ) a joint (storage).
+    pub const PALETTE: u32 = 4;
+    /// Skinned output vertices (storage, compute).
+    pub const OUT_VERTICES: u32 = 5;
+    /// Bone matrices as an RGBA32F texel buffer.
+    pub const BONES: u32 = 6;
+}
+
+/// Depth format of every pass.
+pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
+
+/// The push-constant block (`Push` in `shaders/common.glsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(crate) struct Push {
+    pub model: [[f32; 4]; 4],
+    pub tint: [f32; 4],
+    pub palette_offset: u32,
+    pub influences: u32,
+    pub vertex_count: u32,
+    pub out_offset: u32,
+    pub flags: u32,
+}
+
+/// `Push::flags` bit: LBS normals by the inverse transpose (`FLAG_INVERSE_TRANSPOSE`).
+pub(crate) const FLAG_INVERSE_TRANSPOSE: u32 = 1;
+
+/// The shared descriptor-set layout (push descriptors) and pipeline layout.
+pub struct PipelineLayout {
+    ctx: Arc<Context>,
+    pub(crate) set_layout: vk::DescriptorSetLayout,
+    pub(crate) raw: vk::PipelineLayout,
+}
+
+impl std::fmt::Debug for PipelineLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PipelineLayout").field("raw", &self.raw).finish()
+    }
+}
+
+impl PipelineLayout {
+    /// Creates the layout.
+    ///
+    /// # Errors
+    /// A failing Vulkan call.
+    pub fn new(ctx: &Arc<Context>) -> Result<Self, RenderError> {
+        let all = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT | vk::ShaderStageFlags::COMPUTE;
+        let b = |binding: u32, ty: vk::DescriptorType| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(binding)
+                .descriptor_type(ty)
+                .descriptor_count(1)
+                .stage_flags(all)
+        };
+        let bindings = [
+            b(binding::CAMERA, vk::DescriptorType::UNIFORM_BUFFER),
+            b(binding::BIND_VERTICES, vk::DescriptorType::STORAGE_BUFFER),
+            b(binding::JOINTS, vk::DescriptorType::STORAGE_BUFFER),
+            b(binding::WEIGHTS, vk::DescriptorType::STORAGE_BUFFER),
+            b(binding::PALETTE, vk::DescriptorType::STORAGE_BUFFER),
+            b(binding::OUT_VERTICES, vk::DescriptorType::STORAGE_BUFFER),
+            b(binding::BONES, vk::DescriptorType::UNIFORM_TEXEL_BUFFER),
+        ];
+        let info = vk::DescriptorSetLayoutCreateInfo::default()
+            .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+            .bindings(&bindings);
+        let d = ctx.device();
+        // SAFETY: valid device and create info.
+        let set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }.vk("vkCreateDescriptorSetLayout")?;
+        let ranges =
+            [vk::PushConstantRange::default().stage_flags(all).offset(0).size(std::mem::size_of::<Push>() as u32)];
+        let sets = [set_layout];
+        let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets).push_constant_ranges(&ranges);
+        // SAFETY: valid device and create info.
+        let raw = match unsafe { d.create_pipeline_layout(&info, None) } {
+            Ok(r) => r,
+            Err(result) => {
+                // SAFETY: unused.
+                unsafe { d.destroy_descriptor_set_layout(set_layout, None) };
+                return Err(RenderError::Vulkan { call: "vkCreatePipelineLayout", result });
+            }
+        };
+        Ok(Self { ctx: ctx.clone(), set_layout, raw })
+    }
+
+    /// Records the push constants.
+    pub(crate) fn push(&self, cmd: vk::CommandBuffer, push: &Push) {
+        let all = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT | vk::ShaderStageFlags::COMPUTE;
+        // SAFETY: recording; the range matches the layout.
+        unsafe { self.ctx.device().cmd_push_constants(cmd, self.raw, all, 0, bytemuck::bytes_of(push)) };
+    }
+
+    /// Records push descriptors for `bind_point`.
+    pub(crate) fn push_descriptors(
+        &self,
+        cmd: vk::CommandBuffer,
+        bind_point: vk::PipelineBindPoint,
+        writes: &[vk::WriteDescriptorSet<'_>],
+    ) {
+        // SAFETY: recording; the writes refer to live buffers and match the set layout.
+        unsafe { self.ctx.push_descriptor.cmd_push_descriptor_set(cmd, bind_point, self.raw, 0, writes) };
+    }
+}
+
+impl Drop for PipelineLayout {
+    fn drop(&mut self) {
+        // SAFETY: all pipelines using the layout are gone (they are dropped first by their
+        // owners' field order) and no command buffer using it is pending.
+        unsafe {
+            self.ctx.device().destroy_pipeline_layout(self.raw, None);
+            self.ctx.device().destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}
+
+/// One pipeline, destroyed on drop.
+pub struct Pipeline {
+    ctx: Arc<Context>,
+    pub(crate) raw: vk::Pipeline,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline").field("raw", &self.raw).finish()
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        // SAFETY: no pending command buffer uses it (owners wait for their fences).
+        unsafe { self.ctx.device().destroy_pipeline(self.raw, None) };
+    }
+}
+
+/// Creates a compute pipeline from SPIR-V.
+///
+/// # Errors
+/// A failing Vulkan call.
+pub fn compute_pipeline(ctx: &Arc<Context>, layout: &PipelineLayout, spirv: &[u8]) -> Result<Pipeline, RenderError> {
+    let d = ctx.device();
+    let module = Module::new(d, spirv)?;
+    let stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(module.raw)
+        .name(c"main");
+    let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout.raw)];
+    // SAFETY: valid device, module and layout.
+    let raw = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) }
+        .map_err(|(_, r)| r)
+        .vk("vkCreateComputePipelines")?[0];
+    Ok(Pipeline { ctx: ctx.clone(), raw })
+}
+
+/// Vertex layouts of the graphics passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VertexLayout {
+    /// Binding 0: [`crate::GpuVertex`] (position, normal); binding 1: colour.
+    Mesh,
+    /// Binding 1: colour only (positions are pulled from storage buffers).
+    ColorOnly,
+    /// Binding 0: [`crate::LineVertex`].
+    Lines,
+}
+
+/// What a graphics pipeline draws.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GraphicsDesc<'a> {
+    pub vert: &'a [u8],
+    pub frag: &'a [u8],
+    pub layout: VertexLayout,
+    pub topology: vk::PrimitiveTopology,
+    pub depth_test: bool,
+}
+
+/// Creates a graphics pipeline for dynamic rendering into `color_format` + [`DEPTH_FORMAT`].
+pub(crate) fn graphics_pipeline(
+    ctx: &Arc<Context>,
+    layout: &PipelineLayout,
+    color_format: vk::Format,
+    desc: &GraphicsDesc<'_>,
+) -> Result<Pipeline, RenderError> {
+    let d = ctx.device();
+    let vert = Module::new(d, desc.vert)?;
+    let frag = Module::new(d, desc.frag)?;
+    let stages = [
+        vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vert.raw).name(c"main"),
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(frag.raw)
+            .name(c"main"),
+    ];
+    let attr = |location: u32, binding: u32, format: vk::Format, offset: u32| vk::VertexInputAttributeDescription {
+        location,
+        binding,
+        format,
+        offset,
+    };
+    let vb = |binding: u32, stride: u32| vk::VertexInputBindingDescription {
+        binding,
+        stride,
+        input_rate: vk::VertexInputRate::VERTEX,
+    };
+    let rgb = vk::Format::R32G32B32_SFLOAT;
+    let rgba = vk::Format::R32G32B32A32_SFLOAT;
+    let (bindings, attributes): (Vec<_>, Vec<_>) = match desc.layout {
+        VertexLayout::Mesh => {
+            (vec![vb(0, 32), vb(1, 16)], vec![attr(0, 0, rgb, 0), attr(1, 0, rgb, 16), attr(2, 1, rgba, 0)])
+        }
+        VertexLayout::ColorOnly => (vec![vb(1, 16)], vec![attr(2, 1, rgba, 0)]),
+        VertexLayout::Lines => (vec![vb(0, 28)], vec![attr(0, 0, rgb, 0), attr(1, 0, rgba, 12)]),
+    };
+    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(&bindings)
+        .vertex_attribute_descriptions(&attributes);
+    let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
+    let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(vk::CullModeFlags::NONE)
+        .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+        .line_width(1.0);
+    let multisample =
+        vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(desc.depth_test)
+        .depth_write_enable(desc.depth_test)
+        .depth_compare_op(vk::CompareOp::LESS_OR_EQUAL);
+    let blend_attachments =
+        [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
+    let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
+    let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+    let color_formats = [color_format];
+    let mut rendering = vk::PipelineRenderingCreateInfo::default()
+        .color_attachment_formats(&color_formats)
+        .depth_attachment_format(DEPTH_FORMAT);
+    let info = [vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vertex_input)
+        .input_assembly_state(&input_assembly)
+        .viewport_state(&viewport)
+        .rasterization_state(&raster)
+        .multisample_state(&multisample)
+        .depth_stencil_state(&depth)
+        .color_blend_state(&blend)
+        .dynamic_state(&dynamic)
+        .layout(layout.raw)
+        .push_next(&mut rendering)];
+    // SAFETY: everything referenced by `info` lives until the call returns.
+    let raw = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &info, None) }
+        .map_err(|(_, r)| r)
+        .vk("vkCreateGraphicsPipelines")?[0];
+    Ok(Pipeline { ctx: ctx.clone(), raw })
+}
+
+/// The compute skinning pipelines.
+#[derive(Debug)]
+pub struct ComputePipelines {
+    /// Linear blend skinning.
+    pub lbs: Pipeline,
+    /// Dual-quaternion skinning.
+    pub dq: Pipeline,
+}
+
+impl ComputePipelines {
+    /// Creates both.
+    ///
+    /// # Errors
+    /// A failing Vulkan call.
+    pub fn new(ctx: &Arc<Context>, layout: &PipelineLayout) -> Result<Self, RenderError> {
+        Ok(Self {
+            lbs: compute_pipeline(ctx, layout, shaders::SKIN_LBS_COMP)?,
+            dq: compute_pipeline(ctx, layout, shaders::SKIN_DQ_COMP)?,
+        })
+    }
+}
+
+/// Every graphics pipeline, for one colour format.
+#[derive(Debug)]
+pub struct GraphicsPipelines {
+    /// Static meshes (and compute- or CPU-skinned vertices).
+    pub mesh: Pipeline,
+    /// Vertex-shader linear blend skinning.
+    pub skin_lbs: Pipeline,
+    /// Vertex-shader dual-quaternion skinning.
+    pub skin_dq: Pipeline,
+    /// Skinning with bone matrices from a texel buffer.
+    pub bone_texture: Pipeline,
+    /// Depth-tested lines.
+    pub lines: Pipeline,
+    /// Lines drawn over everything (skeleton overlay).
+    pub overlay: Pipeline,
+}
+
+impl GraphicsPipelines {
+    /// Creates all of them for `color_format`.
+    ///
+    /// # Errors
+    /// A failing Vulkan call.
+    pub fn new(ctx: &Arc<Context>, layout: &PipelineLayout, color_format: vk::Format) -> Result<Self, RenderError> {
+        let tri = vk::PrimitiveTopology::TRIANGLE_LIST;
+        let mesh =
+            |vert, vl| GraphicsDesc { vert, frag: shaders::MESH_FRAG, layout: vl, topology: tri, depth_test: true };
+        let lines = |depth_test| GraphicsDesc {
+            vert: shaders::LINES_VERT,
+            frag: shaders::LINES_FRAG,
+            layout: VertexLayout::Lines,
+            topology: vk::PrimitiveTopology::LINE_LIST,
+            depth_test,
+        };
+        let g = |desc: GraphicsDesc<'_>| graphics_pipeline(ctx, layout, color_format, &desc);
+        Ok(Self {
+            mesh: g(mesh(shaders::MESH_VERT, VertexLayout::Mesh))?,
+            skin_lbs: g(mesh(shaders::SKIN_LBS_VERT, VertexLayout::ColorOnly))?,
+            skin_dq: g(mesh(shaders::SKIN_DQ_VERT, VertexLayout::ColorOnly))?,
+            bone_texture: g(mesh(shaders::BONE_TEXTURE_VERT, VertexLayout::Mesh))?,
+            lines: g(lines(true))?,
+            overlay: g(lines(false))?,
+        })
+    }
+}

@@ -1,0 +1,55 @@
+//! SPIR-V of every pass, compiled from `shaders/*.{vert,frag,comp}` by `build.rs`
+//! (Vulkan 1.2 target) and embedded in the library.
+
+use crate::error::{RenderError, VkCall};
+use ash::vk;
+
+macro_rules! spirv {
+    ($file:literal) => {
+        include_bytes!(concat!(env!("OUT_DIR"), "/", $file, ".spv"))
+    };
+}
+
+/// Static mesh vertex shader (also draws compute- and CPU-skinned vertices).
+pub const MESH_VERT: &[u8] = spirv!("mesh.vert");
+/// Half-Lambert fragment shader shared by all mesh passes.
+pub const MESH_FRAG: &[u8] = spirv!("mesh.frag");
+/// Vertex-shader linear blend skinning.
+pub const SKIN_LBS_VERT: &[u8] = spirv!("skin_lbs.vert");
+/// Vertex-shader dual-quaternion skinning.
+pub const SKIN_DQ_VERT: &[u8] = spirv!("skin_dq.vert");
+/// Compute linear blend skinning.
+pub const SKIN_LBS_COMP: &[u8] = spirv!("skin_lbs.comp");
+/// Compute dual-quaternion skinning.
+pub const SKIN_DQ_COMP: &[u8] = spirv!("skin_dq.comp");
+/// Debug lines vertex shader.
+pub const LINES_VERT: &[u8] = spirv!("lines.vert");
+/// Debug lines fragment shader.
+pub const LINES_FRAG: &[u8] = spirv!("lines.frag");
+/// Skinning with bone matrices from a texel buffer (seed 003).
+pub const BONE_TEXTURE_VERT: &[u8] = spirv!("bone_texture.vert");
+
+/// A shader module that destroys itself.
+pub(crate) struct Module<'a> {
+    device: &'a ash::Device,
+    pub(crate) raw: vk::ShaderModule,
+}
+
+impl<'a> Module<'a> {
+    /// Creates a module from embedded SPIR-V bytes (re-aligned to `u32` words).
+    pub(crate) fn new(device: &'a ash::Device, bytes: &[u8]) -> Result<Self, RenderError> {
+        let words = ash::util::read_spv(&mut std::io::Cursor::new(bytes))
+            .map_err(|e| RenderError::Input(format!("embedded SPIR-V is malformed: {e}")))?;
+        let info = vk::ShaderModuleCreateInfo::default().code(&words);
+        // SAFETY: valid device; the words are SPIR-V produced by shaderc.
+        let raw = unsafe { device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
+        Ok(Self { device, raw })
+    }
+}
+
+impl Drop for Module<'_> {
+    fn drop(&mut self) {
+        // SAFETY: modules are only needed while pipelines are created.
+        unsafe { self.device.destroy_shader_module(self.raw, None) };
+    }
+}

@@ -1,0 +1,237 @@
+//! Compute skinning: the dispatch the renderer records for [`crate::SkinPath::Compute`]
+//! instances, and [`GpuSkinner`], a one-shot API that skins a vertex array on the GPU and
+//! reads the result back (the same contract as `anim_core::skinning::{linear_blend,
+//! dual_quaternion}`).
+
+use crate::context::Context;
+use crate::error::RenderError;
+use crate::frame::{SkinMethod, dq_words};
+use crate::mesh::GpuVertex;
+use crate::pipelines::{ComputePipelines, FLAG_INVERSE_TRANSPOSE, Pipeline, PipelineLayout, Push, binding};
+use crate::resources::{Buffer, buffer_barrier, copy_buffer};
+use anim_core::skinning::NormalMode;
+use anim_core::{Influences, SkinningError};
+use anim_math::{DualQuat, Mat4, Vec3};
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+use std::sync::Arc;
+
+/// Workgroup size of the compute passes (`local_size_x` in `shaders/skin_compute.glsl`).
+pub const WORKGROUP: u32 = 64;
+
+/// Buffers of one compute skinning dispatch.
+pub(crate) struct Dispatch<'a> {
+    pub bind_vertices: vk::Buffer,
+    pub joints: vk::Buffer,
+    pub weights: vk::Buffer,
+    pub palette: vk::Buffer,
+    pub out: vk::Buffer,
+    pub push: Push,
+    pub pipeline: &'a Pipeline,
+}
+
+/// Records one compute skinning dispatch (no barriers).
+pub(crate) fn record_dispatch(d: &ash::Device, layout: &PipelineLayout, cmd: vk::CommandBuffer, x: &Dispatch<'_>) {
+    let info = |b: vk::Buffer| [vk::DescriptorBufferInfo { buffer: b, offset: 0, range: vk::WHOLE_SIZE }];
+    let infos = [info(x.bind_vertices), info(x.joints), info(x.weights), info(x.palette), info(x.out)];
+    let slots = [binding::BIND_VERTICES, binding::JOINTS, binding::WEIGHTS, binding::PALETTE, binding::OUT_VERTICES];
+    let writes: [vk::WriteDescriptorSet<'_>; 5] = std::array::from_fn(|i| {
+        vk::WriteDescriptorSet::default()
+            .dst_binding(slots[i])
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .buffer_info(&infos[i])
+    });
+    // SAFETY: recording into a command buffer; the buffers are alive until it completes.
+    unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, x.pipeline.raw) };
+    layout.push_descriptors(cmd, vk::PipelineBindPoint::COMPUTE, &writes);
+    layout.push(cmd, &x.push);
+    // SAFETY: as above.
+    unsafe { d.cmd_dispatch(cmd, x.push.vertex_count.div_ceil(WORKGROUP), 1, 1) };
+}
+
+/// The palette handed to [`GpuSkinner::skin`]; its variant picks the method.
+#[derive(Clone, Copy, Debug)]
+pub enum GpuPalette<'a> {
+    /// Linear blend skinning with a matrix palette.
+    Lbs(&'a [Mat4]),
+    /// Dual-quaternion skinning.
+    Dq(&'a [DualQuat]),
+}
+
+impl GpuPalette<'_> {
+    /// The method this palette selects.
+    pub fn method(&self) -> SkinMethod {
+        match self {
+            Self::Lbs(_) => SkinMethod::Lbs,
+            Self::Dq(_) => SkinMethod::Dq,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Self::Lbs(p) => p.len(),
+            Self::Dq(p) => p.len(),
+        }
+    }
+}
+
+/// One-shot GPU skinning with readback: uploads bind vertices, influences and palette
+/// through staging into device-local buffers, dispatches the compute pass, copies the
+/// output into a host-readable buffer and waits. For tools and tests (`animtool skin
+/// --backend gpu`), not for the frame loop (the [`crate::Renderer`] keeps data resident).
+///
+/// Semantics match `anim_core::skinning`: weights as normalized by [`Influences`],
+/// vertices without weights keep their rest position and normal, normals are renormalized.
+pub struct GpuSkinner {
+    ctx: Arc<Context>,
+    pipelines: ComputePipelines,
+    layout: PipelineLayout,
+}
+
+impl std::fmt::Debug for GpuSkinner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuSkinner").field("device", &self.ctx.device_name()).finish()
+    }
+}
+
+impl GpuSkinner {
+    /// Creates the compute pipelines.
+    ///
+    /// # Errors
+    /// A failing Vulkan call.
+    pub fn new(ctx: &Arc<Context>) -> Result<Self, RenderError> {
+        let layout = PipelineLayout::new(ctx)?;
+        let pipelines = ComputePipelines::new(ctx, &layout)?;
+        Ok(Self { ctx: ctx.clone(), pipelines, layout })
+    }
+
+    /// The context.
+    #[inline]
+    pub fn context(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+
+    /// Skins `positions` (and `normals`, when given and asked for) with `palette` on the GPU
+    /// and writes the results into `out_positions` / `out_normals`. `normal_mode` selects how
+    /// LBS transforms normals (as `anim_core::skinning::linear_blend`); DQ ignores it.
+    ///
+    /// # Errors
+    /// The same length and palette checks as the CPU functions (as
+    /// [`RenderError::Skinning`]), or a failing Vulkan call.
+    #[allow(clippy::too_many_arguments)]
+    pub fn skin(
+        &self,
+        positions: &[Vec3],
+        normals: Option<&[Vec3]>,
+        influences: &Influences,
+        palette: GpuPalette<'_>,
+        normal_mode: NormalMode,
+        out_positions: &mut [Vec3],
+        out_normals: Option<&mut [Vec3]>,
+    ) -> Result<(), RenderError> {
+        let n = influences.vertex_count();
+        let lens = [
+            ("input positions", positions.len()),
+            ("output positions", out_positions.len()),
+            ("input normals", normals.map_or(n, <[Vec3]>::len)),
+            ("output normals", out_normals.as_ref().map_or(n, |s| s.len())),
+        ];
+        for (what, got) in lens {
+            if got != n {
+                return Err(SkinningError::WrongLength { what, got, expected: n }.into());
+            }
+        }
+        if out_normals.is_some() && normals.is_none() {
+            return Err(SkinningError::WrongLength { what: "input normals", got: 0, expected: n }.into());
+        }
+        if palette.len() < influences.joint_bound() {
+            return Err(SkinningError::PaletteTooShort { got: palette.len(), needed: influences.joint_bound() }.into());
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let vertex_count = u32::try_from(n).map_err(|_| RenderError::Input("more than 2^32 vertices".into()))?;
+        let zero = Vec3::zeros();
+        let verts: Vec<GpuVertex> =
+            (0..n).map(|i| GpuVertex::new(&positions[i], normals.map_or(&zero, |ns| &ns[i]))).collect();
+        let joints: Vec<u32> = influences.joints().iter().map(|&j| u32::from(j)).collect();
+        let dq: Vec<[f32; 8]> = match palette {
+            GpuPalette::Lbs(_) => Vec::new(),
+            GpuPalette::Dq(p) => p.iter().map(dq_words).collect(),
+        };
+        let palette_bytes: &[u8] = match palette {
+            GpuPalette::Lbs(p) => bytemuck::cast_slice(p),
+            GpuPalette::Dq(_) => bytemuck::cast_slice(&dq),
+        };
+        let ctx = &self.ctx;
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let cs = vk::PipelineStageFlags2::COMPUTE_SHADER;
+        let sr = vk::AccessFlags2::SHADER_STORAGE_READ;
+        let bind = Buffer::device_local(ctx, bytemuck::cast_slice(&verts), storage, cs, sr, "skin: bind vertices")?;
+        let jb = Buffer::device_local(ctx, bytemuck::cast_slice(&joints), storage, cs, sr, "skin: joints")?;
+        let wb =
+            Buffer::device_local(ctx, bytemuck::cast_slice(influences.weights()), storage, cs, sr, "skin: weights")?;
+        let pb = Buffer::device_local(ctx, palette_bytes, storage, cs, sr, "skin: palette")?;
+        let bytes = (n * std::mem::size_of::<GpuVertex>()) as u64;
+        let out = Buffer::new(
+            ctx,
+            bytes,
+            storage | vk::BufferUsageFlags::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+            "skin: output",
+        )?;
+        let readback =
+            Buffer::new(ctx, bytes, vk::BufferUsageFlags::TRANSFER_DST, MemoryLocation::GpuToCpu, "skin: readback")?;
+        let pipeline = match palette {
+            GpuPalette::Lbs(_) => &self.pipelines.lbs,
+            GpuPalette::Dq(_) => &self.pipelines.dq,
+        };
+        let push = Push {
+            model: Mat4::identity().data.0,
+            tint: [1.0; 4],
+            palette_offset: 0,
+            influences: influences.per_vertex() as u32,
+            vertex_count,
+            out_offset: 0,
+            flags: if normal_mode == NormalMode::InverseTranspose { FLAG_INVERSE_TRANSPOSE } else { 0 },
+        };
+        let d = ctx.device();
+        ctx.run_once(|cmd| {
+            let x = Dispatch {
+                bind_vertices: bind.raw(),
+                joints: jb.raw(),
+                weights: wb.raw(),
+                palette: pb.raw(),
+                out: out.raw(),
+                push,
+                pipeline,
+            };
+            record_dispatch(d, &self.layout, cmd, &x);
+            buffer_barrier(
+                d,
+                cmd,
+                out.raw(),
+                (cs, vk::AccessFlags2::SHADER_STORAGE_WRITE),
+                (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_READ),
+            );
+            copy_buffer(d, cmd, &out, &readback, bytes);
+            buffer_barrier(
+                d,
+                cmd,
+                readback.raw(),
+                (vk::PipelineStageFlags2::COPY, vk::AccessFlags2::TRANSFER_WRITE),
+                (vk::PipelineStageFlags2::HOST, vk::AccessFlags2::HOST_READ),
+            );
+        })?;
+        let result: &[GpuVertex] = bytemuck::cast_slice(&readback.mapped()?[..bytes as usize]);
+        for (o, v) in out_positions.iter_mut().zip(result) {
+            *o = Vec3::new(v.position[0], v.position[1], v.position[2]);
+        }
+        if let Some(on) = out_normals {
+            for (o, v) in on.iter_mut().zip(result) {
+                *o = Vec3::new(v.normal[0], v.normal[1], v.normal[2]);
+            }
+        }
+        Ok(())
+    }
+}

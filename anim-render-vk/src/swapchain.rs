@@ -1,0 +1,294 @@
+//! Presenting to a window: a swapchain that is recreated on resize and when the surface
+//! reports out-of-date or suboptimal, and that skips frames while the window is minimized
+//! (zero extent). FIFO present mode (always available).
+
+use crate::context::Context;
+use crate::error::{RenderError, VkCall};
+use crate::frame::FrameData;
+use crate::pipelines::DEPTH_FORMAT;
+use crate::renderer::{Renderer, Target};
+use crate::resources::{Image, image_barrier};
+use ash::vk;
+use std::sync::Arc;
+
+/// Picks the colour format for a window: B8G8R8A8 or R8G8B8A8 UNORM (so window and headless
+/// images show the same bytes), otherwise the first one offered.
+///
+/// # Errors
+/// The surface reports no formats (e.g. an X server at 16-bit depth).
+pub fn surface_format(ctx: &Context) -> Result<vk::SurfaceFormatKHR, RenderError> {
+    let sf = ctx.surface_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;
+    // SAFETY: valid physical device and surface.
+    let formats = unsafe { sf.get_physical_device_surface_formats(ctx.physical_device(), ctx.surface) }
+        .vk("vkGetPhysicalDeviceSurfaceFormatsKHR")?;
+    let preferred = [vk::Format::B8G8R8A8_UNORM, vk::Format::R8G8B8A8_UNORM];
+    preferred
+        .iter()
+        .find_map(|p| formats.iter().find(|f| f.format == *p))
+        .or(formats.first())
+        .copied()
+        .ok_or_else(|| RenderError::Surface("the surface offers no formats (is the X screen 24-bit?)".into()))
+}
+
+/// The swapchain, its views, a depth image, and the semaphores of presentation.
+pub struct Swapchain {
+    ctx: Arc<Context>,
+    raw: vk::SwapchainKHR,
+    images: Vec<vk::Image>,
+    views: Vec<vk::ImageView>,
+    depth: Option<Image>,
+    acquired: vk::Semaphore,
+    rendered: Vec<vk::Semaphore>,
+    format: vk::SurfaceFormatKHR,
+    extent: vk::Extent2D,
+    dirty: bool,
+    created: u32,
+}
+
+impl std::fmt::Debug for Swapchain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Swapchain").field("extent", &self.extent).field("images", &self.images.len()).finish()
+    }
+}
+
+impl Swapchain {
+    /// Creates a swapchain for the context's surface at `width × height` (the surface's
+    /// current extent wins when it reports one).
+    ///
+    /// # Errors
+    /// Headless context, no surface format, or a failing call.
+    pub fn new(ctx: &Arc<Context>, width: u32, height: u32) -> Result<Self, RenderError> {
+        let format = surface_format(ctx)?;
+        // SAFETY: valid device.
+        let acquired = unsafe { ctx.device().create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }
+            .vk("vkCreateSemaphore")?;
+        let mut s = Self {
+            ctx: ctx.clone(),
+            raw: vk::SwapchainKHR::null(),
+            images: Vec::new(),
+            views: Vec::new(),
+            depth: None,
+            acquired,
+            rendered: Vec::new(),
+            format,
+            extent: vk::Extent2D { width, height },
+            dirty: true,
+            created: 0,
+        };
+        s.recreate(width, height)?;
+        Ok(s)
+    }
+
+    /// The colour format.
+    #[inline]
+    pub fn format(&self) -> vk::Format {
+        self.format.format
+    }
+
+    /// The current extent (zero while minimized).
+    #[inline]
+    pub fn extent(&self) -> vk::Extent2D {
+        self.extent
+    }
+
+    /// Asks for recreation at the next frame (call on window resize).
+    pub fn resized(&mut self, width: u32, height: u32) {
+        self.extent = vk::Extent2D { width, height };
+        self.dirty = true;
+    }
+
+    fn destroy_views(&mut self) {
+        let d = self.ctx.device();
+        // SAFETY: the device is idle (callers wait) so nothing uses the views/semaphores.
+        unsafe {
+            for v in self.views.drain(..) {
+                d.destroy_image_view(v, None);
+            }
+            for s in self.rendered.drain(..) {
+                d.destroy_semaphore(s, None);
+            }
+        }
+        self.depth = None;
+    }
+
+    /// Recreates the swapchain for `width × height`; a zero extent (minimized) leaves it
+    /// marked dirty and draws nothing until a real size comes.
+    ///
+    /// # Errors
+    /// A failing call.
+    pub fn recreate(&mut self, width: u32, height: u32) -> Result<(), RenderError> {
+        let ctx = self.ctx.clone();
+        let d = ctx.device();
+        let sf = ctx.surface_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;
+        let swf = ctx.swapchain_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;
+        // SAFETY: plain query.
+        let caps = unsafe { sf.get_physical_device_surface_capabilities(ctx.physical_device(), ctx.surface) }
+            .vk("vkGetPhysicalDeviceSurfaceCapabilitiesKHR")?;
+        let extent = if caps.current_extent.width != u32::MAX {
+            caps.current_extent
+        } else {
+            vk::Extent2D {
+                width: width.clamp(caps.min_image_extent.width, caps.max_image_extent.width),
+                height: height.clamp(caps.min_image_extent.height, caps.max_image_extent.height),
+            }
+        };
+        self.extent = extent;
+        if extent.width == 0 || extent.height == 0 {
+            self.dirty = true;
+            return Ok(());
+        }
+        // SAFETY: wait until the old swapchain's images are no longer used.
+        unsafe { d.device_wait_idle() }.vk("vkDeviceWaitIdle")?;
+        self.destroy_views();
+        let mut count = caps.min_image_count + 1;
+        if caps.max_image_count > 0 {
+            count = count.min(caps.max_image_count);
+        }
+        let old = self.raw;
+        let info = vk::SwapchainCreateInfoKHR::default()
+            .surface(ctx.surface)
+            .min_image_count(count)
+            .image_format(self.format.format)
+            .image_color_space(self.format.color_space)
+            .image_extent(extent)
+            .image_array_layers(1)
+            .image_usage(vk::ImageUsageFlags::COLOR_ATTACHMENT)
+            .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .pre_transform(caps.current_transform)
+            .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
+            .present_mode(vk::PresentModeKHR::FIFO)
+            .clipped(true)
+            .old_swapchain(old);
+        // SAFETY: valid surface and create info; the old swapchain is retired below.
+        let raw = unsafe { swf.create_swapchain(&info, None) }.vk("vkCreateSwapchainKHR")?;
+        if old != vk::SwapchainKHR::null() {
+            // SAFETY: device idle; the old swapchain is no longer used.
+            unsafe { swf.destroy_swapchain(old, None) };
+        }
+        self.raw = raw;
+        // SAFETY: the new swapchain.
+        self.images = unsafe { swf.get_swapchain_images(raw) }.vk("vkGetSwapchainImagesKHR")?;
+        for &image in &self.images {
+            let vi = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(self.format.format)
+                .subresource_range(vk::ImageSubresourceRange {
+                    aspect_mask: vk::ImageAspectFlags::COLOR,
+                    base_mip_level: 0,
+                    level_count: 1,
+                    base_array_layer: 0,
+                    layer_count: 1,
+                });
+            // SAFETY: a swapchain image of this device.
+            self.views.push(unsafe { d.create_image_view(&vi, None) }.vk("vkCreateImageView")?);
+            // SAFETY: valid device.
+            self.rendered.push(
+                unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }.vk("vkCreateSemaphore")?,
+            );
+        }
+        self.depth = Some(Image::new(
+            &ctx,
+            extent,
+            DEPTH_FORMAT,
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+            vk::ImageAspectFlags::DEPTH,
+            "swapchain depth",
+        )?);
+        self.dirty = false;
+        self.created += 1;
+        Ok(())
+    }
+
+    /// How many times a swapchain was created (1 + recreations after resize/out-of-date).
+    #[inline]
+    pub fn creations(&self) -> u32 {
+        self.created
+    }
+
+    /// Draws `frame` into the next swapchain image and presents it. Returns `false` when the
+    /// frame was skipped (minimized, or the swapchain had to be recreated first).
+    ///
+    /// # Errors
+    /// Invalid frame data or a failing call (other than out-of-date, which recreates).
+    pub fn draw(&mut self, renderer: &mut Renderer, frame: &FrameData) -> Result<bool, RenderError> {
+        if self.dirty {
+            let e = self.extent;
+            self.recreate(e.width, e.height)?;
+            if self.dirty {
+                return Ok(false);
+            }
+        }
+        // Reject a bad frame before acquiring: an acquired image must be submitted, or its
+        // semaphore would stay signalled.
+        renderer.check(frame)?;
+        // Both the previous frame's submission and this acquire use `acquired`: wait first.
+        renderer.wait_idle()?;
+        let ctx = self.ctx.clone();
+        let swf = ctx.swapchain_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;
+        // SAFETY: valid swapchain; the semaphore is unsignalled (its last wait completed).
+        let acquired = unsafe { swf.acquire_next_image(self.raw, u64::MAX, self.acquired, vk::Fence::null()) };
+        let index = match acquired {
+            Ok((i, suboptimal)) => {
+                if suboptimal {
+                    self.dirty = true;
+                }
+                i as usize
+            }
+            Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => {
+                self.dirty = true;
+                return Ok(false);
+            }
+            Err(result) => return Err(RenderError::Vulkan { call: "vkAcquireNextImageKHR", result }),
+        };
+        let depth = self.depth.as_ref().expect("created with the swapchain");
+        let target = Target {
+            color: self.images[index],
+            color_view: self.views[index],
+            depth: depth.raw(),
+            depth_view: depth.view(),
+            extent: self.extent,
+        };
+        let cmd = renderer.record(frame, &target)?;
+        image_barrier(
+            ctx.device(),
+            cmd,
+            self.images[index],
+            vk::ImageAspectFlags::COLOR,
+            (vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL, vk::ImageLayout::PRESENT_SRC_KHR),
+            (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
+            (vk::PipelineStageFlags2::NONE, vk::AccessFlags2::NONE),
+        );
+        renderer.submit(cmd, Some(self.acquired), Some(self.rendered[index]))?;
+        let swapchains = [self.raw];
+        let indices = [index as u32];
+        let waits = [self.rendered[index]];
+        let info =
+            vk::PresentInfoKHR::default().wait_semaphores(&waits).swapchains(&swapchains).image_indices(&indices);
+        match ctx.present(&info) {
+            Ok(false) => {}
+            Ok(true) | Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => self.dirty = true,
+            Err(result) => return Err(RenderError::Vulkan { call: "vkQueuePresentKHR", result }),
+        }
+        Ok(true)
+    }
+}
+
+impl Drop for Swapchain {
+    fn drop(&mut self) {
+        // SAFETY: idle device; views and semaphores, then the swapchain.
+        unsafe {
+            let _ = self.ctx.device().device_wait_idle();
+        }
+        self.destroy_views();
+        // SAFETY: as above.
+        unsafe {
+            self.ctx.device().destroy_semaphore(self.acquired, None);
+            if let Some(swf) = &self.ctx.swapchain_fn
+                && self.raw != vk::SwapchainKHR::null()
+            {
+                swf.destroy_swapchain(self.raw, None);
+            }
+        }
+    }
+}

@@ -1,0 +1,612 @@
+//! The demo framework: one command line, one [`Scene`] trait, and one frame loop that runs
+//! in a window (winit + swapchain) or headless (offscreen image, PNG).
+//!
+//! # Writing a demo
+//! Implement [`Scene`]: build meshes in [`Scene::new`] (register them with the
+//! [`Renderer`]), then fill the frame in [`Scene::update`]: advance by `dt`, pose, and add
+//! instances and lines to the [`FrameData`] (its lists were cleared and its camera set by
+//! the framework's orbit camera). React to keys in [`Scene::key`]. The binary is then
+//! `fn main() -> std::process::ExitCode { demos::main::<MyScene>() }`.
+//!
+//! ```no_run
+//! use anim_math::{Mat4, Vec3};
+//! use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
+//! use demos::{CommonArgs, DemoError, Scene};
+//!
+//! /// The default character's bind-pose mesh, turning.
+//! struct Turntable {
+//!     mesh: MeshId,
+//!     angle: f32,
+//! }
+//!
+//! impl Scene for Turntable {
+//!     const NAME: &'static str = "turntable";
+//!     const ABOUT: &'static str = "The mannequin's mesh on a turntable.";
+//!     const CONTROLS: &'static [(&'static str, &'static str)] = &[];
+//!
+//!     fn new(renderer: &mut Renderer, _args: &CommonArgs) -> Result<Self, DemoError> {
+//!         let m = anim_core::mannequin::build();
+//!         Ok(Self { mesh: renderer.add_mesh(&m.mesh, &Coloring::Uniform([0.8; 3]))?, angle: 0.0 })
+//!     }
+//!
+//!     fn focus(&self) -> (Vec3, f32) {
+//!         (Vec3::new(0.0, 0.9, 0.0), 1.0)
+//!     }
+//!
+//!     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
+//!         self.angle += dt;
+//!         frame.add_static(self.mesh, Mat4::new_rotation(Vec3::y() * self.angle), [1.0; 3]);
+//!         Ok(())
+//!     }
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     demos::main::<Turntable>()
+//! }
+//! ```
+//!
+//! Skinned characters go through [`crate::Character`] and [`crate::Posed`]: sample a clip
+//! (or write a pose, e.g. after blending or IK), then [`crate::Posed::draw`] adds the
+//! instances for the chosen method and backend, each with its own palette.
+//!
+//! Headless runs advance a fixed [`HEADLESS_DT`] a frame (the first frame shows time
+//! `--start`), so screenshots are deterministic; windowed runs advance by the measured frame
+//! time. `--frames N` stops after N frames in both modes.
+
+use crate::DemoError;
+use crate::character::Backend;
+use anim_math::Vec3;
+use anim_render_vk::{
+    Camera, Context, ContextDesc, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, SkinMethod, Swapchain,
+    WindowHandles, swapchain, validation_from_env,
+};
+use clap::{CommandFactory, FromArgMatches, Parser};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Time step of a headless frame, seconds.
+pub const HEADLESS_DT: f32 = 1.0 / 30.0;
+
+/// Skinning method on the command line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum MethodArg {
+    /// Linear blend skinning.
+    #[default]
+    Lbs,
+    /// Dual-quaternion skinning.
+    Dq,
+}
+
+impl From<MethodArg> for SkinMethod {
+    fn from(m: MethodArg) -> Self {
+        match m {
+            MethodArg::Lbs => SkinMethod::Lbs,
+            MethodArg::Dq => SkinMethod::Dq,
+        }
+    }
+}
+
+/// The command line every demo shares.
+#[derive(Clone, Debug, Parser)]
+pub struct CommonArgs {
+    /// Render without a window; the last frame is written to --out.
+    #[arg(long)]
+    pub headless: bool,
+    /// Frames to render (headless default 60; a window runs until closed unless given).
+    #[arg(long)]
+    pub frames: Option<u32>,
+    /// PNG file for the last headless frame.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// glTF model to show instead of the built-in mannequin.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Width in pixels.
+    #[arg(long, default_value_t = 1280)]
+    pub width: u32,
+    /// Height in pixels.
+    #[arg(long, default_value_t = 720)]
+    pub height: u32,
+    /// Vulkan validation with synchronization validation (also ANIM_VK_VALIDATION=1); any
+    /// warning or error fails the run.
+    #[arg(long)]
+    pub validation: bool,
+    /// Clip to play first (name or index), for demos that play one.
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Skinning method at start, for demos that offer the choice.
+    #[arg(long, value_enum, default_value = "lbs")]
+    pub method: MethodArg,
+    /// Skinning backend at start, for demos that offer the choice.
+    #[arg(long, value_enum, default_value = "vertex")]
+    pub backend: Backend,
+    /// Animation time of the first frame, seconds.
+    #[arg(long, default_value_t = 0.0)]
+    pub start: f32,
+    /// Test aid for windowed runs: shrink the window after 2 frames and restore it after 4,
+    /// so the swapchain is recreated twice.
+    #[arg(long, hide = true)]
+    pub exercise_resize: bool,
+}
+
+impl CommonArgs {
+    /// Arguments for a headless run of `frames` frames at `width × height`, validation on.
+    pub fn headless(frames: u32, width: u32, height: u32) -> Self {
+        Self::parse_from([
+            "demo",
+            "--headless",
+            "--validation",
+            "--frames",
+            &frames.to_string(),
+            "--width",
+            &width.to_string(),
+            "--height",
+            &height.to_string(),
+        ])
+    }
+
+    fn validation_on(&self) -> bool {
+        self.validation || validation_from_env()
+    }
+}
+
+/// A key a scene may react to (arrow keys, Page Up/Down, Home and Esc belong to the
+/// framework's camera and exit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// A character key, lower case.
+    Char(char),
+    /// Space bar.
+    Space,
+    /// Tab.
+    Tab,
+}
+
+/// Controls the framework handles in every demo.
+pub const FRAMEWORK_CONTROLS: &[(&str, &str)] = &[
+    ("drag / arrows", "orbit the camera"),
+    ("wheel / PgUp PgDn", "zoom"),
+    ("Home", "reset the camera"),
+    ("Esc", "quit"),
+];
+
+/// A demo: what it draws and how it reacts.
+pub trait Scene: Sized {
+    /// Binary name.
+    const NAME: &'static str;
+    /// One-line description for `--help`.
+    const ABOUT: &'static str;
+    /// Scene keys and what they do (listed in `--help` and the window title).
+    const CONTROLS: &'static [(&'static str, &'static str)];
+
+    /// Builds the scene and registers its meshes with `renderer`.
+    ///
+    /// # Errors
+    /// Model loading or upload failures, bad arguments.
+    fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError>;
+
+    /// Centre and radius of what the camera should frame at start.
+    fn focus(&self) -> (Vec3, f32);
+
+    /// Initial camera yaw and pitch in radians (0, 0 looks from +Z, straight on).
+    fn view_angles(&self) -> (f32, f32) {
+        (0.35, 0.22)
+    }
+
+    /// Called before every [`Scene::update`] with the renderer, for work that needs it
+    /// (uploads or recolouring after a key press). Does nothing by default.
+    ///
+    /// # Errors
+    /// Upload failures.
+    fn prepare(&mut self, _renderer: &mut Renderer) -> Result<(), DemoError> {
+        Ok(())
+    }
+
+    /// Advances by `dt` seconds and fills `frame` (cleared, camera already set).
+    ///
+    /// # Errors
+    /// Posing or drawing failures.
+    fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError>;
+
+    /// Reacts to a key press.
+    fn key(&mut self, _key: Key) {}
+
+    /// Current state for the window title (clip, method, …).
+    fn status(&self) -> String {
+        String::new()
+    }
+}
+
+/// An orbit camera around a target point (Y up).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Orbit {
+    /// Point orbited.
+    pub target: Vec3,
+    /// Distance from the target.
+    pub distance: f32,
+    /// Angle about +Y, radians (0 looks from +Z).
+    pub yaw: f32,
+    /// Elevation, radians.
+    pub pitch: f32,
+    home: (Vec3, f32, f32, f32),
+}
+
+impl Orbit {
+    /// Frames a sphere of `radius` around `target`, seen from `yaw` and `pitch` (radians).
+    pub fn framing(target: Vec3, radius: f32, yaw: f32, pitch: f32) -> Self {
+        let fov = Camera::default().fov_y;
+        let distance = radius.max(1e-3) / (fov * 0.5).sin() * 1.05;
+        Self { target, distance, yaw, pitch, home: (target, distance, yaw, pitch) }
+    }
+
+    /// Rotates by angles in radians.
+    pub fn rotate(&mut self, dyaw: f32, dpitch: f32) {
+        self.yaw += dyaw;
+        self.pitch = (self.pitch + dpitch).clamp(-1.5, 1.5);
+    }
+
+    /// Multiplies the distance.
+    pub fn zoom(&mut self, factor: f32) {
+        self.distance = (self.distance * factor).clamp(1e-3, 1e6);
+    }
+
+    /// Back to the initial framing.
+    pub fn reset(&mut self) {
+        (self.target, self.distance, self.yaw, self.pitch) = self.home;
+    }
+
+    /// The camera.
+    pub fn camera(&self) -> Camera {
+        let dir = Vec3::new(self.pitch.cos() * self.yaw.sin(), self.pitch.sin(), self.pitch.cos() * self.yaw.cos());
+        Camera {
+            eye: self.target + dir * self.distance,
+            target: self.target,
+            near: self.distance * 0.01,
+            far: self.distance * 100.0,
+            ..Camera::default()
+        }
+    }
+}
+
+/// A scene with its frame data and camera: the state both loops drive.
+#[derive(Debug)]
+pub struct App<S: Scene> {
+    /// The scene.
+    pub scene: S,
+    /// The frame being built.
+    pub frame: FrameData,
+    /// The camera.
+    pub orbit: Orbit,
+}
+
+impl<S: Scene> App<S> {
+    /// Builds the scene and frames it.
+    ///
+    /// # Errors
+    /// As [`Scene::new`].
+    pub fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
+        let scene = S::new(renderer, args)?;
+        let (target, radius) = scene.focus();
+        let (yaw, pitch) = scene.view_angles();
+        Ok(Self { scene, frame: FrameData::default(), orbit: Orbit::framing(target, radius, yaw, pitch) })
+    }
+
+    /// Lets the scene prepare (see [`Scene::prepare`]), clears the frame, sets the camera
+    /// and lets the scene advance by `dt` and fill it.
+    ///
+    /// # Errors
+    /// As [`Scene::prepare`] and [`Scene::update`].
+    pub fn step(&mut self, renderer: &mut Renderer, dt: f32) -> Result<(), DemoError> {
+        self.scene.prepare(renderer)?;
+        self.frame.clear();
+        self.frame.camera = self.orbit.camera();
+        self.scene.update(dt, &mut self.frame)
+    }
+}
+
+/// `--help` text of the controls.
+pub fn controls_help<S: Scene>() -> String {
+    let mut s = String::from("Controls:\n");
+    for (k, what) in S::CONTROLS.iter().chain(FRAMEWORK_CONTROLS) {
+        s.push_str(&format!("  {k:<20} {what}\n"));
+    }
+    s
+}
+
+fn title_controls<S: Scene>() -> String {
+    S::CONTROLS.iter().map(|(k, w)| format!("{k}: {w}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Parses the command line of demo `S` (its name, description and controls in `--help`).
+pub fn parse_args<S: Scene>() -> CommonArgs {
+    let cmd = CommonArgs::command().name(S::NAME).about(S::ABOUT).after_help(controls_help::<S>());
+    let matches = cmd.get_matches();
+    CommonArgs::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+fn check_validation(ctx: &Context) -> Result<(), DemoError> {
+    match ctx.validation_count() {
+        0 => Ok(()),
+        count => {
+            Err(DemoError::Validation { count, first: ctx.validation_messages().first().cloned().unwrap_or_default() })
+        }
+    }
+}
+
+/// The result of a headless run.
+pub struct HeadlessRun<S: Scene> {
+    /// The scene and its last frame (camera included).
+    pub app: App<S>,
+    /// The last frame's image.
+    pub image: RgbaImage,
+    /// The renderer (its meshes stay registered).
+    pub renderer: Renderer,
+    /// The context.
+    pub context: Arc<Context>,
+}
+
+/// Runs `S` headless: `--frames` frames (default 60) of [`HEADLESS_DT`], writes the last
+/// one to `--out` when given.
+///
+/// # Errors
+/// Any failure, or validation messages when validation is on.
+pub fn run_headless<S: Scene>(args: &CommonArgs) -> Result<HeadlessRun<S>, DemoError> {
+    let context = Context::new(&ContextDesc { validation: args.validation_on(), window: None })?;
+    let mut renderer = Renderer::new(&context, OFFSCREEN_FORMAT)?;
+    let mut target = Offscreen::new(&context, args.width, args.height)?;
+    let mut app = App::<S>::new(&mut renderer, args)?;
+    let frames = args.frames.unwrap_or(60).max(1);
+    for i in 0..frames {
+        app.step(&mut renderer, if i == 0 { 0.0 } else { HEADLESS_DT })?;
+        target.render(&mut renderer, &app.frame)?;
+    }
+    let image = target.image()?;
+    if let Some(out) = &args.out {
+        image.save_png(out)?;
+    }
+    drop(target);
+    check_validation(&context)?;
+    Ok(HeadlessRun { app, image, renderer, context })
+}
+
+/// Parses the command line and runs demo `S` in a window or headless; the exit code says
+/// whether it succeeded (validation messages count as failure).
+pub fn main<S: Scene>() -> ExitCode {
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).try_init();
+    let args = parse_args::<S>();
+    let result = if args.headless {
+        run_headless::<S>(&args).map(|run| {
+            println!(
+                "{}: {} frame(s) headless on {}, {} validation message(s){}",
+                S::NAME,
+                args.frames.unwrap_or(60).max(1),
+                run.context.device_name(),
+                run.context.validation_count(),
+                args.out.as_ref().map_or_else(String::new, |o| format!(", wrote {}", o.display()))
+            );
+        })
+    } else {
+        run_window::<S>(&args)
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{}: {e}", S::NAME);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+mod window {
+    use super::*;
+    use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
+    use winit::application::ApplicationHandler;
+    use winit::dpi::PhysicalSize;
+    use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+    use winit::event_loop::{ActiveEventLoop, EventLoop};
+    use winit::keyboard::{Key as WKey, NamedKey};
+    use winit::window::{Window, WindowId};
+
+    /// Field order is drop order: swapchain and renderer before the context, the window last.
+    struct State<S: Scene> {
+        app: App<S>,
+        swapchain: Swapchain,
+        renderer: Renderer,
+        ctx: Arc<Context>,
+        window: Window,
+        last: Instant,
+        title_at: Instant,
+        frame_ms: f32,
+        dragging: bool,
+        cursor: Option<(f64, f64)>,
+    }
+
+    pub(super) struct WindowApp<S: Scene> {
+        args: CommonArgs,
+        state: Option<State<S>>,
+        pub(super) error: Option<DemoError>,
+        frames: u32,
+    }
+
+    impl<S: Scene> WindowApp<S> {
+        pub(super) fn new(args: &CommonArgs) -> Self {
+            Self { args: args.clone(), state: None, error: None, frames: 0 }
+        }
+
+        fn create(&self, el: &ActiveEventLoop) -> Result<State<S>, DemoError> {
+            let attrs = Window::default_attributes()
+                .with_title(S::NAME)
+                .with_inner_size(PhysicalSize::new(self.args.width, self.args.height));
+            let window = el.create_window(attrs).map_err(|e| DemoError::Window(e.to_string()))?;
+            let handles = WindowHandles {
+                display: window.display_handle().map_err(|e| DemoError::Window(e.to_string()))?.as_raw(),
+                window: window.window_handle().map_err(|e| DemoError::Window(e.to_string()))?.as_raw(),
+            };
+            let ctx = Context::new(&ContextDesc { validation: self.args.validation_on(), window: Some(handles) })?;
+            let format = swapchain::surface_format(&ctx)?;
+            let mut renderer = Renderer::new(&ctx, format.format)?;
+            let size = window.inner_size();
+            let swapchain = Swapchain::new(&ctx, size.width, size.height)?;
+            let app = App::<S>::new(&mut renderer, &self.args)?;
+            let now = Instant::now();
+            Ok(State {
+                app,
+                swapchain,
+                renderer,
+                ctx,
+                window,
+                last: now,
+                title_at: now,
+                frame_ms: 0.0,
+                dragging: false,
+                cursor: None,
+            })
+        }
+
+        fn fail(&mut self, el: &ActiveEventLoop, e: DemoError) {
+            self.error.get_or_insert(e);
+            el.exit();
+        }
+
+        fn redraw(&mut self, el: &ActiveEventLoop) -> Result<(), DemoError> {
+            let Some(st) = self.state.as_mut() else { return Ok(()) };
+            let now = Instant::now();
+            let dt = now.duration_since(st.last).as_secs_f32().min(0.1);
+            st.last = now;
+            st.app.step(&mut st.renderer, if self.frames == 0 { 0.0 } else { dt })?;
+            if st.swapchain.draw(&mut st.renderer, &st.app.frame)? {
+                self.frames += 1;
+            } else {
+                // Minimized (or the swapchain was just recreated): don't spin.
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            let ms = dt * 1000.0;
+            st.frame_ms = if st.frame_ms == 0.0 { ms } else { st.frame_ms * 0.9 + ms * 0.1 };
+            if now.duration_since(st.title_at).as_secs_f32() > 0.25 {
+                st.title_at = now;
+                st.window.set_title(&format!(
+                    "{} | {} | {:.2} ms ({:.0} fps) | {} | drag/arrows orbit, wheel zoom, Esc quit",
+                    S::NAME,
+                    st.app.scene.status(),
+                    st.frame_ms,
+                    1000.0 / st.frame_ms.max(1e-3),
+                    title_controls::<S>()
+                ));
+            }
+            if self.args.exercise_resize {
+                let (w, h) = (self.args.width, self.args.height);
+                match self.frames {
+                    2 => drop(st.window.request_inner_size(PhysicalSize::new(w * 3 / 4, h * 3 / 4))),
+                    4 => drop(st.window.request_inner_size(PhysicalSize::new(w, h))),
+                    _ => {}
+                }
+            }
+            if self.args.frames.is_some_and(|n| self.frames >= n) {
+                println!(
+                    "{}: presented {} frame(s) on {}, swapchain created {} time(s), last {}x{}",
+                    S::NAME,
+                    self.frames,
+                    st.ctx.device_name(),
+                    st.swapchain.creations(),
+                    st.swapchain.extent().width,
+                    st.swapchain.extent().height
+                );
+                el.exit();
+            }
+            Ok(())
+        }
+
+        pub(super) fn validation(&self) -> Result<(), DemoError> {
+            self.state.as_ref().map_or(Ok(()), |s| check_validation(&s.ctx))
+        }
+    }
+
+    impl<S: Scene> ApplicationHandler for WindowApp<S> {
+        fn resumed(&mut self, el: &ActiveEventLoop) {
+            if self.state.is_none() {
+                match self.create(el) {
+                    Ok(s) => self.state = Some(s),
+                    Err(e) => self.fail(el, e),
+                }
+            }
+        }
+
+        fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+            if let WindowEvent::RedrawRequested = event {
+                if let Err(e) = self.redraw(el) {
+                    self.fail(el, e);
+                }
+                return;
+            }
+            let Some(st) = self.state.as_mut() else { return };
+            match event {
+                WindowEvent::CloseRequested => el.exit(),
+                WindowEvent::Resized(size) => st.swapchain.resized(size.width, size.height),
+                WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
+                    let o = &mut st.app.orbit;
+                    match &event.logical_key {
+                        WKey::Named(NamedKey::Escape) => el.exit(),
+                        WKey::Named(NamedKey::ArrowLeft) => o.rotate(-0.1, 0.0),
+                        WKey::Named(NamedKey::ArrowRight) => o.rotate(0.1, 0.0),
+                        WKey::Named(NamedKey::ArrowUp) => o.rotate(0.0, 0.1),
+                        WKey::Named(NamedKey::ArrowDown) => o.rotate(0.0, -0.1),
+                        WKey::Named(NamedKey::PageUp) => o.zoom(0.9),
+                        WKey::Named(NamedKey::PageDown) => o.zoom(1.0 / 0.9),
+                        WKey::Named(NamedKey::Home) => o.reset(),
+                        WKey::Named(NamedKey::Space) => st.app.scene.key(Key::Space),
+                        WKey::Named(NamedKey::Tab) => st.app.scene.key(Key::Tab),
+                        WKey::Character(c) => {
+                            if let Some(ch) = c.chars().next() {
+                                st.app.scene.key(Key::Char(ch.to_ascii_lowercase()));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                WindowEvent::MouseInput { state, button: MouseButton::Left, .. } => {
+                    st.dragging = state == ElementState::Pressed;
+                }
+                WindowEvent::CursorMoved { position, .. } => {
+                    if let (true, Some((x, y))) = (st.dragging, st.cursor) {
+                        st.app.orbit.rotate(-(position.x - x) as f32 * 0.01, (position.y - y) as f32 * 0.01);
+                    }
+                    st.cursor = Some((position.x, position.y));
+                }
+                WindowEvent::MouseWheel { delta, .. } => {
+                    let d = match delta {
+                        MouseScrollDelta::LineDelta(_, y) => y,
+                        MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                    };
+                    st.app.orbit.zoom(0.9f32.powf(d));
+                }
+                _ => {}
+            }
+        }
+
+        fn about_to_wait(&mut self, _el: &ActiveEventLoop) {
+            if let Some(st) = &self.state {
+                st.window.request_redraw();
+            }
+        }
+    }
+
+    pub(super) fn event_loop() -> Result<EventLoop<()>, DemoError> {
+        EventLoop::new().map_err(|e| DemoError::Window(e.to_string()))
+    }
+}
+
+/// Runs `S` in a window until it is closed (or `--frames` frames were presented).
+///
+/// # Errors
+/// No display, Vulkan failures, scene failures, or validation messages.
+pub fn run_window<S: Scene>(args: &CommonArgs) -> Result<(), DemoError> {
+    let el = window::event_loop()?;
+    let mut app = window::WindowApp::<S>::new(args);
+    el.run_app(&mut app).map_err(|e| DemoError::Window(e.to_string()))?;
+    if let Some(e) = app.error.take() {
+        return Err(e);
+    }
+    app.validation()
+}

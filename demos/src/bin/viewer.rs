@@ -1,0 +1,6 @@
+//! `viewer`: see [`demos::scenes::viewer`]. Run with `--help` for options and controls;
+//! `--headless --frames N --out shot.png` renders without a display.
+
+fn main() -> std::process::ExitCode {
+    demos::main::<demos::scenes::viewer::Viewer>()
+}

@@ -1,0 +1,314 @@
+//! A character to draw: the default mannequin or a glTF file, posed from a clip, drawn with
+//! any skinning backend (CPU, GPU vertex shader, GPU compute) and method (LBS, DQ).
+
+use crate::DemoError;
+use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
+use anim_core::{Clip, Mesh, Pose, Skeleton, Skin, TimePolicy, mannequin, palette};
+use anim_math::{DualQuat, Mat4, Vec3};
+use anim_render_vk::mesh::smooth_normals;
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod, SkinPath};
+use std::path::Path;
+
+/// Where skinning runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// On the CPU (`anim_core::skinning`); vertices uploaded every frame.
+    Cpu,
+    /// In the vertex shader.
+    #[default]
+    Vertex,
+    /// In a compute pass.
+    Compute,
+}
+
+impl Backend {
+    /// The next backend (for a toggle key).
+    pub fn next(self) -> Self {
+        match self {
+            Self::Cpu => Self::Vertex,
+            Self::Vertex => Self::Compute,
+            Self::Compute => Self::Cpu,
+        }
+    }
+
+    /// Short name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Cpu => "CPU",
+            Self::Vertex => "GPU vertex",
+            Self::Compute => "GPU compute",
+        }
+    }
+}
+
+/// One drawable primitive of a character.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// Bind-pose mesh (normals always present: computed when the file had none).
+    pub mesh: Mesh,
+    /// Skin index, `None` for a rigid part.
+    pub skin: Option<usize>,
+    /// Skeleton joint whose world matrix places a rigid part.
+    pub joint: usize,
+}
+
+/// A character: skeleton, skins, parts and clips.
+#[derive(Clone, Debug)]
+pub struct Character {
+    /// Display name.
+    pub name: String,
+    /// The skeleton (for glTF: one joint per node).
+    pub skeleton: Skeleton,
+    /// Skins.
+    pub skins: Vec<Skin>,
+    /// Drawable parts.
+    pub parts: Vec<Part>,
+    /// Clips.
+    pub clips: Vec<Clip>,
+    /// Joints drawn in the skeleton overlay (skin joints).
+    pub bone_mask: Vec<bool>,
+}
+
+fn with_normals(mut mesh: Mesh) -> Mesh {
+    if mesh.normals.len() != mesh.positions.len() {
+        mesh.normals = smooth_normals(&mesh.positions, &mesh.indices);
+    }
+    mesh
+}
+
+impl Character {
+    /// The default character (`anim_core::mannequin`).
+    pub fn mannequin() -> Self {
+        let m = mannequin::build();
+        let skin = Skin::from_skeleton(&m.skeleton);
+        Self {
+            name: "mannequin".into(),
+            bone_mask: vec![true; m.skeleton.len()],
+            skins: vec![skin],
+            parts: vec![Part { mesh: with_normals(m.mesh), skin: Some(0), joint: 0 }],
+            clips: m.clips,
+            skeleton: m.skeleton,
+        }
+    }
+
+    /// A glTF file (every mesh instance of its default scene).
+    ///
+    /// # Errors
+    /// The loader's errors, or a file without meshes.
+    pub fn from_gltf(path: &Path) -> Result<Self, DemoError> {
+        let model = anim_gltf::load(path)?;
+        if model.meshes.is_empty() {
+            return Err(DemoError::Args(format!("{}: no mesh to draw", path.display())));
+        }
+        let bone_mask = model.nodes.iter().fold(vec![false; model.skeleton.len()], |mut m, n| {
+            m[n.joint] |= n.is_skin_joint;
+            m
+        });
+        Ok(Self {
+            name: path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned()),
+            skins: model.skins.iter().map(|s| s.skin.clone()).collect(),
+            parts: model
+                .meshes
+                .iter()
+                .map(|m| Part { mesh: with_normals(m.data.clone()), skin: m.skin, joint: m.joint })
+                .collect(),
+            clips: model.clips,
+            skeleton: model.skeleton,
+            bone_mask,
+        })
+    }
+
+    /// `model` when given, else the default character.
+    ///
+    /// # Errors
+    /// As [`Character::from_gltf`].
+    pub fn load(model: Option<&Path>) -> Result<Self, DemoError> {
+        model.map_or_else(|| Ok(Self::mannequin()), Self::from_gltf)
+    }
+
+    /// The index of the clip named `name`, or with that index.
+    pub fn find_clip(&self, name: &str) -> Option<usize> {
+        self.clips.iter().position(|c| c.name() == name).or_else(|| name.parse().ok().filter(|i| *i < self.clips.len()))
+    }
+
+    /// The clip to start with: `preferred` if present, else `walk`, else the first.
+    pub fn initial_clip(&self, preferred: Option<&str>) -> Option<usize> {
+        preferred.and_then(|p| self.find_clip(p)).or_else(|| self.find_clip("walk")).or(if self.clips.is_empty() {
+            None
+        } else {
+            Some(0)
+        })
+    }
+
+    /// Uploads every part with `coloring` (debug colourings apply to skinned parts; rigid
+    /// parts get a neutral colour).
+    ///
+    /// # Errors
+    /// Upload failure.
+    pub fn upload(&self, renderer: &mut Renderer, coloring: &Coloring) -> Result<Vec<MeshId>, DemoError> {
+        self.parts
+            .iter()
+            .map(|p| {
+                let c = if p.mesh.influences.is_some() { coloring.clone() } else { Coloring::Uniform([0.7, 0.7, 0.7]) };
+                Ok(renderer.add_mesh(&p.mesh, &c)?)
+            })
+            .collect()
+    }
+}
+
+/// A posed instance of a character: pose, world matrices, palettes, CPU skinning buffers.
+/// Reuses its buffers: posing and drawing allocate nothing after the first frame.
+#[derive(Clone, Debug)]
+pub struct Posed {
+    /// Local transforms.
+    pub pose: Pose,
+    /// Model-space matrix of every joint.
+    pub world: Vec<Mat4>,
+    /// Matrix palette per skin.
+    pub palettes: Vec<Vec<Mat4>>,
+    /// Dual-quaternion palette per skin.
+    pub dual_quats: Vec<Vec<DualQuat>>,
+    /// CPU-skinned positions per part (valid after [`Posed::skin_cpu`]).
+    pub positions: Vec<Vec<Vec3>>,
+    /// CPU-skinned normals per part.
+    pub normals: Vec<Vec<Vec3>>,
+}
+
+impl Posed {
+    /// Buffers for `ch`, in the rest pose.
+    pub fn new(ch: &Character) -> Self {
+        let mut p = Self {
+            pose: ch.skeleton.rest_pose().clone(),
+            world: vec![Mat4::identity(); ch.skeleton.len()],
+            palettes: ch.skins.iter().map(|s| vec![Mat4::identity(); s.len()]).collect(),
+            dual_quats: ch.skins.iter().map(|s| vec![DualQuat::identity(); s.len()]).collect(),
+            positions: ch.parts.iter().map(|p| p.mesh.positions.clone()).collect(),
+            normals: ch.parts.iter().map(|p| p.mesh.normals.clone()).collect(),
+        };
+        // The rest pose of a valid skeleton always evaluates.
+        let _ = p.update(ch);
+        p
+    }
+
+    /// Samples `clip` at `time` (looping) over the rest pose; `None` gives the rest pose.
+    ///
+    /// # Errors
+    /// Unknown clip or failed sampling.
+    pub fn sample(&mut self, ch: &Character, clip: Option<usize>, time: f32) -> Result<(), DemoError> {
+        // Copy into the existing buffer (a derived `clone_from` would reallocate).
+        self.pose.locals_mut().copy_from_slice(ch.skeleton.rest_pose().locals());
+        if let Some(c) = clip {
+            let clip = ch.clips.get(c).ok_or_else(|| DemoError::Args(format!("no clip {c}")))?;
+            clip.sample(time, TimePolicy::Wrap, &mut self.pose)?;
+        }
+        self.update(ch)
+    }
+
+    /// Recomputes world matrices and palettes from [`Posed::pose`].
+    ///
+    /// # Errors
+    /// A pose that does not fit the skeleton.
+    pub fn update(&mut self, ch: &Character) -> Result<(), DemoError> {
+        self.pose.local_to_model(&ch.skeleton, &mut self.world)?;
+        for ((skin, m), d) in ch.skins.iter().zip(&mut self.palettes).zip(&mut self.dual_quats) {
+            palette::skinning_matrices(&self.world, skin, m)?;
+            palette::skinning_dual_quats(&self.world, skin, d)?;
+        }
+        Ok(())
+    }
+
+    /// Skins every part on the CPU into [`Posed::positions`] / [`Posed::normals`] (rigid
+    /// parts are placed by their joint's world matrix).
+    ///
+    /// # Errors
+    /// Skinning input that does not fit.
+    pub fn skin_cpu(&mut self, ch: &Character, method: SkinMethod) -> Result<(), DemoError> {
+        for (i, part) in ch.parts.iter().enumerate() {
+            let (pos, nrm) = (&mut self.positions[i], &mut self.normals[i]);
+            match (part.skin, &part.mesh.influences) {
+                (Some(s), Some(inf)) => {
+                    let input = SkinningInput {
+                        influences: inf,
+                        positions: &part.mesh.positions,
+                        normals: Some(&part.mesh.normals),
+                    };
+                    let mut out = SkinningOutput { positions: pos, normals: Some(nrm) };
+                    match method {
+                        SkinMethod::Lbs => {
+                            skinning::linear_blend(&input, &self.palettes[s], NormalMode::Direct, &mut out)?
+                        }
+                        SkinMethod::Dq => skinning::dual_quaternion(&input, &self.dual_quats[s], &mut out)?,
+                    }
+                }
+                _ => {
+                    let m = &self.world[part.joint];
+                    for (o, p) in pos.iter_mut().zip(&part.mesh.positions) {
+                        *o = (m * p.push(1.0)).xyz();
+                    }
+                    for (o, n) in nrm.iter_mut().zip(&part.mesh.normals) {
+                        *o = (m * n.push(0.0)).xyz().normalize();
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Axis-aligned bounds of the CPU-skinned vertices (after [`Posed::skin_cpu`]).
+    pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
+        let mut it = self.positions.iter().flatten();
+        let first = *it.next()?;
+        Some(it.fold((first, first), |(lo, hi), p| (lo.inf(p), hi.sup(p))))
+    }
+
+    /// Adds the character to `frame`, placed by `model`.
+    ///
+    /// # Errors
+    /// Palette or vertex ranges that do not fit (a bug), or CPU skinning failure.
+    pub fn draw(
+        &mut self,
+        ch: &Character,
+        meshes: &[MeshId],
+        frame: &mut FrameData,
+        model: &Mat4,
+        method: SkinMethod,
+        backend: Backend,
+    ) -> Result<(), DemoError> {
+        if backend == Backend::Cpu {
+            self.skin_cpu(ch, method)?;
+        }
+        for (i, (part, id)) in ch.parts.iter().zip(meshes).enumerate() {
+            let skin = part.skin.filter(|_| part.mesh.influences.is_some());
+            match (skin, backend) {
+                (None, _) => frame.add_static(*id, model * self.world[part.joint], [1.0; 3]),
+                (Some(_), Backend::Cpu) => frame.add_cpu(*id, *model, &self.positions[i], &self.normals[i])?,
+                (Some(s), gpu) => {
+                    let path = if gpu == Backend::Compute { SkinPath::Compute } else { SkinPath::VertexShader };
+                    match method {
+                        SkinMethod::Lbs => frame.add_lbs(*id, *model, path, &self.palettes[s])?,
+                        SkinMethod::Dq => frame.add_dq(*id, *model, path, &self.dual_quats[s])?,
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds the skeleton (skin joints to their parents) as lines, over everything when
+    /// `overlay` is set.
+    pub fn draw_skeleton(&self, ch: &Character, frame: &mut FrameData, model: &Mat4, color: [f32; 4], overlay: bool) {
+        for (j, parent) in ch.skeleton.parents().iter().enumerate() {
+            let Some(p) = *parent else { continue };
+            if !ch.bone_mask[j] || !ch.bone_mask[p] {
+                continue;
+            }
+            let a = (model * self.world[p].column(3)).xyz();
+            let b = (model * self.world[j].column(3)).xyz();
+            if overlay {
+                frame.overlay_line(a, b, color);
+            } else {
+                frame.line(a, b, color);
+            }
+        }
+    }
+}

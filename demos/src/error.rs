@@ -1,0 +1,40 @@
+//! The demos' error type.
+
+use anim_render_vk::RenderError;
+
+/// Everything a demo can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    /// The renderer failed.
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// The model could not be loaded.
+    #[error(transparent)]
+    Gltf(#[from] anim_gltf::GltfError),
+    /// A pose or palette computation failed.
+    #[error(transparent)]
+    Pose(#[from] anim_core::PoseError),
+    /// Sampling a clip failed.
+    #[error(transparent)]
+    Clip(#[from] anim_core::ClipError),
+    /// CPU skinning failed.
+    #[error(transparent)]
+    Skinning(#[from] anim_core::SkinningError),
+    /// A skeleton built in code was rejected.
+    #[error(transparent)]
+    Skeleton(#[from] anim_core::SkeletonError),
+    /// The window system failed.
+    #[error("window: {0}")]
+    Window(String),
+    /// A command-line value that does not fit the model.
+    #[error("{0}")]
+    Args(String),
+    /// Validation was on and the layer reported warnings or errors.
+    #[error("{count} validation message(s), first: {first}")]
+    Validation {
+        /// How many.
+        count: usize,
+        /// The first one.
+        first: String,
+    },
+}

@@ -1,0 +1,115 @@
+//! Chapter 10: the rest pose, the bind pose and the animated pose of one skeleton, drawn
+//! side by side as bones with joint axes (rest red, bind green, animated blue).
+//!
+//! The rest pose is the nodes' authored transforms; the bind pose is the one the mesh was
+//! skinned in (rebuilt from the inverse bind matrices). For the default mannequin they are
+//! the same T-pose; `--model ../shared/assets/Woman/Woman.gltf` shows a model where they
+//! differ.
+
+use crate::app::{CommonArgs, Key, Scene};
+use crate::character::{Character, Posed};
+use crate::{DemoError, scenes};
+use anim_math::{Mat4, Vec3};
+use anim_render_vk::{FrameData, Renderer, lines};
+
+/// Colours of the three skeletons: rest, bind, animated.
+pub const COLORS: [[f32; 4]; 3] = [[1.0, 0.3, 0.3, 1.0], [0.3, 1.0, 0.4, 1.0], [0.35, 0.6, 1.0, 1.0]];
+
+/// The scene.
+#[derive(Debug)]
+pub struct Poses {
+    /// The character (only its skeleton and clips are used).
+    pub character: Character,
+    rest: Posed,
+    bind: Posed,
+    animated: Posed,
+    /// Clip of the animated skeleton.
+    pub clip: Option<usize>,
+    /// Time in the clip.
+    pub time: f32,
+    /// Spacing between the skeletons.
+    pub spacing: f32,
+    /// Draw joint axes.
+    pub axes: bool,
+    centre: Vec3,
+    radius: f32,
+    floor: f32,
+}
+
+impl Poses {
+    /// Model matrix of skeleton `i` (0 rest, 1 bind, 2 animated).
+    pub fn placement(&self, i: usize) -> Mat4 {
+        Mat4::new_translation(&Vec3::new((i as f32 - 1.0) * self.spacing, 0.0, 0.0))
+    }
+}
+
+impl Scene for Poses {
+    const NAME: &'static str = "ch10_poses";
+    const ABOUT: &'static str = "Rest pose (red), bind pose (green) and animated pose (blue) of one skeleton.";
+    const CONTROLS: &'static [(&'static str, &'static str)] = &[("c", "next clip"), ("a", "joint axes")];
+
+    fn new(_renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
+        let character = Character::load(args.model.as_deref())?;
+        let clip = match &args.clip {
+            Some(c) => Some(character.find_clip(c).ok_or_else(|| DemoError::Args(format!("no clip {c:?}")))?),
+            None => character.initial_clip(None),
+        };
+        let mut rest = Posed::new(&character);
+        let mut bind = Posed::new(&character);
+        bind.pose.clone_from(character.skeleton.bind_pose());
+        bind.update(&character)?;
+        let animated = Posed::new(&character);
+        let (centre, lo, radius) = scenes::framing(&character, &mut rest)?;
+        let spacing = radius * 1.4;
+        Ok(Self {
+            character,
+            rest,
+            bind,
+            animated,
+            clip,
+            time: args.start,
+            spacing,
+            axes: true,
+            centre,
+            radius: spacing * 0.8 + radius * 0.5,
+            floor: lo.y,
+        })
+    }
+
+    fn focus(&self) -> (Vec3, f32) {
+        (self.centre, self.radius)
+    }
+
+    fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
+        self.time += dt;
+        self.animated.sample(&self.character, self.clip, self.time)?;
+        let axis = self.radius * 0.03;
+        for (i, posed) in [&self.rest, &self.bind, &self.animated].into_iter().enumerate() {
+            let m = self.placement(i);
+            posed.draw_skeleton(&self.character, frame, &m, COLORS[i], true);
+            if self.axes {
+                for (w, _) in posed.world.iter().zip(&self.character.bone_mask).filter(|(_, b)| **b) {
+                    lines::joint_axes(frame, std::slice::from_ref(w), &m, axis);
+                }
+            }
+        }
+        scenes::ground(frame, self.radius, self.floor);
+        Ok(())
+    }
+
+    fn key(&mut self, key: Key) {
+        match key {
+            Key::Char('c') if !self.character.clips.is_empty() => {
+                self.clip = Some(self.clip.map_or(0, |c| (c + 1) % self.character.clips.len()));
+                self.time = 0.0;
+            }
+            Key::Char('a') => self.axes = !self.axes,
+            _ => {}
+        }
+    }
+
+    fn status(&self) -> String {
+        let clip = self.clip.and_then(|c| self.character.clips.get(c)).map_or("rest", |c| c.name());
+        format!("{} | animated: {clip}", self.character.name)
+    }
+}

@@ -1,0 +1,200 @@
+//! Chapter 14: linear blend skinning (left) against dual-quaternion skinning (right) on a
+//! bar generated in code: two joints, the child twisting about the bar's axis up to 180°.
+//! LBS averages the two joints' matrices, so at 180° the middle of the bar collapses to its
+//! axis (the candy-wrapper artefact); DQS blends rotations and keeps the volume. With
+//! `--model`, the model's clip plays on both sides instead (e.g. `DQ/dq.gltf`).
+
+use crate::app::{CommonArgs, Key, Scene};
+use crate::character::{Backend, Character, Part, Posed};
+use crate::{DemoError, scenes};
+use anim_core::{Influences, JointDesc, Mesh, Skeleton, Skin};
+use anim_math::{Mat4, Quat, Transform, Vec3};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod};
+use std::f32::consts::{PI, TAU};
+
+/// Bar length (along +x); the child joint sits at half of it.
+pub const BAR_LENGTH: f32 = 4.0;
+/// Bar radius.
+pub const BAR_RADIUS: f32 = 0.45;
+const RINGS: usize = 48;
+const SEGMENTS: usize = 32;
+
+/// The twisting bar: a tube along +x, rings of `SEGMENTS` vertices; the weight of the child
+/// joint rises smoothly from 0 to 1 between 30% and 70% of the length. Four coloured stripes
+/// run along it so the twist shows.
+pub fn bar() -> Result<(Skeleton, Mesh), DemoError> {
+    let skeleton = Skeleton::new(vec![
+        JointDesc::new("root", None, Transform::IDENTITY),
+        JointDesc::new("twist", Some(0), Transform::from_translation(Vec3::new(BAR_LENGTH * 0.5, 0.0, 0.0))),
+    ])?;
+    let mut positions = Vec::new();
+    let mut normals = Vec::new();
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    for r in 0..=RINGS {
+        let x = BAR_LENGTH * r as f32 / RINGS as f32;
+        let s = ((x / BAR_LENGTH - 0.3) / 0.4).clamp(0.0, 1.0);
+        let w1 = s * s * (3.0 - 2.0 * s);
+        for k in 0..SEGMENTS {
+            let a = TAU * k as f32 / SEGMENTS as f32;
+            let (sin, cos) = a.sin_cos();
+            positions.push(Vec3::new(x, BAR_RADIUS * cos, BAR_RADIUS * sin));
+            normals.push(Vec3::new(0.0, cos, sin));
+            joints.extend_from_slice(&[0, 1]);
+            weights.extend_from_slice(&[1.0 - w1, w1]);
+        }
+    }
+    let mut indices = Vec::new();
+    for r in 0..RINGS as u32 {
+        for k in 0..SEGMENTS as u32 {
+            let a = r * SEGMENTS as u32 + k;
+            let b = r * SEGMENTS as u32 + (k + 1) % SEGMENTS as u32;
+            indices.extend_from_slice(&[a, b + SEGMENTS as u32, b, a, a + SEGMENTS as u32, b + SEGMENTS as u32]);
+        }
+    }
+    let influences = Influences::new(2, joints, weights, 2)?;
+    Ok((skeleton, Mesh { positions, normals, uvs: Vec::new(), influences: Some(influences), indices }))
+}
+
+/// Stripe colours of the bar.
+fn stripes(n: usize) -> Vec<[f32; 4]> {
+    let palette = [[0.9, 0.35, 0.3, 1.0], [0.95, 0.85, 0.5, 1.0], [0.3, 0.55, 0.9, 1.0], [0.95, 0.85, 0.5, 1.0]];
+    (0..n).map(|v| palette[(v % SEGMENTS) * 4 / SEGMENTS]).collect()
+}
+
+/// Twist angle at time `t`: 0 → 180° → 0 over 4 s (180° at t = 2 s).
+pub fn twist_angle(t: f32) -> f32 {
+    PI * 0.5 * (1.0 - (t * PI * 0.5).cos())
+}
+
+/// The scene.
+#[derive(Debug)]
+pub struct DqVsLbs {
+    /// The bar (or `--model`).
+    pub character: Character,
+    posed: Posed,
+    meshes: Vec<MeshId>,
+    /// True for the generated bar.
+    pub is_bar: bool,
+    /// Bend instead of twist (bar only).
+    pub bend: bool,
+    /// Clip (model only).
+    pub clip: Option<usize>,
+    /// Time.
+    pub time: f32,
+    /// GPU path.
+    pub backend: Backend,
+    /// Distance between the two copies.
+    pub spacing: f32,
+    centre: Vec3,
+    radius: f32,
+    floor: f32,
+}
+
+impl Scene for DqVsLbs {
+    const NAME: &'static str = "ch14_dq_vs_lbs";
+    const ABOUT: &'static str =
+        "LBS (left) vs dual-quaternion skinning (right) on a twisting bar: the candy-wrapper collapse.";
+    const CONTROLS: &'static [(&'static str, &'static str)] =
+        &[("n", "twist / bend (bar)"), ("c", "next clip (--model)"), ("b", "CPU / GPU vertex / GPU compute")];
+
+    fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
+        let (character, is_bar) = match &args.model {
+            Some(path) => (Character::from_gltf(path)?, false),
+            None => {
+                let (skeleton, mesh) = bar()?;
+                let skin = Skin::from_skeleton(&skeleton);
+                let ch = Character {
+                    name: "twisted bar".into(),
+                    bone_mask: vec![true; skeleton.len()],
+                    skeleton,
+                    skins: vec![skin],
+                    parts: vec![Part { mesh, skin: Some(0), joint: 0 }],
+                    clips: Vec::new(),
+                };
+                (ch, true)
+            }
+        };
+        let coloring = if is_bar {
+            Coloring::PerVertex(stripes(character.parts[0].mesh.vertex_count()))
+        } else {
+            Coloring::ByJoint
+        };
+        let meshes = character.upload(renderer, &coloring)?;
+        let clip = match &args.clip {
+            Some(c) => Some(character.find_clip(c).ok_or_else(|| DemoError::Args(format!("no clip {c:?}")))?),
+            None => character.initial_clip(Some("Twisting")),
+        };
+        let mut posed = Posed::new(&character);
+        let (centre, lo, radius) = scenes::framing(&character, &mut posed)?;
+        let spacing = radius * 2.2;
+        Ok(Self {
+            character,
+            posed,
+            meshes,
+            is_bar,
+            bend: false,
+            clip,
+            time: args.start,
+            backend: args.backend,
+            spacing,
+            centre,
+            radius: spacing * 0.5 + radius,
+            floor: lo.y - radius * 0.5,
+        })
+    }
+
+    fn focus(&self) -> (Vec3, f32) {
+        (self.centre, self.radius)
+    }
+
+    fn view_angles(&self) -> (f32, f32) {
+        (0.25, 0.3)
+    }
+
+    fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
+        self.time += dt;
+        if self.is_bar {
+            let angle = twist_angle(self.time);
+            self.posed.pose.locals_mut().copy_from_slice(self.character.skeleton.rest_pose().locals());
+            let axis = if self.bend { Vec3::z_axis() } else { Vec3::x_axis() };
+            self.posed.pose.locals_mut()[1].rotation =
+                Quat::from_axis_angle(&axis, angle * if self.bend { 0.5 } else { 1.0 });
+            self.posed.update(&self.character)?;
+        } else {
+            self.posed.sample(&self.character, self.clip, self.time)?;
+        }
+        for (method, x) in [(SkinMethod::Lbs, -0.5), (SkinMethod::Dq, 0.5)] {
+            let m = Mat4::new_translation(&Vec3::new(x * self.spacing, 0.0, 0.0));
+            self.posed.draw(&self.character, &self.meshes, frame, &m, method, self.backend)?;
+            self.posed.draw_skeleton(&self.character, frame, &m, [1.0, 1.0, 1.0, 1.0], true);
+        }
+        scenes::ground(frame, self.radius, self.floor);
+        Ok(())
+    }
+
+    fn key(&mut self, key: Key) {
+        match key {
+            Key::Char('n') => self.bend = !self.bend,
+            Key::Char('c') if !self.character.clips.is_empty() => {
+                self.clip = Some(self.clip.map_or(0, |c| (c + 1) % self.character.clips.len()));
+                self.time = 0.0;
+            }
+            Key::Char('b') => self.backend = self.backend.next(),
+            _ => {}
+        }
+    }
+
+    fn status(&self) -> String {
+        if self.is_bar {
+            format!(
+                "left LBS | right DQ | {} {:.0} deg | {}",
+                if self.bend { "bend" } else { "twist" },
+                twist_angle(self.time).to_degrees() * if self.bend { 0.5 } else { 1.0 },
+                self.backend.label()
+            )
+        } else {
+            format!("left LBS | right DQ | {} | {}", self.character.name, self.backend.label())
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! Every demo runs headless on lavapipe with validation and synchronization validation on
+//! (any message fails the run); the viewer's image is checked against the CPU-projected
+//! skinned vertices; one windowed run under `xvfb-run`.
+
+use anim_render_vk::{Context, ContextDesc, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, SkinMethod};
+use demos::app::HEADLESS_DT;
+use demos::scenes::{ch10_cpu_gpu, ch10_poses, ch14_dq_vs_lbs, seed_bone_texture, seed_rigid_box, viewer};
+use demos::{App, Backend, CommonArgs, Key, Scene, run_headless};
+
+const W: u32 = 240;
+const H: u32 = 160;
+
+/// Pixels that differ from the clear colour (±1) of the top-left corner.
+fn foreground(img: &RgbaImage) -> Vec<(u32, u32)> {
+    let bg = img.pixel(0, 0);
+    let mut v = Vec::new();
+    for y in 0..img.height {
+        for x in 0..img.width {
+            if img.pixel(x, y).iter().zip(&bg).any(|(a, b)| a.abs_diff(*b) > 1) {
+                v.push((x, y));
+            }
+        }
+    }
+    v
+}
+
+fn runs_clean<S: Scene>(min_foreground: f32) {
+    let run = run_headless::<S>(&CommonArgs::headless(4, W, H)).unwrap_or_else(|e| panic!("{}: {e}", S::NAME));
+    assert!(run.context.validation_enabled());
+    assert_eq!(run.context.validation_count(), 0, "{}", run.context.validation_messages().join("\n"));
+    let fg = foreground(&run.image).len() as f32 / (W * H) as f32;
+    assert!(fg > min_foreground, "{}: only {:.2}% of the image is not background", S::NAME, fg * 100.0);
+    // Tearing everything down leaves no Vulkan object alive (reported at vkDestroyDevice).
+    let log = run.context.validation_log();
+    drop(run);
+    assert_eq!(log.count(), 0, "{}: {}", S::NAME, log.messages().join("\n"));
+}
+
+#[test]
+fn viewer_runs_clean() {
+    runs_clean::<viewer::Viewer>(0.05);
+}
+
+#[test]
+fn ch10_poses_runs_clean() {
+    runs_clean::<ch10_poses::Poses>(0.01);
+}
+
+#[test]
+fn ch10_cpu_gpu_runs_clean() {
+    runs_clean::<ch10_cpu_gpu::CpuGpu>(0.05);
+}
+
+#[test]
+fn ch14_dq_vs_lbs_runs_clean() {
+    runs_clean::<ch14_dq_vs_lbs::DqVsLbs>(0.05);
+}
+
+#[test]
+fn seed_bone_texture_runs_clean() {
+    runs_clean::<seed_bone_texture::BoneTexture>(0.05);
+}
+
+#[test]
+fn seed_rigid_box_runs_clean() {
+    runs_clean::<seed_rigid_box::RigidBox>(0.02);
+}
+
+/// Renders the viewer (grid and skeleton off) at `time` with `backend`/`method`; returns
+/// the image and the CPU-projected bounding box of the skinned vertices.
+fn viewer_shot(time: f32, backend: Backend, method: SkinMethod) -> (RgbaImage, [f32; 4]) {
+    let ctx = Context::new(&ContextDesc { validation: true, window: None }).unwrap();
+    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+    let mut target = Offscreen::new(&ctx, W, H).unwrap();
+    let mut args = CommonArgs::headless(1, W, H);
+    args.start = time;
+    let mut app = App::<viewer::Viewer>::new(&mut renderer, &args).unwrap();
+    app.scene.show_grid = false;
+    app.scene.show_skeleton = false;
+    app.scene.backend = backend;
+    app.scene.method = method;
+    app.step(&mut renderer, 0.0).unwrap();
+    target.render(&mut renderer, &app.frame).unwrap();
+    let img = target.image().unwrap();
+    // The independent prediction: skin on the CPU, project every vertex with the camera.
+    let v = &mut app.scene;
+    v.posed.skin_cpu(&v.character, method).unwrap();
+    let mut b = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
+    for p in v.posed.positions.iter().flatten() {
+        let [x, y] = app.frame.camera.project(p, W, H).expect("character in front of the camera");
+        b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
+    }
+    assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+    (img, b)
+}
+
+#[test]
+fn viewer_image_matches_cpu_projection_and_animates() {
+    for (backend, method) in
+        [(Backend::Vertex, SkinMethod::Lbs), (Backend::Compute, SkinMethod::Dq), (Backend::Cpu, SkinMethod::Lbs)]
+    {
+        let (img, b) = viewer_shot(0.25, backend, method);
+        let fg = foreground(&img);
+        assert!(fg.len() > 500, "{backend:?}: {} character pixels", fg.len());
+        // Every character pixel lies inside the predicted box (one pixel of rasterization slack).
+        for &(x, y) in &fg {
+            let (x, y) = (x as f32 + 0.5, y as f32 + 0.5);
+            assert!(
+                x >= b[0] - 1.0 && x <= b[2] + 1.0 && y >= b[1] - 1.0 && y <= b[3] + 1.0,
+                "{backend:?}: pixel ({x}, {y}) outside {b:?}"
+            );
+        }
+        // And the box is filled out to its edges (within 2 pixels on each side).
+        let lo_x = fg.iter().map(|p| p.0).min().unwrap() as f32;
+        let hi_x = fg.iter().map(|p| p.0).max().unwrap() as f32 + 1.0;
+        let lo_y = fg.iter().map(|p| p.1).min().unwrap() as f32;
+        let hi_y = fg.iter().map(|p| p.1).max().unwrap() as f32 + 1.0;
+        for (got, want) in [(lo_x, b[0]), (hi_x, b[2]), (lo_y, b[1]), (hi_y, b[3])] {
+            assert!(
+                (got - want).abs() <= 2.0,
+                "{backend:?}: image bounds {:?} vs predicted {b:?}",
+                [lo_x, lo_y, hi_x, hi_y]
+            );
+        }
+    }
+    // Two animation times give different images.
+    let (a, _) = viewer_shot(0.0, Backend::Vertex, SkinMethod::Lbs);
+    let (b, _) = viewer_shot(0.5, Backend::Vertex, SkinMethod::Lbs);
+    let differing = a
+        .pixels
+        .chunks_exact(4)
+        .zip(b.pixels.chunks_exact(4))
+        .filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 2))
+        .count();
+    assert!(differing > 200, "only {differing} pixels changed between t = 0 and t = 0.5 s");
+}
+
+#[test]
+fn headless_time_advances_by_the_fixed_step() {
+    let mut args = CommonArgs::headless(10, 64, 48);
+    args.start = 0.1;
+    let run = run_headless::<viewer::Viewer>(&args).unwrap();
+    assert!((run.app.scene.time - (0.1 + 9.0 * HEADLESS_DT)).abs() < 1e-5);
+}
+
+#[test]
+fn lbs_collapses_and_dq_keeps_the_bar_round_at_180_degrees() {
+    use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
+    use anim_core::{Skin, palette};
+    use anim_math::{Mat4, Quat, Vec3};
+    let (skeleton, mesh) = ch14_dq_vs_lbs::bar().unwrap();
+    assert!((ch14_dq_vs_lbs::twist_angle(2.0) - std::f32::consts::PI).abs() < 1e-5);
+    let mut pose = skeleton.rest_pose().clone();
+    pose.locals_mut()[1].rotation = Quat::from_axis_angle(&Vec3::x_axis(), std::f32::consts::PI);
+    let mut model = vec![Mat4::identity(); 2];
+    pose.local_to_model(&skeleton, &mut model).unwrap();
+    let skin = Skin::from_skeleton(&skeleton);
+    let mut m = vec![Mat4::identity(); 2];
+    let mut d = vec![anim_math::DualQuat::identity(); 2];
+    palette::skinning_matrices(&model, &skin, &mut m).unwrap();
+    palette::skinning_dual_quats(&model, &skin, &mut d).unwrap();
+    let inf = mesh.influences.as_ref().unwrap();
+    let input = SkinningInput { influences: inf, positions: &mesh.positions, normals: None };
+    let n = mesh.positions.len();
+    let (mut l, mut q) = (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
+    skinning::linear_blend(&input, &m, NormalMode::Direct, &mut SkinningOutput { positions: &mut l, normals: None })
+        .unwrap();
+    skinning::dual_quaternion(&input, &d, &mut SkinningOutput { positions: &mut q, normals: None }).unwrap();
+    // Vertices of the middle ring (weights 0.5 / 0.5).
+    let mid: Vec<usize> = (0..n).filter(|&v| (inf.weights()[2 * v] - 0.5).abs() < 1e-4).collect();
+    assert!(!mid.is_empty());
+    for v in mid {
+        let radial = |p: &Vec3| (p.y * p.y + p.z * p.z).sqrt();
+        assert!(radial(&l[v]) < 1e-4, "LBS keeps radius {}", radial(&l[v]));
+        assert!((radial(&q[v]) - ch14_dq_vs_lbs::BAR_RADIUS).abs() < 1e-4, "DQ radius {}", radial(&q[v]));
+    }
+}
+
+#[test]
+fn seed_grid_weights_follow_the_seed_table() {
+    assert_eq!(seed_bone_texture::seed_weights(0.0), [1.0, 0.0, 0.0]);
+    assert_eq!(seed_bone_texture::seed_weights(2.0), [0.5, 0.5, 0.0]);
+    assert_eq!(seed_bone_texture::seed_weights(4.0), [0.0, 1.0, 0.0]);
+    assert_eq!(seed_bone_texture::seed_weights(6.0), [0.0, 0.5, 0.5]);
+    assert_eq!(seed_bone_texture::seed_weights(8.0), [0.0, 0.0, 1.0]);
+    assert_eq!(seed_bone_texture::seed_weights(3.0), [0.25, 0.75, 0.0]);
+    let (_, box_mesh, colors) = seed_rigid_box::two_bone_box().unwrap();
+    assert_eq!(box_mesh.positions.len(), 48);
+    assert_eq!(colors.len(), 48);
+    // The seam: both parts have their own vertices at y = 2.
+    let inf = box_mesh.influences.as_ref().unwrap();
+    let seam: Vec<u16> =
+        (0..48).filter(|&v| (box_mesh.positions[v].y - 2.0).abs() < 1e-6).map(|v| inf.joints()[v]).collect();
+    assert!(seam.contains(&0) && seam.contains(&1));
+}
+
+#[test]
+fn windowed_smoke_under_xvfb() {
+    let Ok(xvfb) = which("xvfb-run") else {
+        eprintln!("xvfb-run not installed: skipping the windowed smoke test");
+        return;
+    };
+    let out = std::process::Command::new(xvfb)
+        .args(["-a", "-s", "-screen 0 1280x720x24", env!("CARGO_BIN_EXE_viewer"), "--frames", "12", "--validation"])
+        .args(["--width", "320", "--height", "240", "--exercise-resize"])
+        .output()
+        .expect("xvfb-run starts");
+    assert!(
+        out.status.success(),
+        "windowed viewer failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The window was shrunk and restored: the swapchain was created three times and ends at
+    // the original size.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("presented 12 frame(s)") && stdout.contains("created 3 time(s), last 320x240"), "{stdout}");
+}
+
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    std::env::var_os("PATH")
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|c| c.is_file()))
+        .ok_or(())
+}
+
+#[test]
+fn viewer_keys_switch_modes() {
+    let ctx = Context::new(&ContextDesc { validation: true, window: None }).unwrap();
+    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+    let mut target = Offscreen::new(&ctx, W, H).unwrap();
+    let mut app = App::<viewer::Viewer>::new(&mut renderer, &CommonArgs::headless(1, W, H)).unwrap();
+    app.scene.key(Key::Char('g'));
+    app.scene.key(Key::Char('k'));
+    assert!(!app.scene.show_grid && !app.scene.show_skeleton);
+    let mut shot = |app: &mut App<viewer::Viewer>, renderer: &mut Renderer| {
+        app.step(renderer, 0.0).unwrap();
+        target.render(renderer, &app.frame).unwrap();
+        target.image().unwrap()
+    };
+    let plain = shot(&mut app, &mut renderer);
+    let clip = app.scene.clip;
+    app.scene.key(Key::Char('c'));
+    assert_ne!(app.scene.clip, clip);
+    app.scene.key(Key::Char('m'));
+    assert_eq!(app.scene.method, SkinMethod::Dq);
+    app.scene.key(Key::Char('b'));
+    assert_eq!(app.scene.backend, Backend::Compute);
+    app.scene.key(Key::Char('x'));
+    assert_eq!(app.scene.clip, clip);
+    // Weights of joint 0 as a heat map: the colours change, the silhouette does not.
+    app.scene.key(Key::Char('m'));
+    app.scene.key(Key::Char('b'));
+    app.scene.key(Key::Char('b'));
+    assert_eq!(app.scene.backend, Backend::Vertex);
+    app.scene.key(Key::Char('w'));
+    assert_eq!(app.scene.weight_joint, Some(0));
+    let heat = shot(&mut app, &mut renderer);
+    let fg_plain = foreground(&plain);
+    assert_eq!(fg_plain, foreground(&heat));
+    let recoloured = fg_plain.iter().filter(|&&(x, y)| plain.pixel(x, y) != heat.pixel(x, y)).count();
+    assert!(recoloured > fg_plain.len() * 9 / 10, "{recoloured} of {} pixels recoloured", fg_plain.len());
+    assert!(app.scene.status().contains("weights of pelvis"), "{}", app.scene.status());
+    assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+}

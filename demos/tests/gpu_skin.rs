@@ -1,0 +1,60 @@
+//! `GpuInstanceSkinner` (the GPU backend of `animtool skin`) against the CPU backend
+//! (`Model::skin_instance`) on the shared assets: LBS everywhere, DQ on models whose
+//! palettes carry no scale. Positions to 1e-5 of the bounding-box diagonal, normals to 1e-4.
+
+use anim_core::{Pose, TimePolicy};
+use anim_gltf::{SkinMethod, SkinScratch};
+use anim_math::{Mat4, Vec3};
+use demos::GpuInstanceSkinner;
+
+fn check(rel: &str, methods: &[SkinMethod]) {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/assets")).join(rel);
+    let model = anim_gltf::load(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let ctx = anim_render_vk::Context::new(&anim_render_vk::ContextDesc { validation: true, window: None }).unwrap();
+    let mut gpu = GpuInstanceSkinner::with_context(&ctx).unwrap();
+    let mut scratch = SkinScratch::new();
+    let mut pose = Pose::identity(model.skeleton.len());
+    let mut world = vec![Mat4::identity(); model.skeleton.len()];
+    let clip = 0;
+    let dur = model.clips[clip].duration();
+    for t in [0.0, 0.45 * dur, dur] {
+        model.sample_pose(clip, t, TimePolicy::Clamp, &mut pose).unwrap();
+        model.world_matrices(&pose, &mut world).unwrap();
+        for (i, inst) in model.meshes.iter().enumerate() {
+            let n = inst.data.vertex_count();
+            for &method in methods {
+                let (mut cp, mut cn, mut gp, mut gn) =
+                    (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n], vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
+                model.skin_instance(i, &world, method, &mut scratch, &mut cp, Some(&mut cn)).unwrap();
+                gpu.skin_instance(&model, i, &world, method, &mut gp, Some(&mut gn)).unwrap();
+                let (lo, hi) = cp.iter().fold((cp[0], cp[0]), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
+                let tol = 1e-5 * (hi - lo).norm();
+                let dp = cp.iter().zip(&gp).map(|(a, b)| (a - b).norm()).fold(0.0f32, f32::max);
+                let dn = cn.iter().zip(&gn).map(|(a, b)| (a - b).norm()).fold(0.0f32, f32::max);
+                assert!(dp <= tol, "{rel} instance {i} t={t} {method:?}: position error {dp} > {tol}");
+                assert!(dn < 1e-4, "{rel} instance {i} t={t} {method:?}: normal error {dn}");
+            }
+        }
+    }
+    assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+}
+
+#[test]
+fn cesium_man_lbs_and_dq() {
+    check("CesiumMan/CesiumMan.glb", &[SkinMethod::Lbs, SkinMethod::Dq]);
+}
+
+#[test]
+fn fox_lbs_and_dq() {
+    check("Fox/Fox.glb", &[SkinMethod::Lbs, SkinMethod::Dq]);
+}
+
+#[test]
+fn rigged_simple_lbs() {
+    check("RiggedSimple/RiggedSimple.glb", &[SkinMethod::Lbs]);
+}
+
+#[test]
+fn woman_lbs() {
+    check("Woman/Woman.gltf", &[SkinMethod::Lbs]);
+}
