@@ -1,5 +1,5 @@
 //! Dual quaternions for skinning (the book's chapter 14), on nalgebra's
-//! [`DualQuaternion`] and [`UnitDualQuaternion`].
+//! [`DualQuaternion`] and [`UnitDualQuaternion`](nalgebra::UnitDualQuaternion).
 //!
 //! A unit dual quaternion `q = r + ε d` holds a rotation `r` (the real part) and a
 //! translation `t` in its dual part, `d = ½ · t · r`. It cannot hold scale: converting a
