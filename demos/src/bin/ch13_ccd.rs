@@ -1,0 +1,6 @@
+//! `ch13_ccd`: see [`demos::scenes::ch13_ccd`]. Run with `--help` for options and controls;
+//! `--headless --frames N --out shot.png` renders without a display.
+
+fn main() -> std::process::ExitCode {
+    demos::main::<demos::scenes::ch13_ccd::CcdDemo>()
+}

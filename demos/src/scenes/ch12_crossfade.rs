@@ -1,0 +1,289 @@
+//! Chapter 12: a [`CrossFadeController`] that fades to a random clip every few seconds.
+//! The clips are picked by a seeded generator, so a headless run always shows the same
+//! sequence; the title shows the current clip and the fade targets with their weights.
+
+use crate::app::{CommonArgs, Key, Scene};
+use crate::character::{Backend, Character, Posed};
+use crate::scenes::ch12_blend::{BODY_COLOR, lib_error};
+use crate::{DemoError, scenes};
+use anim_core::crossfade::CrossFadeController;
+use anim_core::{Clip, TimePolicy};
+use anim_math::{Mat4, Vec3};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod};
+use std::sync::Arc;
+
+/// Seconds between two fades.
+pub const FADE_INTERVAL: f32 = 2.5;
+/// Seconds before the first fade.
+pub const FIRST_FADE: f32 = 1.6;
+/// Length of a fade, seconds.
+pub const FADE_DURATION: f32 = 0.6;
+/// Seed of the clip picker.
+pub const SEED: u64 = 0x12_c0ff_ee15;
+
+/// A small deterministic generator (SplitMix64), enough to pick clips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Picker {
+    state: u64,
+}
+
+impl Picker {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self { state: seed }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A clip index in `0..count` other than `avoid` (any index when `count` is 1).
+    pub fn pick(&mut self, count: usize, avoid: Option<usize>) -> usize {
+        match (count, avoid) {
+            (0 | 1, _) => 0,
+            (n, Some(a)) if a < n => {
+                let k = (self.next_u64() % (n as u64 - 1)) as usize;
+                if k >= a { k + 1 } else { k }
+            }
+            (n, _) => (self.next_u64() % n as u64) as usize,
+        }
+    }
+}
+
+/// The clips the demo fades between: every clip except additive ones (names containing
+/// "lean": they hold a reference pose and a delta, not a motion).
+pub fn playable_clips(ch: &Character) -> Vec<usize> {
+    let all: Vec<usize> = (0..ch.clips.len()).collect();
+    let motions: Vec<usize> =
+        all.iter().copied().filter(|&c| !ch.clips[c].name().to_lowercase().contains("lean")).collect();
+    if motions.is_empty() { all } else { motions }
+}
+
+/// The fading logic without drawing: the controller, the clips, the picker and the clock.
+#[derive(Debug)]
+pub struct Shuffler {
+    /// The controller.
+    pub controller: CrossFadeController,
+    /// The playable clips, shared with the controller.
+    pub clips: Vec<Arc<Clip>>,
+    /// Index into `clips` of the last clip faded to (or played).
+    pub last: usize,
+    /// Seconds until the next fade.
+    pub countdown: f32,
+    /// The generator.
+    pub picker: Picker,
+    /// Fades started so far.
+    pub fades: usize,
+}
+
+impl Shuffler {
+    /// Plays the first playable clip (`walk` when present).
+    ///
+    /// # Errors
+    /// A character without clips, or clips that do not fit its skeleton.
+    pub fn new(ch: &Character) -> Result<Self, DemoError> {
+        let ids = playable_clips(ch);
+        if ids.is_empty() {
+            return Err(DemoError::Args(format!("{}: no clips to fade between", ch.name)));
+        }
+        let clips: Vec<Arc<Clip>> = ids.iter().map(|&c| Arc::new(ch.clips[c].clone())).collect();
+        let last = clips.iter().position(|c| c.name().to_lowercase().contains("walk")).unwrap_or(0);
+        let mut controller = CrossFadeController::new(&ch.skeleton, 4);
+        controller.play(clips[last].clone(), TimePolicy::Wrap).map_err(|e| lib_error("play", e))?;
+        Ok(Self { controller, clips, last, countdown: FIRST_FADE, picker: Picker::new(SEED), fades: 0 })
+    }
+
+    /// Starts a fade to a random clip other than the last one now.
+    ///
+    /// # Errors
+    /// As [`CrossFadeController::fade_to`].
+    pub fn fade_now(&mut self) -> Result<(), DemoError> {
+        let next = self.picker.pick(self.clips.len(), Some(self.last));
+        if self
+            .controller
+            .fade_to(self.clips[next].clone(), FADE_DURATION, TimePolicy::Wrap)
+            .map_err(|e| lib_error("fade", e))?
+        {
+            self.fades += 1;
+        }
+        self.last = next;
+        self.countdown = FADE_INTERVAL;
+        Ok(())
+    }
+
+    /// Advances by `dt`: counts down to the next fade (started before the update, so it
+    /// gets its first `dt` of weight), then updates the controller.
+    ///
+    /// # Errors
+    /// As [`CrossFadeController::update`].
+    pub fn step(&mut self, dt: f32) -> Result<(), DemoError> {
+        self.countdown -= dt;
+        if self.countdown <= 0.0 {
+            self.fade_now()?;
+        }
+        self.controller.update(dt).map_err(|e| lib_error("crossfade", e))
+    }
+}
+
+/// The scene.
+#[derive(Debug)]
+pub struct CrossFadeDemo {
+    /// The character.
+    pub character: Character,
+    /// Its posed state.
+    pub posed: Posed,
+    meshes: Vec<MeshId>,
+    /// The fading logic.
+    pub shuffler: Shuffler,
+    /// Fades stop (the current clip keeps playing).
+    pub hold: bool,
+    /// Skeleton overlay.
+    pub show_skeleton: bool,
+    /// During a fade, the skeletons of the clip faded from (blue) and the newest target
+    /// (orange), each sampled on its own.
+    pub show_sources: bool,
+    sources: [Posed; 2],
+    /// Where skinning runs.
+    pub backend: Backend,
+    method: SkinMethod,
+    fade_requested: bool,
+    centre: Vec3,
+    radius: f32,
+    floor: f32,
+}
+
+impl Scene for CrossFadeDemo {
+    const NAME: &'static str = "ch12_crossfade";
+    const ABOUT: &'static str =
+        "A crossfade controller fading to a random clip every few seconds (seeded: headless runs repeat).";
+    const CONTROLS: &'static [(&'static str, &'static str)] = &[
+        ("n", "fade to a random clip now"),
+        ("h", "hold: no automatic fades"),
+        ("k", "skeleton overlay"),
+        ("s", "skeletons of the clips being faded (from: blue, to: orange)"),
+        ("b", "CPU / GPU vertex / GPU compute skinning"),
+    ];
+
+    fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
+        let character = Character::load(args.model.as_deref())?;
+        let mut shuffler = Shuffler::new(&character)?;
+        if let Some(c) = &args.clip {
+            let want = character.find_clip(c).ok_or_else(|| DemoError::Args(format!("no clip {c:?}")))?;
+            let name = character.clips[want].name();
+            let i = shuffler
+                .clips
+                .iter()
+                .position(|k| k.name() == name)
+                .ok_or_else(|| DemoError::Args(format!("clip {c:?} is additive, not a motion")))?;
+            shuffler.last = i;
+            shuffler.controller.play(shuffler.clips[i].clone(), TimePolicy::Wrap).map_err(|e| lib_error("play", e))?;
+        }
+        let meshes = character.upload(renderer, &Coloring::Uniform(BODY_COLOR))?;
+        let mut posed = Posed::new(&character);
+        let (centre, lo, radius) = scenes::framing(&character, &mut posed)?;
+        let sources = [posed.clone(), posed.clone()];
+        // `--start` fast-forwards the whole sequence (fades included).
+        let mut t = args.start;
+        while t > 0.0 {
+            let dt = t.min(1.0 / 30.0);
+            shuffler.step(dt)?;
+            t -= dt;
+        }
+        Ok(Self {
+            character,
+            posed,
+            meshes,
+            shuffler,
+            hold: false,
+            show_skeleton: false,
+            show_sources: true,
+            sources,
+            backend: args.backend,
+            method: args.method.into(),
+            fade_requested: false,
+            centre,
+            radius: radius * 1.1,
+            floor: lo.y,
+        })
+    }
+
+    fn focus(&self) -> (Vec3, f32) {
+        (self.centre, self.radius)
+    }
+
+    fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
+        if std::mem::take(&mut self.fade_requested) {
+            self.shuffler.fade_now()?;
+        }
+        if self.hold {
+            self.shuffler.countdown = FADE_INTERVAL;
+        }
+        self.shuffler.step(dt)?;
+        self.posed.pose.locals_mut().copy_from_slice(self.shuffler.controller.pose().locals());
+        self.posed.update(&self.character)?;
+        let id = Mat4::identity();
+        self.posed.draw(&self.character, &self.meshes, frame, &id, self.method, self.backend)?;
+        if self.show_skeleton {
+            self.posed.draw_skeleton(&self.character, frame, &id, [1.0, 0.85, 0.2, 1.0], true);
+        }
+        let c = &self.shuffler.controller;
+        if let (true, Some(from), Some(from_time), Some(to)) =
+            (self.show_sources, c.current_clip(), c.current_time(), c.targets().last())
+        {
+            let rest = self.character.skeleton.rest_pose().locals();
+            for ((posed, clip, time), color) in [(from, from_time), (to.clip, to.time)]
+                .into_iter()
+                .zip(&mut self.sources)
+                .map(|((clip, time), posed)| (posed, clip, time))
+                .zip([[0.35, 0.7, 1.0, 1.0], [1.0, 0.6, 0.2, 1.0]])
+            {
+                posed.pose.locals_mut().copy_from_slice(rest);
+                clip.sample(time, TimePolicy::Wrap, &mut posed.pose)?;
+                posed.update(&self.character)?;
+                posed.draw_skeleton(&self.character, frame, &id, color, true);
+            }
+        }
+        // Countdown to the next fade as a bar on the floor; fades in progress as bars
+        // above it, as long as their weight.
+        let (w, y, z) = (self.radius * 0.8, self.floor + 0.002, self.radius * 0.35);
+        let left = Vec3::new(-w, y, z);
+        let frac = (self.shuffler.countdown / FADE_INTERVAL).clamp(0.0, 1.0);
+        frame.line(left, left + Vec3::x() * (2.0 * w * frac), [0.5, 0.7, 1.0, 1.0]);
+        for (i, f) in self.shuffler.controller.targets().enumerate() {
+            let a = left + Vec3::z() * (0.05 * self.radius * (i + 1) as f32);
+            frame.line(a, a + Vec3::x() * (2.0 * w * f.weight), [1.0, 0.6, 0.2, 1.0]);
+        }
+        scenes::ground(frame, self.radius, self.floor);
+        Ok(())
+    }
+
+    fn key(&mut self, key: Key) {
+        match key {
+            Key::Char('n') => self.fade_requested = true,
+            Key::Char('h') => self.hold = !self.hold,
+            Key::Char('k') => self.show_skeleton = !self.show_skeleton,
+            Key::Char('s') => self.show_sources = !self.show_sources,
+            Key::Char('b') => self.backend = self.backend.next(),
+            _ => {}
+        }
+    }
+
+    fn status(&self) -> String {
+        let c = &self.shuffler.controller;
+        let current = c.current_clip().map_or("none", |k| k.name());
+        let targets: Vec<String> = c.targets().map(|f| format!("{} {:.0}%", f.clip.name(), f.weight * 100.0)).collect();
+        let fading =
+            if targets.is_empty() { "no fade".to_string() } else { format!("fading to {}", targets.join(", ")) };
+        let next = if self.hold { "held".to_string() } else { format!("next in {:.1} s", self.shuffler.countdown) };
+        format!(
+            "current {current} {:.2} s | {fading} | {next} | {}",
+            c.current_time().unwrap_or(0.0),
+            self.backend.label()
+        )
+    }
+}
