@@ -1,9 +1,35 @@
 //! Forward and backward reaching IK (the book's `FABRIKSolver`).
 
 use crate::ccd::{SolveResult, TINY_SQ};
+use crate::chain::Constraint;
 use crate::chain::IkChain;
 use crate::error::{IkError, check_finite_vec};
-use anim_math::Vec3;
+use anim_math::{Quat, Vec3};
+use nalgebra::Unit;
+
+/// The hinge rotation `rotation(axis, θ) · reference` whose bone points closest to
+/// `desired` (parent frame): both directions are projected onto the plane normal to the
+/// axis and `θ` is the signed angle between them, clamped to `limits`. `None` when either
+/// projection vanishes (the bone lies along the axis, or the goal does).
+fn aim_hinge(
+    axis: &Unit<Vec3>,
+    reference: &Quat,
+    limits: Option<(f32, f32)>,
+    bone: &Vec3,
+    desired: &Vec3,
+) -> Option<Quat> {
+    let at_zero = reference * bone;
+    let a = at_zero - axis.as_ref() * at_zero.dot(axis);
+    let b = desired - axis.as_ref() * desired.dot(axis);
+    if a.norm_squared() < TINY_SQ || b.norm_squared() < TINY_SQ {
+        return None;
+    }
+    let mut theta = axis.dot(&a.cross(&b)).atan2(a.dot(&b));
+    if let Some((lo, hi)) = limits {
+        theta = theta.clamp(lo, hi);
+    }
+    Some(Quat::from_axis_angle(axis, theta) * reference)
+}
 
 /// FABRIK: works on the joints' world positions and bone lengths. The backward pass puts
 /// the end effector on the goal and pulls each joint towards its child at bone length; the
@@ -12,8 +38,12 @@ use anim_math::Vec3;
 /// when it was read) by the shortest arc (`anim_math::quat::from_to`) that points its bone along
 /// the solved segment, so the twist the pose had is kept.
 ///
-/// With constraints the positions are written back to rotations, constrained and read
-/// back into positions inside every iteration (as the book describes). A goal farther
+/// With constraints the forward pass works on rotations, parents first: each joint is
+/// turned to aim its bone, from where the joint really is, at its child's position from the
+/// backward pass; the joint's constraint is applied to that rotation; the child's position
+/// is read back from the constrained result. A hinge joint aims within its plane (the
+/// wanted direction projected onto the plane normal to the axis, then the limits), which
+/// reaches much more often than aiming freely and clamping afterwards. A goal farther
 /// than the chain's length stretches the chain straight towards it. The solver owns
 /// scratch buffers that grow to the longest chain it has seen; after that nothing allocates.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,13 +105,10 @@ impl FabrikSolver {
             for it in 0..self.iterations {
                 iterations = it + 1;
                 self.backward(goal);
-                self.forward(&base);
                 if constrained {
-                    self.write_rotations(chain);
-                    chain.apply_constraints();
-                    for (p, w) in self.positions.iter_mut().zip(chain.worlds()) {
-                        *p = w.translation;
-                    }
+                    self.forward_constrained(chain);
+                } else {
+                    self.forward(&base);
                 }
                 if (self.positions[last] - goal).norm() < self.threshold {
                     break;
@@ -131,6 +158,35 @@ impl FabrikSolver {
             let dir = if v.norm_squared() > TINY_SQ { v.normalize() } else { self.dirs[i] };
             self.positions[i + 1] = self.positions[i] + dir * self.lengths[i];
         }
+    }
+
+    /// The constraint-aware forward pass (see [`FabrikSolver`]): rotations are set parents
+    /// first, each aimed from the joint's actual position and constrained, and the
+    /// positions follow from them.
+    fn forward_constrained(&mut self, chain: &mut IkChain) {
+        let n = chain.len();
+        for i in 0..n - 1 {
+            let parent = *chain.parent_world(i);
+            let pos = parent.transform_point(&chain.locals()[i].translation);
+            let desired = parent.rotation.inverse() * (self.positions[i + 1] - pos);
+            let bone = chain.bone(i);
+            if let Constraint::Hinge { axis, reference, limits } = chain.constraints()[i] {
+                if let Some(r) = aim_hinge(&axis, &reference, limits, &bone, &desired) {
+                    chain.set_rotation(i, r);
+                }
+            } else {
+                let start = chain.start_rotation(i);
+                let bind = start * bone;
+                if desired.norm_squared() > TINY_SQ && bind.norm_squared() > TINY_SQ {
+                    chain.set_rotation(i, anim_math::quat::from_to(&bind, &desired) * start);
+                }
+                chain.constrain(i);
+            }
+            chain.update_world(i);
+            self.positions[i] = pos;
+            self.positions[i + 1] = chain.worlds()[i].transform_point(&chain.locals()[i + 1].translation);
+        }
+        chain.update_world(n - 1);
     }
 
     /// Turns each joint from its start rotation so its bone points at the solved position
