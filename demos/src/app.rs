@@ -593,7 +593,12 @@ mod window {
     }
 
     pub(super) fn event_loop() -> Result<EventLoop<()>, DemoError> {
-        EventLoop::new().map_err(|e| DemoError::Window(e.to_string()))
+        EventLoop::new().map_err(|e| {
+            DemoError::Window(format!(
+                "{e}\n  no window can be opened here: render headless with `--headless --frames N --out shot.png`, \
+                 or run under `xvfb-run -a -s \"-screen 0 1280x720x24\"`"
+            ))
+        })
     }
 }
 
