@@ -49,11 +49,17 @@ pub struct SkinningOutput<'a> {
 /// How normals are transformed by the linear-blend paths.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum NormalMode {
-    /// By the blended matrix itself (exact for rotation and uniform scale).
+    /// By the blended matrix itself (exact for rotation and uniform scale), renormalized.
     #[default]
     Direct,
-    /// By the inverse transpose of the blended matrix (correct under non-uniform scale).
+    /// By the inverse transpose of the blended matrix (correct under non-uniform scale),
+    /// renormalized.
     InverseTranspose,
+    /// By the blended matrix, **not** renormalized: blending shortens normals slightly where
+    /// joints disagree, and scale changes their length. For renderers whose shaders
+    /// normalize anyway (ozz-animation's skinning job behaves this way); about a quarter
+    /// faster with four influences. The GPU paths always renormalize.
+    DirectUnnormalized,
 }
 
 fn validate(input: &SkinningInput, palette_len: usize, out: &SkinningOutput) -> Result<(), SkinningError> {
@@ -237,6 +243,9 @@ fn lbs_kernel<const N: usize>(input: &SkinningInput, palette: &[Mat4], mode: Nor
         (Some(src), Some(dst), NormalMode::InverseTranspose) => {
             lbs_loop::<N, true, true>(input, palette, out.positions, src, dst)
         }
+        (Some(src), Some(dst), NormalMode::DirectUnnormalized) => {
+            lbs_loop_raw_normals::<N>(input, palette, out.positions, src, dst)
+        }
         _ => lbs_loop::<N, false, false>(input, palette, out.positions, &[], &mut []),
     }
 }
@@ -300,6 +309,30 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool>(
     }
 }
 
+/// The LBS loop with normals transformed but not renormalized ([`NormalMode::DirectUnnormalized`]).
+#[inline(always)]
+fn lbs_loop_raw_normals<const N: usize>(
+    input: &SkinningInput,
+    palette: &[Mat4],
+    out_p: &mut [Vec3],
+    src_n: &[Vec3],
+    dst_n: &mut [Vec3],
+) {
+    let per = input.influences.per_vertex();
+    let n = if N == 0 { per } else { N };
+    let count = out_p.len();
+    let pos = &input.positions[..count];
+    let joints = &input.influences.joints()[..count * n];
+    let weights = &input.influences.weights()[..count * n];
+    let (src_n, dst_n) = (&src_n[..count], &mut dst_n[..count]);
+    for v in 0..count {
+        let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
+        out_p[v] = apply_point(&c, &pos[v]);
+        let r = transform_normal::<false>(&c, &src_n[v]);
+        dst_n[v] = Vec3::new(r[0], r[1], r[2]);
+    }
+}
+
 /// Linear blend skinning through [`Transform`]s: each influence's transform is applied to
 /// the vertex and the results are blended (the book's first CPU path).
 ///
@@ -328,7 +361,7 @@ pub fn linear_blend_transforms(
             if let Some(ns) = input.normals {
                 let n = &ns[v];
                 nacc += match normal_mode {
-                    NormalMode::Direct => t.transform_vector(n),
+                    NormalMode::Direct | NormalMode::DirectUnnormalized => t.transform_vector(n),
                     NormalMode::InverseTranspose => {
                         // (R·S)⁻ᵀ = R·S⁻¹; scaled by det(S) to stay finite with zero scale.
                         let s = t.scale;
@@ -339,7 +372,8 @@ pub fn linear_blend_transforms(
         }
         out.positions[v] = acc;
         if let Some(dst) = out.normals.as_deref_mut() {
-            dst[v] = normalized([nacc.x, nacc.y, nacc.z]);
+            dst[v] =
+                if normal_mode == NormalMode::DirectUnnormalized { nacc } else { normalized([nacc.x, nacc.y, nacc.z]) };
         }
     }
     keep_unweighted(input, out);
@@ -494,6 +528,33 @@ pub fn rigid(input: &SkinningInput, palette: &[Mat4], out: &mut SkinningOutput) 
 mod tests {
     use super::*;
     use anim_math::{Quat, dual};
+
+    /// Unnormalized normals point the same way as renormalized ones, are shortened by
+    /// blending, and match the transform path.
+    #[test]
+    fn unnormalized_normals() {
+        let a = Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 0.0));
+        let b = Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 1.2));
+        let mats = [a.to_matrix(), b.to_matrix()];
+        let inf = Influences::new(2, vec![0, 1], vec![0.5, 0.5], 2).unwrap();
+        let pos = [Vec3::new(1.0, 0.0, 0.0)];
+        let nrm = [Vec3::new(1.0, 0.0, 0.0)];
+        let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
+        let run = |mode| {
+            let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
+            linear_blend(&input, &mats, mode, &mut SkinningOutput { positions: &mut p, normals: Some(&mut n) })
+                .unwrap();
+            n[0]
+        };
+        let (raw, unit) = (run(NormalMode::DirectUnnormalized), run(NormalMode::Direct));
+        // Averaging two unit vectors 1.2 rad apart gives length cos(0.6).
+        assert!((raw.norm() - 0.6f32.cos()).abs() < 1e-6, "{}", raw.norm());
+        assert!((raw.normalize() - unit).norm() < 1e-6);
+        let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
+        let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
+        linear_blend_transforms(&input, &[a, b], NormalMode::DirectUnnormalized, &mut out).unwrap();
+        assert!((n[0] - raw).norm() < 1e-6);
+    }
 
     /// The public functions may take the AVX2 path on this CPU; the baseline loops must
     /// give the same result, for every specialised influence count and the general one.

@@ -100,15 +100,25 @@ fn skinning(c: &mut Criterion) {
     g.throughput(Throughput::Elements(VERTICES as u64));
     for per in [1usize, 2, 4, 8] {
         let (pos, nrm, inf) = benches::mesh(VERTICES, per, JOINTS);
-        for normals in [false, true] {
+        // Positions only; with renormalized normals (the default); with normals left
+        // unnormalized (as ozz-animation's skinning job leaves them).
+        let variants = [
+            ("pos", None),
+            ("pos_nrm", Some(NormalMode::Direct)),
+            ("pos_nrm_raw", Some(NormalMode::DirectUnnormalized)),
+        ];
+        for (tag, mode) in variants {
+            let normals = mode.is_some();
             let input = SkinningInput { influences: &inf, positions: &pos, normals: normals.then_some(&nrm[..]) };
-            let tag = if normals { "pos_nrm" } else { "pos" };
             g.bench_with_input(BenchmarkId::new(format!("lbs_{tag}"), per), &per, |b, _| {
                 b.iter(|| {
                     let mut out = SkinningOutput { positions: &mut out_p, normals: normals.then_some(&mut out_n[..]) };
-                    linear_blend(&input, black_box(&pal), NormalMode::Direct, &mut out).expect("valid input");
+                    linear_blend(&input, black_box(&pal), mode.unwrap_or_default(), &mut out).expect("valid input");
                 })
             });
+            if mode == Some(NormalMode::DirectUnnormalized) {
+                continue;
+            }
             g.bench_with_input(BenchmarkId::new(format!("dq_{tag}"), per), &per, |b, _| {
                 b.iter(|| {
                     let mut out = SkinningOutput { positions: &mut out_p, normals: normals.then_some(&mut out_n[..]) };
