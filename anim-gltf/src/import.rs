@@ -15,6 +15,11 @@ use std::path::Path;
 /// Most `JOINTS_n`/`WEIGHTS_n` sets a primitive may have (64 influences a vertex).
 pub const MAX_INFLUENCE_SETS: u32 = 16;
 
+/// The most elements one accessor may have (2²⁶, about 67 million). Without a bufferView
+/// nothing else bounds an accessor's count, and a tiny file could otherwise ask for tens
+/// of gigabytes.
+pub const MAX_ACCESSOR_COUNT: usize = 1 << 26;
+
 pub(crate) fn load_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model, GltfError> {
     let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(convert_gltf_error)?;
     // Indices the `gltf` crate's own validation would index with (and panic on) or does not
@@ -51,7 +56,13 @@ fn validate(root: &gltf::json::Root, warnings: &mut Vec<String>) -> Result<(), G
         let ignorable = ["extensionsRequired", "materials", "textures", "images", "samplers", "cameras"]
             .iter()
             .any(|p| path.starts_with(p));
-        if ignorable && path.starts_with("extensionsRequired") && path.contains("KHR_mesh_quantization") {
+        let zero_accessor = path.starts_with("accessors[")
+            && path.ends_with("].bufferView")
+            && matches!(error, gltf::json::validation::Error::Missing);
+        if zero_accessor {
+            // Valid glTF: an accessor without a bufferView reads as zeros (plus any sparse
+            // substitutions); `check_accessor` and the readers handle it.
+        } else if ignorable && path.starts_with("extensionsRequired") && path.contains("KHR_mesh_quantization") {
             // Supported here (integer vertex attributes), though not by the `gltf` crate.
         } else if ignorable {
             warnings.push(format!("{path}: {error} (not needed for animation; ignored)"));
@@ -291,17 +302,18 @@ fn check_accessor(acc: &gltf::Accessor, buffers: &[Vec<u8>], want: &Want, user: 
     if count == 0 {
         return Err(GltfError::accessor(path, format!("used as {user}: count is 0")));
     }
-    let elem = acc.size();
-    match acc.view() {
-        Some(view) => check_view_range(&view, buffers, acc.offset(), count, elem, true, &path)?,
-        None if acc.sparse().is_none() => {
-            return Err(GltfError::Unsupported {
-                path,
-                message: format!("used as {user}: accessor without bufferView or sparse data (all zeros)"),
-            });
-        }
-        None => {}
+    if count > MAX_ACCESSOR_COUNT {
+        // Without a bufferView nothing bounds `count` by the file's size.
+        return Err(GltfError::Unsupported {
+            path,
+            message: format!("used as {user}: count {count} is more than the supported {MAX_ACCESSOR_COUNT}"),
+        });
     }
+    let elem = acc.size();
+    if let Some(view) = acc.view() {
+        check_view_range(&view, buffers, acc.offset(), count, elem, true, &path)?;
+    }
+    // Without a bufferView the accessor is all zeros (glTF 2.0, 3.6.2.1), then sparse.
     if let Some(sparse) = acc.sparse() {
         let n = sparse.count();
         let spath = format!("{path}.sparse");
@@ -642,11 +654,11 @@ impl<'a> Importer<'a> {
                         &Want { dims: &[Dimensions::Mat4], types: &[F32], what: "MAT4 FLOAT" },
                         &apath,
                     )?;
-                    if acc.count() != joints.len() {
+                    if acc.count() < joints.len() {
                         return Err(GltfError::accessor(
                             apath,
                             format!(
-                                "accessors[{}] has {} matrices for {} joints",
+                                "accessors[{}] has only {} matrices for {} joints",
                                 acc.index(),
                                 acc.count(),
                                 joints.len()
@@ -657,6 +669,8 @@ impl<'a> Importer<'a> {
                         .reader(self.data())
                         .read_inverse_bind_matrices()
                         .ok_or_else(|| GltfError::accessor(apath.clone(), "cannot be read"))?
+                        // The spec allows more matrices than joints; the extra ones are unused.
+                        .take(joints.len())
                         .collect();
                     let flat: Vec<[f32; 16]> = m
                         .iter()
@@ -720,6 +734,20 @@ impl<'a> Importer<'a> {
                     self.warnings
                         .push(format!("nodes[{ni}] has a skin but {ppath} has no JOINTS_0/WEIGHTS_0; drawn unskinned"));
                 }
+                // Morph targets are not applied. With all default weights zero (the usual
+                // case for rigged characters) that changes nothing until a weight channel
+                // animates them; otherwise say that positions differ from the spec's.
+                if prim.morph_targets().len() > 0 {
+                    let weights = node.weights().or_else(|| mesh.weights()).unwrap_or(&[]);
+                    if weights.iter().any(|w| *w != 0.0) {
+                        self.warnings.push(format!(
+                            "{ppath} has morph targets with non-zero default weights (nodes[{ni}]); morph targets \
+                             are not applied, so its vertices differ from a viewer that applies them"
+                        ));
+                    } else {
+                        self.warnings.push(format!("{ppath} has morph targets; they are not applied"));
+                    }
+                }
                 out.push(MeshInstance {
                     node: ni,
                     joint: skeleton.from_source_index(ni).expect("node is a joint"),
@@ -747,7 +775,7 @@ impl<'a> Importer<'a> {
         check_accessor(&pos_acc, self.buffers, &POSITIONS, &apath("POSITION"))?;
         let n = pos_acc.count();
         let positions: Vec<[f32; 3]> = if pos_acc.data_type() == DataType::F32 {
-            reader.read_positions().expect("checked accessor").collect()
+            reader.read_positions().map_or_else(|| vec![[0.0; 3]; n], |it| it.collect())
         } else {
             quantized::<3>(&pos_acc, self.buffers)
         };
@@ -767,7 +795,7 @@ impl<'a> Importer<'a> {
             check_accessor(&acc, self.buffers, &NORMALS, &apath("NORMAL"))?;
             check_count(&acc, "NORMAL")?;
             let raw: Vec<[f32; 3]> = if acc.data_type() == DataType::F32 {
-                reader.read_normals().expect("checked accessor").collect()
+                reader.read_normals().map_or_else(|| vec![[0.0; 3]; n], |it| it.collect())
             } else {
                 quantized::<3>(&acc, self.buffers)
             };
@@ -823,11 +851,16 @@ impl<'a> Importer<'a> {
                 check_count(&jacc, &jn)?;
                 check_count(&wacc, &wn)?;
                 let base = 4 * set as usize;
-                for (v, j) in reader.read_joints(set).expect("checked accessor").into_u16().enumerate() {
-                    joints[v * per + base..v * per + base + 4].copy_from_slice(&j);
+                // An accessor without data reads as zeros, which the buffers already hold.
+                if let Some(it) = reader.read_joints(set) {
+                    for (v, j) in it.into_u16().enumerate() {
+                        joints[v * per + base..v * per + base + 4].copy_from_slice(&j);
+                    }
                 }
-                for (v, w) in reader.read_weights(set).expect("checked accessor").into_f32().enumerate() {
-                    weights[v * per + base..v * per + base + 4].copy_from_slice(&w);
+                if let Some(it) = reader.read_weights(set) {
+                    for (v, w) in it.into_f32().enumerate() {
+                        weights[v * per + base..v * per + base + 4].copy_from_slice(&w);
+                    }
                 }
             }
             let inf = Influences::new(per, joints, weights, skin.skin.len()).map_err(|e| match e {
@@ -858,7 +891,8 @@ impl<'a> Importer<'a> {
                 };
                 let ipath = format!("{ppath}.indices");
                 check_accessor(&acc, self.buffers, &IDX, &ipath)?;
-                let v: Vec<u32> = reader.read_indices().expect("checked accessor").into_u32().collect();
+                let v: Vec<u32> =
+                    reader.read_indices().map_or_else(|| vec![0; acc.count()], |r| r.into_u32().collect());
                 if let Some(k) = v.iter().position(|&i| i as usize >= n) {
                     return Err(GltfError::accessor(
                         format!("accessors[{}]", acc.index()),
@@ -969,7 +1003,8 @@ impl<'a> Importer<'a> {
                     ));
                 }
                 let reader = ch.reader(self.data());
-                let times: Vec<f32> = reader.read_inputs().expect("checked accessor").collect();
+                let times: Vec<f32> =
+                    reader.read_inputs().map_or_else(|| vec![0.0; ch.sampler().input().count()], |it| it.collect());
                 let ipath = format!("{spath}.input");
                 for (k, &t) in times.iter().enumerate() {
                     if !t.is_finite() {
@@ -996,7 +1031,28 @@ impl<'a> Importer<'a> {
                     }
                     other => GltfError::accessor(opath.clone(), other.to_string()),
                 };
-                let outputs = reader.read_outputs().expect("checked accessor");
+                let Some(outputs) = reader.read_outputs() else {
+                    // An output accessor without data: all zeros (a zero rotation becomes
+                    // the identity when sampled).
+                    let count = ch.sampler().output().count();
+                    match prop {
+                        Property::Translation => {
+                            tracks[slot].translation =
+                                Some(Track::new(interp, times.clone(), vec![Vec3::zeros(); count]).map_err(track_err)?);
+                        }
+                        Property::Scale => {
+                            tracks[slot].scale =
+                                Some(Track::new(interp, times.clone(), vec![Vec3::zeros(); count]).map_err(track_err)?);
+                        }
+                        Property::Rotation => {
+                            let zero = Quaternion::new(0.0, 0.0, 0.0, 0.0);
+                            tracks[slot].rotation =
+                                Some(Track::new(interp, times.clone(), vec![zero; count]).map_err(track_err)?);
+                        }
+                        Property::MorphTargetWeights => unreachable!("skipped above"),
+                    }
+                    continue;
+                };
                 match outputs {
                     gltf::animation::util::ReadOutputs::Translations(it) => {
                         let v: Vec<Vec3> = it.map(Vec3::from).collect();

@@ -90,8 +90,9 @@ impl HeightField {
                 value: nx.min(nz) as f32,
             });
         }
-        if heights.len() != nx * nz {
-            return Err(IkError::WrongLength { what: "height field heights", got: heights.len(), expected: nx * nz });
+        let expected = nx.saturating_mul(nz);
+        if heights.len() != expected {
+            return Err(IkError::WrongLength { what: "height field heights", got: heights.len(), expected });
         }
         if !(cell.is_finite() && cell > 0.0) {
             return Err(IkError::InvalidSetting { what: "height field cell size", value: cell });
@@ -114,7 +115,13 @@ impl HeightField {
         nz: usize,
         f: impl Fn(f32, f32) -> f32,
     ) -> Result<Self, IkError> {
-        let mut h = Vec::with_capacity(nx * nz);
+        // Too many samples to hold is the same error `new` gives for a wrong length.
+        let count = nx.checked_mul(nz).filter(|&n| n <= (1 << 28)).ok_or(IkError::WrongLength {
+            what: "height field heights",
+            got: 0,
+            expected: nx.saturating_mul(nz),
+        })?;
+        let mut h = Vec::with_capacity(count);
         for k in 0..nz {
             for i in 0..nx {
                 h.push(f(origin_x + i as f32 * cell, origin_z + k as f32 * cell));
