@@ -4,7 +4,8 @@ layout(local_size_x = 64) in;
 layout(std430, set = 0, binding = 5) writeonly buffer Out { Vertex out_vertices[]; };
 
 void main() {
-    uint v = gl_GlobalInvocationID.x;
+    // Large meshes are dispatched as a 2D grid of groups (see `dispatch_groups`).
+    uint v = gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * gl_WorkGroupSize.x) + gl_GlobalInvocationID.x;
     if (v >= pc.vertex_count) {
         return;
     }

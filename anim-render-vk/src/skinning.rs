@@ -45,8 +45,18 @@ pub(crate) fn record_dispatch(d: &ash::Device, layout: &PipelineLayout, cmd: vk:
     unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, x.pipeline.raw) };
     layout.push_descriptors(cmd, vk::PipelineBindPoint::COMPUTE, &writes);
     layout.push(cmd, &x.push);
+    let (gx, gy) = dispatch_groups(x.push.vertex_count);
     // SAFETY: as above.
-    unsafe { d.cmd_dispatch(cmd, x.push.vertex_count.div_ceil(WORKGROUP), 1, 1) };
+    unsafe { d.cmd_dispatch(cmd, gx, gy, 1) };
+}
+
+/// Work groups for `vertices` invocations: one row while it fits in the 65,535 groups every
+/// Vulkan device supports in x (`maxComputeWorkGroupCount` minimum), otherwise a 2D grid
+/// whose rows the shader lays end to end. Any extra invocations return at once.
+pub(crate) fn dispatch_groups(vertices: u32) -> (u32, u32) {
+    const MAX_X: u32 = 65_535;
+    let groups = vertices.div_ceil(WORKGROUP).max(1);
+    if groups <= MAX_X { (groups, 1) } else { (MAX_X, groups.div_ceil(MAX_X)) }
 }
 
 /// The palette handed to [`GpuSkinner::skin`]; its variant picks the method.
@@ -233,5 +243,27 @@ impl GpuSkinner {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatch_grid_covers_every_vertex_within_device_minimums() {
+        assert_eq!(dispatch_groups(0), (1, 1));
+        assert_eq!(dispatch_groups(1), (1, 1));
+        assert_eq!(dispatch_groups(64), (1, 1));
+        assert_eq!(dispatch_groups(65), (2, 1));
+        assert_eq!(dispatch_groups(65_535 * 64), (65_535, 1));
+        for n in [65_535 * 64 + 1, 10_000_000, u32::MAX] {
+            let (x, y) = dispatch_groups(n);
+            assert!(x <= 65_535 && y <= 65_535, "{n}: {x}×{y}");
+            // Enough invocations, and the last row is needed.
+            let invocations = u64::from(x) * u64::from(y) * u64::from(WORKGROUP);
+            assert!(invocations >= u64::from(n));
+            assert!(u64::from(x) * u64::from(y - 1) * u64::from(WORKGROUP) < u64::from(n));
+        }
     }
 }
