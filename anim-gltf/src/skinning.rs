@@ -1,5 +1,7 @@
-//! Posing one mesh instance on the CPU: the single implementation behind `animtool skin`
-//! and the renderer's CPU path.
+//! Posing one mesh instance on the CPU exactly as glTF defines it: the reference behind
+//! `animtool skin` (its CPU backend, which the GPU backend is tested against). The demos'
+//! CPU path instead mirrors what their shaders draw (direct normals, DQ without scale), so
+//! CPU and GPU pictures can be compared.
 
 use crate::{GltfError, Model};
 use anim_core::palette;

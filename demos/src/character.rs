@@ -246,7 +246,7 @@ impl Posed {
                         *o = (m * p.push(1.0)).xyz();
                     }
                     for (o, n) in nrm.iter_mut().zip(&part.mesh.normals) {
-                        *o = (m * n.push(0.0)).xyz().normalize();
+                        *o = (m * n.push(0.0)).xyz().try_normalize(1e-20).unwrap_or_else(Vec3::zeros);
                     }
                 }
             }
