@@ -218,19 +218,19 @@ impl TwoBoneIk {
 }
 
 /// The rotation by the angle with cosine `c` and sine `s` about the unit `axis`, from
-/// half-angle formulas (no trigonometric calls). `(c, s)` need not be exactly unit: it is
-/// normalized first, which makes the quaternion unit by construction.
+/// half-angle formulas (no trigonometric calls). Every caller passes a pair that is unit up
+/// to rounding (built from normalized vectors), and every result ends in a renormalized
+/// joint rotation, so the pair is not normalized again here; a vanishing pair (no defined
+/// angle) gives the identity.
 #[inline]
 fn rotation_cos_sin(axis: &Vec3, c: f32, s: f32) -> Quat {
-    let n2 = c * c + s * s;
-    if n2 < 1e-24 {
+    if c * c + s * s < 1e-24 {
         return Quat::identity();
     }
-    let inv = 1.0 / n2.sqrt();
-    let (c, s) = (c * inv, s * inv);
-    let half_cos = ((1.0 + c) * 0.5).max(0.0).sqrt();
+    let c = c.clamp(-1.0, 1.0);
+    let half_cos = ((1.0 + c) * 0.5).sqrt();
     // sin(θ/2) = sin θ / (2 cos(θ/2)) is accurate for small angles; near a half turn use
     // the other half-angle formula.
-    let half_sin = if half_cos > 0.5 { s * 0.5 / half_cos } else { ((1.0 - c) * 0.5).max(0.0).sqrt().copysign(s) };
+    let half_sin = if half_cos > 0.5 { s * 0.5 / half_cos } else { ((1.0 - c) * 0.5).sqrt().copysign(s) };
     Quat::new_unchecked(nalgebra::Quaternion::new(half_cos, axis.x * half_sin, axis.y * half_sin, axis.z * half_sin))
 }

@@ -25,6 +25,7 @@ pub fn from_transform(t: &Transform) -> DualQuat {
 /// The rigid part of an affine matrix as a unit dual quaternion: the basis columns are
 /// normalized (removing scale), the rotation is read from them, and the translation is the
 /// last column. Shear and reflection cannot be represented and give an approximate result.
+#[inline]
 #[must_use]
 pub fn from_rigid_matrix(m: &Mat4) -> DualQuat {
     let c0 = m.fixed_view::<3, 1>(0, 0).into_owned();
@@ -66,6 +67,7 @@ pub fn dot(a: &DualQuaternion<f32>, b: &DualQuaternion<f32>) -> f32 {
 /// Normalizes a dual quaternion: divides both parts by the norm of the real part and
 /// removes the component of the dual part along the real part, so the result satisfies
 /// both unit conditions (`|r| = 1`, `r · d = 0`). A zero real part gives the identity.
+#[inline]
 #[must_use]
 pub fn normalize(q: &DualQuaternion<f32>) -> DualQuat {
     let n = q.real.coords.norm();

@@ -10,6 +10,7 @@ use nalgebra::{Quaternion, Unit};
 /// anti-parallel directions give a half turn about an axis orthogonal to `from`. A
 /// zero-length or non-finite input gives the identity. Precise down to tiny angles (an
 /// iterative IK solver relies on that to close the last millimetre).
+#[inline]
 #[must_use]
 pub fn from_to(from: &Vec3, to: &Vec3) -> Quat {
     let (lf2, lt2) = (from.norm_squared(), to.norm_squared());
@@ -35,6 +36,7 @@ pub fn from_to(from: &Vec3, to: &Vec3) -> Quat {
 }
 
 /// A unit vector orthogonal to `v` (which must be non-zero).
+#[inline]
 #[must_use]
 pub fn any_orthogonal(v: &Vec3) -> Vec3 {
     let a = v.abs();

@@ -99,6 +99,7 @@ impl Transform {
     }
 
     /// The 4×4 matrix `T · R · S`.
+    #[inline]
     #[must_use]
     pub fn to_matrix(&self) -> Mat4 {
         let r = self.rotation.to_rotation_matrix();
