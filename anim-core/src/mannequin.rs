@@ -2,9 +2,12 @@
 //! clips authored in code. Deterministic, no external asset.
 //!
 //! **Conventions.** Y up, +Z forward (the character faces +Z, its left is +X), metres,
-//! 1.81 m tall, feet on `y = 0` in the rest pose. The rest pose is a T-pose and is also
-//! the bind pose; every joint's rest rotation is the identity, so each joint's local axes
-//! are the model axes at rest.
+//! 1.81 m tall, feet on `y = 0`. The **bind pose** (the pose the mesh is modelled in, which
+//! the inverse bind matrices undo) is a T-pose in which every joint's rotation is the
+//! identity, so each joint's local axes are the model axes. The **rest pose** (the joints'
+//! authored transforms, what a file's nodes say when no clip plays) differs from it, as in
+//! most exported characters: the arms hang in a relaxed A-pose. `ch10_poses` shows the two
+//! side by side.
 //!
 //! **Joints** (22, parents first; the skeleton index equals the position in [`JOINT_NAMES`]):
 //!
@@ -153,7 +156,7 @@ impl Mannequin {
 
 /// Builds the mannequin. Deterministic: every call returns the same data.
 pub fn build() -> Mannequin {
-    let skeleton = skeleton();
+    let skeleton = with_relaxed_rest(skeleton());
     let mesh = mesh();
     let clips = vec![idle(), walk_or_run(&WALK), walk_or_run(&RUN), jump(), punch(), lean_left()];
     Mannequin { skeleton, mesh, clips }
@@ -511,6 +514,22 @@ fn bake(
     Clip::new(name, tracks, curves).expect("each joint has one track set")
 }
 
+/// The rest pose: the bind T-pose with the arms lowered about 45° and the elbows slightly
+/// bent. Bind pose and inverse bind matrices stay the T-pose.
+fn with_relaxed_rest(skeleton: Skeleton) -> Skeleton {
+    let mut rest = skeleton.bind_pose().clone();
+    let down = 0.8;
+    for (joint, rotation) in [
+        (UPPERARM_L, qa(Vec3::z(), -down)),
+        (UPPERARM_R, qa(Vec3::z(), down)),
+        (LOWERARM_L, qa(Vec3::y(), -0.2)),
+        (LOWERARM_R, qa(Vec3::y(), 0.2)),
+    ] {
+        rest.locals_mut()[joint].rotation = rotation;
+    }
+    skeleton.with_rest_pose(rest).expect("the rest pose has the skeleton's joints and finite values")
+}
+
 /// Arms hanging down from the T-pose (rotation about the forward axis), swung about X.
 fn arm_pose(swing_l: f32, swing_r: f32, elbow_l: f32, elbow_r: f32) -> [(usize, Quat); 4] {
     let down = 1.3;
@@ -786,17 +805,26 @@ mod tests {
     }
 
     #[test]
-    fn rest_pose_is_bind_pose_and_feet_touch_ground() {
+    fn bind_pose_is_the_t_pose_rest_pose_relaxes_the_arms_feet_touch_ground() {
         let m = build();
-        let w = world(&m, m.skeleton.rest_pose());
-        let l = m.leg(Side::Left);
-        assert!((pos(&w[l.ankle]).y - ANKLE_HEIGHT).abs() < 1e-6);
-        assert!((pos(&w[l.toe]).y - BALL_HEIGHT).abs() < 1e-6);
         let skin = Skin::from_skeleton(&m.skeleton);
         let mut pal = vec![Mat4::identity(); skin.len()];
-        palette::skinning_matrices(&w, &skin, &mut pal).unwrap();
+        // Bind pose: the palette is the identity (the mesh is modelled in it).
+        let bind = world(&m, m.skeleton.bind_pose());
+        palette::skinning_matrices(&bind, &skin, &mut pal).unwrap();
         for p in &pal {
             assert!((p - Mat4::identity()).abs().max() < 1e-6);
+        }
+        // Rest pose: the legs are the bind pose's, the hands hang below the shoulders.
+        let rest = world(&m, m.skeleton.rest_pose());
+        let l = m.leg(Side::Left);
+        for w in [&bind, &rest] {
+            assert!((pos(&w[l.ankle]).y - ANKLE_HEIGHT).abs() < 1e-6);
+            assert!((pos(&w[l.toe]).y - BALL_HEIGHT).abs() < 1e-6);
+        }
+        for (shoulder, hand) in [(UPPERARM_L, HAND_L), (UPPERARM_R, HAND_R)] {
+            assert!((pos(&bind[hand]).y - pos(&bind[shoulder]).y).abs() < 1e-6);
+            assert!(pos(&rest[hand]).y < pos(&rest[shoulder]).y - 0.3, "the rest pose lowers the arms");
         }
     }
 

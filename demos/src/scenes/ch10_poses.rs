@@ -2,9 +2,9 @@
 //! side by side as bones with joint axes (rest red, bind green, animated blue).
 //!
 //! The rest pose is the nodes' authored transforms; the bind pose is the one the mesh was
-//! skinned in (rebuilt from the inverse bind matrices). For the default mannequin they are
-//! the same T-pose; `--model ../shared/assets/Woman/Woman.gltf` shows a model where they
-//! differ.
+//! skinned in (rebuilt from the inverse bind matrices). The default mannequin rests in a
+//! relaxed A-pose and is bound in a T-pose; `--model ../shared/assets/Woman/Woman.gltf`
+//! shows the book's model, whose rest pose is not its bind pose either.
 
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Character, Posed};
