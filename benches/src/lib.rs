@@ -2,6 +2,8 @@
 //! a clip animating every channel of every joint, and a skinned grid mesh. Deterministic,
 //! so runs compare.
 
+#![warn(missing_docs)]
+
 use anim_core::{Clip, Influences, Interpolation, JointDesc, JointTracks, Skeleton, Track};
 use anim_math::{Quat, Transform, Vec3};
 
