@@ -238,24 +238,25 @@ fn blend_matrix<const N: usize>(per: usize, js: &[u16], ws: &[f32], palette: &[M
 fn lbs_kernel<const N: usize>(input: &SkinningInput, palette: &[Mat4], mode: NormalMode, out: &mut SkinningOutput) {
     match (input.normals, out.normals.as_deref_mut(), mode) {
         (Some(src), Some(dst), NormalMode::Direct) => {
-            lbs_loop::<N, true, false>(input, palette, out.positions, src, dst)
+            lbs_loop::<N, true, false, false>(input, palette, out.positions, src, dst)
         }
         (Some(src), Some(dst), NormalMode::InverseTranspose) => {
-            lbs_loop::<N, true, true>(input, palette, out.positions, src, dst)
+            lbs_loop::<N, true, true, false>(input, palette, out.positions, src, dst)
         }
         (Some(src), Some(dst), NormalMode::DirectUnnormalized) => {
-            lbs_loop_raw_normals::<N>(input, palette, out.positions, src, dst)
+            lbs_loop::<N, true, false, true>(input, palette, out.positions, src, dst)
         }
-        _ => lbs_loop::<N, false, false>(input, palette, out.positions, &[], &mut []),
+        _ => lbs_loop::<N, false, false, false>(input, palette, out.positions, &[], &mut []),
     }
 }
 
-/// The LBS loop, monomorphized on influence count, normals on/off and normal mode.
+/// The LBS loop, monomorphized on influence count, normals on/off, normal mode (`IT`:
+/// inverse transpose) and `RAW` (normals left unnormalized).
 ///
-/// With normals, vertices go in blocks of four so that the four normalizations (a square
-/// root and a division each, with long latency) become one vector operation.
+/// With renormalized normals, vertices go in blocks of four so that the four
+/// normalizations (a square root and a division each, with long latency) overlap.
 #[inline(always)]
-fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool>(
+fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool>(
     input: &SkinningInput,
     palette: &[Mat4],
     out_p: &mut [Vec3],
@@ -279,6 +280,15 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool>(
         return;
     }
     let (src_n, dst_n) = (&src_n[..count], &mut dst_n[..count]);
+    if RAW {
+        for v in 0..count {
+            let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
+            out_p[v] = apply_point(&c, &pos[v]);
+            let r = transform_normal::<IT>(&c, &src_n[v]);
+            dst_n[v] = Vec3::new(r[0], r[1], r[2]);
+        }
+        return;
+    }
     let blocks = count / 4 * 4;
     for b in (0..blocks).step_by(4) {
         let mut raw = [[0.0f32; 3]; 4];
@@ -306,30 +316,6 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool>(
         let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
         out_p[v] = apply_point(&c, &pos[v]);
         dst_n[v] = normalized(transform_normal::<IT>(&c, &src_n[v]));
-    }
-}
-
-/// The LBS loop with normals transformed but not renormalized ([`NormalMode::DirectUnnormalized`]).
-#[inline(always)]
-fn lbs_loop_raw_normals<const N: usize>(
-    input: &SkinningInput,
-    palette: &[Mat4],
-    out_p: &mut [Vec3],
-    src_n: &[Vec3],
-    dst_n: &mut [Vec3],
-) {
-    let per = input.influences.per_vertex();
-    let n = if N == 0 { per } else { N };
-    let count = out_p.len();
-    let pos = &input.positions[..count];
-    let joints = &input.influences.joints()[..count * n];
-    let weights = &input.influences.weights()[..count * n];
-    let (src_n, dst_n) = (&src_n[..count], &mut dst_n[..count]);
-    for v in 0..count {
-        let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
-        out_p[v] = apply_point(&c, &pos[v]);
-        let r = transform_normal::<false>(&c, &src_n[v]);
-        dst_n[v] = Vec3::new(r[0], r[1], r[2]);
     }
 }
 
