@@ -24,6 +24,7 @@ pub struct GpuInstanceSkinner {
     scratch: SkinScratch,
     matrices: Vec<Mat4>,
     dual_quats: Vec<DualQuat>,
+    dropped_scale: bool,
 }
 
 impl GpuInstanceSkinner {
@@ -45,7 +46,15 @@ impl GpuInstanceSkinner {
             scratch: SkinScratch::new(),
             matrices: Vec::new(),
             dual_quats: Vec::new(),
+            dropped_scale: false,
         })
+    }
+
+    /// True once a DQ skin had scale in its palette, which GPU dual-quaternion skinning
+    /// drops (the CPU backend, [`Model::skin_instance`], keeps it): the two backends then
+    /// disagree for that model.
+    pub fn dropped_scale(&self) -> bool {
+        self.dropped_scale
     }
 
     /// The Vulkan context (for its validation count).
@@ -94,6 +103,13 @@ impl GpuInstanceSkinner {
                 GpuPalette::Lbs(&self.matrices)
             }
             SkinMethod::Dq => {
+                self.matrices.resize(skin.len(), Mat4::identity());
+                palette::skinning_matrices(world, skin, &mut self.matrices)?;
+                let scaled = self
+                    .matrices
+                    .iter()
+                    .any(|m| (0..3).any(|c| (m.fixed_view::<3, 1>(0, c).norm() - 1.0).abs() > 1e-4));
+                self.dropped_scale |= scaled;
                 self.dual_quats.resize(skin.len(), DualQuat::identity());
                 palette::skinning_dual_quats(world, skin, &mut self.dual_quats)?;
                 GpuPalette::Dq(&self.dual_quats)
