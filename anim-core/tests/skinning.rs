@@ -28,6 +28,21 @@ impl Rng {
     }
 }
 
+/// Runs one skinning function over fresh output buffers; returns positions and normals.
+fn run_skin(
+    inf: &Influences,
+    pos: &[Vec3],
+    nrm: Option<&[Vec3]>,
+    skin: impl FnOnce(&SkinningInput, &mut SkinningOutput) -> Result<(), anim_core::SkinningError>,
+) -> (Vec<Vec3>, Vec<Vec3>) {
+    let mut out_p = vec![Vec3::zeros(); pos.len()];
+    let mut out_n = vec![Vec3::zeros(); pos.len()];
+    let input = SkinningInput { influences: inf, positions: pos, normals: nrm };
+    let mut out = SkinningOutput { positions: &mut out_p, normals: nrm.map(|_| &mut out_n[..]) };
+    skin(&input, &mut out).unwrap();
+    (out_p, out_n)
+}
+
 fn skin_lbs(
     inf: &Influences,
     pal: &[Mat4],
@@ -35,30 +50,15 @@ fn skin_lbs(
     nrm: Option<&[Vec3]>,
     mode: NormalMode,
 ) -> (Vec<Vec3>, Vec<Vec3>) {
-    let mut out_p = vec![Vec3::zeros(); pos.len()];
-    let mut out_n = vec![Vec3::zeros(); pos.len()];
-    let input = SkinningInput { influences: inf, positions: pos, normals: nrm };
-    let mut out = SkinningOutput { positions: &mut out_p, normals: nrm.map(|_| &mut out_n[..]) };
-    linear_blend(&input, pal, mode, &mut out).unwrap();
-    (out_p, out_n)
+    run_skin(inf, pos, nrm, |i, o| linear_blend(i, pal, mode, o))
 }
 
 fn skin_dq(inf: &Influences, pal: &[DualQuat], pos: &[Vec3], nrm: Option<&[Vec3]>) -> (Vec<Vec3>, Vec<Vec3>) {
-    let mut out_p = vec![Vec3::zeros(); pos.len()];
-    let mut out_n = vec![Vec3::zeros(); pos.len()];
-    let input = SkinningInput { influences: inf, positions: pos, normals: nrm };
-    let mut out = SkinningOutput { positions: &mut out_p, normals: nrm.map(|_| &mut out_n[..]) };
-    dual_quaternion(&input, pal, &mut out).unwrap();
-    (out_p, out_n)
+    run_skin(inf, pos, nrm, |i, o| dual_quaternion(i, pal, o))
 }
 
 fn skin_tf(inf: &Influences, pal: &[Transform], pos: &[Vec3], nrm: Option<&[Vec3]>) -> (Vec<Vec3>, Vec<Vec3>) {
-    let mut out_p = vec![Vec3::zeros(); pos.len()];
-    let mut out_n = vec![Vec3::zeros(); pos.len()];
-    let input = SkinningInput { influences: inf, positions: pos, normals: nrm };
-    let mut out = SkinningOutput { positions: &mut out_p, normals: nrm.map(|_| &mut out_n[..]) };
-    linear_blend_transforms(&input, pal, NormalMode::Direct, &mut out).unwrap();
-    (out_p, out_n)
+    run_skin(inf, pos, nrm, |i, o| linear_blend_transforms(i, pal, NormalMode::Direct, o))
 }
 
 /// Random influences: `per` slots a vertex, some slots zero, weights not normalized.
