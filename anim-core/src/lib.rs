@@ -38,7 +38,6 @@ pub mod blend;
 pub mod clip;
 pub mod crossfade;
 mod error;
-pub mod mannequin;
 pub mod mesh;
 pub mod palette;
 mod pose;

@@ -3,7 +3,7 @@
 
 use crate::DemoError;
 use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Clip, Mesh, Pose, Skeleton, Skin, TimePolicy, mannequin, palette};
+use anim_core::{Clip, Mesh, Pose, Skeleton, Skin, TimePolicy, palette};
 use anim_math::{DualQuat, Mat4, Vec3};
 use anim_render_vk::mesh::smooth_normals;
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod, SkinPath};
@@ -77,9 +77,9 @@ fn with_normals(mut mesh: Mesh) -> Mesh {
 }
 
 impl Character {
-    /// The default character (`anim_core::mannequin`).
+    /// The default character ([`anim_mannequin`]).
     pub fn mannequin() -> Self {
-        let m = mannequin::build();
+        let m = anim_mannequin::build();
         let skin = Skin::from_skeleton(&m.skeleton);
         Self {
             name: "mannequin".into(),
