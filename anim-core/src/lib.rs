@@ -48,7 +48,7 @@ pub mod track;
 
 pub use bake::BakedClip;
 pub use clip::{Clip, JointTracks, SamplingCache, ScalarCurve, TimePolicy};
-pub use error::{ClipError, PoseError, SkeletonError, SkinningError, TrackError};
+pub use error::{ClipError, LengthMismatch, PoseError, SkeletonError, SkinningError, TrackError};
 pub use mesh::{Influences, Mesh};
 pub use pose::Pose;
 pub use skeleton::{JointDesc, Skeleton};
