@@ -23,23 +23,17 @@
 //! assert_eq!(out.locals()[1].translation, Vec3::new(0.0, 2.0, 0.0));
 //! ```
 
-use crate::{Pose, Skeleton};
+use crate::{LengthMismatch, Pose, Skeleton};
 use anim_math::Transform;
 use thiserror::Error;
 
 /// Why a blend (or an additive layer) could not run.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum BlendError {
-    /// A pose or mask does not have the skeleton's joint count.
-    #[error("{what} has {got} joints, the skeleton has {expected}")]
-    WrongLength {
-        /// Which argument ("output pose", "pose a", "mask", ...).
-        what: &'static str,
-        /// Its length.
-        got: usize,
-        /// The skeleton's joint count.
-        expected: usize,
-    },
+    /// A pose or mask ("output pose", "pose a", "mask", …) does not have the skeleton's
+    /// joint count (`expected`).
+    #[error("{0} (one per skeleton joint)")]
+    WrongLength(#[from] LengthMismatch),
     /// The blend root is not a joint of the skeleton.
     #[error("blend root {root} is out of range, the skeleton has {count} joints")]
     RootOutOfRange {
@@ -60,10 +54,7 @@ pub enum BlendError {
 
 /// Checks the length of one pose-sized argument against the skeleton.
 pub(crate) fn check_len(what: &'static str, got: usize, skeleton: &Skeleton) -> Result<(), BlendError> {
-    if got != skeleton.len() {
-        return Err(BlendError::WrongLength { what, got, expected: skeleton.len() });
-    }
-    Ok(())
+    Ok(LengthMismatch::check(what, got, skeleton.len())?)
 }
 
 /// The joints a blend touches: the whole skeleton, or the subtree under `root`.

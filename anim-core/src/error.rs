@@ -1,5 +1,45 @@
 use thiserror::Error;
 
+/// A slice or array whose length is not the one it must have: the runtime's one
+/// length-mismatch error. The error enums of this crate and of `anim-ik` wrap it in their
+/// `WrongLength` variant (each converts from it with `?`), so every caller reads the same
+/// three fields whichever operation failed.
+///
+/// ```
+/// use anim_core::LengthMismatch;
+///
+/// assert_eq!(LengthMismatch::check("pose", 3, 3), Ok(()));
+/// let e = LengthMismatch::check("output positions", 9, 10).unwrap_err();
+/// assert_eq!(e, LengthMismatch::new("output positions", 9, 10));
+/// assert_eq!(e.to_string(), "output positions has 9 entries, expected 10");
+/// ```
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq, Hash)]
+#[error("{what} has {got} entries, expected {expected}")]
+pub struct LengthMismatch {
+    /// Which slice or array ("pose", "output positions", "contact weights", …).
+    pub what: &'static str,
+    /// Its length.
+    pub got: usize,
+    /// The length it must have.
+    pub expected: usize,
+}
+
+impl LengthMismatch {
+    /// `what` has `got` entries where `expected` are needed.
+    pub const fn new(what: &'static str, got: usize, expected: usize) -> Self {
+        Self { what, got, expected }
+    }
+
+    /// `Ok` when `got == expected`, otherwise the mismatch (which `?` converts into any
+    /// error enum with a `WrongLength` variant).
+    ///
+    /// # Errors
+    /// The mismatch, when the lengths differ.
+    pub const fn check(what: &'static str, got: usize, expected: usize) -> Result<(), Self> {
+        if got == expected { Ok(()) } else { Err(Self::new(what, got, expected)) }
+    }
+}
+
 /// Why a [`crate::Skeleton`] could not be built.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum SkeletonError {
@@ -33,16 +73,9 @@ pub enum SkeletonError {
         /// Which transform: "rest", "bind" or "inverse bind".
         what: &'static str,
     },
-    /// A per-joint array has the wrong length.
-    #[error("{what} has {got} entries, the skeleton has {expected} joints")]
-    WrongLength {
-        /// Which array.
-        what: &'static str,
-        /// Its length.
-        got: usize,
-        /// The joint count.
-        expected: usize,
-    },
+    /// A per-joint array does not have the skeleton's joint count (`expected`).
+    #[error("{0} (one per skeleton joint)")]
+    WrongLength(#[from] LengthMismatch),
     /// More joints than the runtime supports (joint indices are stored as `u16`).
     #[error("{count} joints is more than the supported {max}")]
     TooManyJoints {
@@ -147,15 +180,8 @@ pub enum ClipError {
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum PoseError {
     /// A slice has the wrong length.
-    #[error("{what} has {got} entries, expected {expected}")]
-    WrongLength {
-        /// Which slice.
-        what: &'static str,
-        /// Its length.
-        got: usize,
-        /// The expected length.
-        expected: usize,
-    },
+    #[error(transparent)]
+    WrongLength(#[from] LengthMismatch),
     /// A skin names a joint the skeleton or pose does not have.
     #[error("skin joint {index} is skeleton joint {joint}, but there are only {count}")]
     JointOutOfRange {
@@ -205,13 +231,6 @@ pub enum SkinningError {
         needed: usize,
     },
     /// Input and output slices disagree in length.
-    #[error("{what} has {got} entries, expected {expected}")]
-    WrongLength {
-        /// Which slice.
-        what: &'static str,
-        /// Its length.
-        got: usize,
-        /// Expected length.
-        expected: usize,
-    },
+    #[error(transparent)]
+    WrongLength(#[from] LengthMismatch),
 }

@@ -38,7 +38,6 @@ pub mod blend;
 pub mod clip;
 pub mod crossfade;
 mod error;
-pub mod mannequin;
 pub mod mesh;
 pub mod palette;
 mod pose;
@@ -49,7 +48,7 @@ pub mod track;
 
 pub use bake::BakedClip;
 pub use clip::{Clip, JointTracks, SamplingCache, ScalarCurve, TimePolicy};
-pub use error::{ClipError, PoseError, SkeletonError, SkinningError, TrackError};
+pub use error::{ClipError, LengthMismatch, PoseError, SkeletonError, SkinningError, TrackError};
 pub use mesh::{Influences, Mesh};
 pub use palette::{DqPalette, Palette};
 pub use pose::Pose;

@@ -252,7 +252,7 @@ impl Palette {
 
 fn check(model: usize, skin: &Skin, out: usize) -> Result<(), PoseError> {
     if out != skin.len() {
-        return Err(PoseError::WrongLength { what: "palette", got: out, expected: skin.len() });
+        return Err(PoseError::WrongLength(crate::LengthMismatch::new("palette", out, skin.len())));
     }
     if let Some((index, &joint)) = skin.joints().iter().enumerate().find(|(_, j)| **j >= model) {
         return Err(PoseError::JointOutOfRange { index, joint, count: model });
@@ -348,7 +348,7 @@ mod tests {
         let s = Skeleton::new(vec![JointDesc::new("a", None, Transform::IDENTITY)]).unwrap();
         let skin = Skin::from_skeleton(&s);
         let mut out = vec![Mat4::zeros(); 2];
-        assert!(matches!(skinning_matrices(&[Mat4::identity()], &skin, &mut out), Err(PoseError::WrongLength { .. })));
+        assert!(matches!(skinning_matrices(&[Mat4::identity()], &skin, &mut out), Err(PoseError::WrongLength(_))));
         let mut out = vec![Mat4::zeros(); 1];
         assert!(matches!(
             skinning_matrices(&[], &skin, &mut out),

@@ -1,4 +1,4 @@
-use crate::{PoseError, Skeleton};
+use crate::{LengthMismatch, PoseError, Skeleton};
 use anim_math::{Mat4, Transform};
 
 /// A pose: one local (parent-relative) transform per joint, in skeleton order.
@@ -100,13 +100,8 @@ impl Pose {
     }
 
     fn check(&self, skeleton: &Skeleton, out: usize, what: &'static str) -> Result<(), PoseError> {
-        if self.len() != skeleton.len() {
-            return Err(PoseError::WrongLength { what: "pose", got: self.len(), expected: skeleton.len() });
-        }
-        if out != skeleton.len() {
-            return Err(PoseError::WrongLength { what, got: out, expected: skeleton.len() });
-        }
-        Ok(())
+        LengthMismatch::check("pose", self.len(), skeleton.len())?;
+        Ok(LengthMismatch::check(what, out, skeleton.len())?)
     }
 }
 
@@ -181,7 +176,7 @@ mod tests {
     fn wrong_lengths_are_errors() {
         let (s, p) = chain();
         let mut m = vec![Mat4::zeros(); 1];
-        assert!(matches!(p.local_to_model(&s, &mut m), Err(PoseError::WrongLength { got: 1, .. })));
+        assert!(matches!(p.local_to_model(&s, &mut m), Err(PoseError::WrongLength(LengthMismatch { got: 1, .. }))));
         assert!(Pose::identity(3).global(&s, 0).is_none());
         assert!(p.global(&s, 2).is_none());
     }

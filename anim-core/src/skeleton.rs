@@ -1,4 +1,4 @@
-use crate::{Pose, SkeletonError};
+use crate::{LengthMismatch, Pose, SkeletonError};
 use anim_math::{Mat4, Transform};
 use std::collections::HashMap;
 
@@ -168,10 +168,7 @@ impl Skeleton {
     }
 
     fn check_len(&self, what: &'static str, got: usize) -> Result<(), SkeletonError> {
-        if got != self.len() {
-            return Err(SkeletonError::WrongLength { what, got, expected: self.len() });
-        }
-        Ok(())
+        Ok(LengthMismatch::check(what, got, self.len())?)
     }
 
     fn inverse_bind_from_bind_pose(&self) -> Vec<Mat4> {
@@ -321,6 +318,6 @@ mod tests {
         let p = ibm.transform_point(&anim_math::Point3::new(0.0, 3.0, 0.0));
         assert!((p.coords - Vec3::zeros()).norm() < 1e-6);
         let e = s.clone().with_inverse_bind(vec![Mat4::identity()]).unwrap_err();
-        assert!(matches!(e, SkeletonError::WrongLength { got: 1, expected: 2, .. }));
+        assert!(matches!(e, SkeletonError::WrongLength(LengthMismatch { got: 1, expected: 2, .. })));
     }
 }

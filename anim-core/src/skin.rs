@@ -1,4 +1,4 @@
-use crate::{PoseError, Skeleton};
+use crate::{LengthMismatch, PoseError, Skeleton};
 use anim_math::{Mat4, Transform};
 
 /// A skin: the joints a mesh is bound to, and their inverse bind matrices.
@@ -20,13 +20,7 @@ impl Skin {
     /// # Errors
     /// A joint out of the skeleton's range, or a count mismatch.
     pub fn new(joints: Vec<usize>, inverse_bind: Vec<Mat4>, skeleton: &Skeleton) -> Result<Self, PoseError> {
-        if inverse_bind.len() != joints.len() {
-            return Err(PoseError::WrongLength {
-                what: "inverse bind matrices",
-                got: inverse_bind.len(),
-                expected: joints.len(),
-            });
-        }
+        LengthMismatch::check("inverse bind matrices", inverse_bind.len(), joints.len())?;
         if let Some((index, &joint)) = joints.iter().enumerate().find(|(_, j)| **j >= skeleton.len()) {
             return Err(PoseError::JointOutOfRange { index, joint, count: skeleton.len() });
         }

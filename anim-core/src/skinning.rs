@@ -173,11 +173,11 @@ pub fn check(
     ];
     for (what, got) in lens {
         if got != n {
-            return Err(SkinningError::WrongLength { what, got, expected: n });
+            return Err(SkinningError::WrongLength(crate::LengthMismatch::new(what, got, n)));
         }
     }
     if out_normals.is_some() && input.normals.is_none() {
-        return Err(SkinningError::WrongLength { what: "input normals", got: 0, expected: n });
+        return Err(SkinningError::WrongLength(crate::LengthMismatch::new("input normals", 0, n)));
     }
     if palette_len < input.influences.joint_bound() {
         return Err(SkinningError::PaletteTooShort { got: palette_len, needed: input.influences.joint_bound() });

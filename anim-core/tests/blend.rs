@@ -1,7 +1,7 @@
 //! Pose blending, masks and errors.
 
 use anim_core::blend::{BlendError, blend, blend_into, blend_masked, subtree_mask};
-use anim_core::{JointDesc, Pose, Skeleton};
+use anim_core::{JointDesc, LengthMismatch, Pose, Skeleton};
 use anim_math::{Quat, Transform, Vec3};
 
 /// root ─ spine ─ head, root ─ leg ─ foot (source order scrambled on purpose).
@@ -128,7 +128,7 @@ fn errors_name_the_argument() {
     let mut out = Pose::identity(5);
     assert_eq!(
         blend(&mut out, &a, &b, 0.5, None, &s),
-        Err(BlendError::WrongLength { what: "pose b", got: 4, expected: 5 })
+        Err(BlendError::WrongLength(LengthMismatch { what: "pose b", got: 4, expected: 5 }))
     );
     let b = pose(1.0, 5);
     assert_eq!(blend(&mut out, &a, &b, 0.5, Some(9), &s), Err(BlendError::RootOutOfRange { root: 9, count: 5 }));

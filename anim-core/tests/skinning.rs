@@ -314,14 +314,17 @@ fn bad_input_is_an_error_not_a_panic() {
         NormalMode::Direct,
         &mut SkinningOutput { positions: &mut two, normals: None },
     );
-    assert!(matches!(e, Err(SkinningError::WrongLength { what: "output positions", got: 2, expected: 1 })));
+    assert!(matches!(
+        e,
+        Err(SkinningError::WrongLength(anim_core::LengthMismatch { what: "output positions", got: 2, expected: 1 }))
+    ));
     let mut n = vec![Vec3::zeros()];
     let e = dual_quaternion(
         &input,
         &DqPalette::from_rigid(&[DualQuat::identity(); 4]),
         &mut SkinningOutput { positions: &mut out, normals: Some(&mut n) },
     );
-    assert!(matches!(e, Err(SkinningError::WrongLength { what: "input normals", .. })));
+    assert!(matches!(e, Err(SkinningError::WrongLength(anim_core::LengthMismatch { what: "input normals", .. }))));
     assert!(matches!(
         Influences::new(4, vec![0, 1, 2, 7], vec![0.25; 4], 4),
         Err(SkinningError::JointOutOfRange { vertex: 0, slot: 3, joint: 7, count: 4 })

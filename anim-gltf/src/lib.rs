@@ -239,11 +239,11 @@ impl Model {
     }
 }
 
-/// The default character ([`anim_core::mannequin`]) as a binary glTF: its skeleton (nodes
+/// The default character ([`anim_mannequin`]) as a binary glTF: its skeleton (nodes
 /// 0..22 in skeleton order), its skinned mesh (node 22, skin 0 over every joint) and its
 /// clips with their foot-contact curves. What `animtool export-default` writes.
 pub fn mannequin_glb() -> Vec<u8> {
-    let m = anim_core::mannequin::build();
+    let m = anim_mannequin::build();
     let skin = Skin::from_skeleton(&m.skeleton);
     export_glb(&m.skeleton, &[ExportMesh { name: "mannequin", mesh: &m.mesh, skin: Some(&skin) }], &m.clips)
         .expect("the generated mannequin is consistent, so it always exports")

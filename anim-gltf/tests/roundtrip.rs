@@ -1,12 +1,12 @@
 //! Export → import round trip of the default character, and the Khronos validator on it.
 
-use anim_core::{Skin, TimePolicy, mannequin};
+use anim_core::{Skin, TimePolicy};
 use anim_gltf::{ExportMesh, export_glb, load_from_bytes};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn export_default() -> (mannequin::Mannequin, Vec<u8>) {
-    let m = mannequin::build();
+fn export_default() -> (anim_mannequin::Mannequin, Vec<u8>) {
+    let m = anim_mannequin::build();
     let skin = Skin::from_skeleton(&m.skeleton);
     let bytes =
         export_glb(&m.skeleton, &[ExportMesh { name: "mannequin", mesh: &m.mesh, skin: Some(&skin) }], &m.clips)

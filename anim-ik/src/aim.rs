@@ -2,6 +2,7 @@
 
 use crate::chain::renormalize;
 use crate::error::{IkError, check_finite_vec};
+use anim_core::LengthMismatch;
 use anim_math::{Mat3, Quat, Transform, Vec3, quat};
 use nalgebra::Rotation3;
 
@@ -83,9 +84,7 @@ pub fn aim_joint(
     up: &Vec3,
     world_up: &Vec3,
 ) -> Result<bool, IkError> {
-    if pose.len() != skeleton.len() {
-        return Err(IkError::WrongLength { what: "pose", got: pose.len(), expected: skeleton.len() });
-    }
+    LengthMismatch::check("pose", pose.len(), skeleton.len())?;
     if joint >= skeleton.len() {
         return Err(IkError::JointOutOfRange { joint, count: skeleton.len() });
     }

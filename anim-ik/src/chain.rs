@@ -1,7 +1,7 @@
 //! IK chains: local transforms under a parent-world (root) transform, and joint constraints.
 
 use crate::error::IkError;
-use anim_core::{Pose, Skeleton};
+use anim_core::{LengthMismatch, Pose, Skeleton};
 use anim_math::{EPSILON, Quat, Transform, Vec3, quat};
 use nalgebra::Unit;
 
@@ -223,9 +223,7 @@ impl IkChain {
     /// # Errors
     /// A pose that does not match the skeleton, or non-finite transforms.
     pub fn read_pose(&mut self, skeleton: &Skeleton, pose: &Pose, model_to_world: &Transform) -> Result<(), IkError> {
-        if pose.len() != skeleton.len() {
-            return Err(IkError::WrongLength { what: "pose", got: pose.len(), expected: skeleton.len() });
-        }
+        LengthMismatch::check("pose", pose.len(), skeleton.len())?;
         let Some(&first) = self.joints.first() else {
             return Err(IkError::EmptyChain);
         };

@@ -1,3 +1,4 @@
+use anim_core::LengthMismatch;
 use thiserror::Error;
 
 /// Why an IK operation could not run.
@@ -38,16 +39,9 @@ pub enum IkError {
         /// The joint whose parent differs.
         child: usize,
     },
-    /// A per-joint array has the wrong length.
-    #[error("{what} has {got} entries, expected {expected}")]
-    WrongLength {
-        /// Which array.
-        what: &'static str,
-        /// Its length.
-        got: usize,
-        /// Expected length.
-        expected: usize,
-    },
+    /// A pose, per-leg or per-sample array has the wrong length.
+    #[error(transparent)]
+    WrongLength(#[from] LengthMismatch),
     /// A constraint index is past the end of the chain.
     #[error("constraint for chain joint {index}, but the chain has {len} joints")]
     ConstraintOutOfRange {

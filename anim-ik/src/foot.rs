@@ -6,7 +6,7 @@ use crate::error::IkError;
 use crate::fabrik::FabrikSolver;
 use crate::ground::{GroundQuery, RayHit};
 use crate::two_bone::solve_two_bone;
-use anim_core::{Clip, Pose, Skeleton, TimePolicy};
+use anim_core::{Clip, LengthMismatch, Pose, Skeleton, TimePolicy};
 use anim_math::{Quat, Transform, Vec3, quat};
 
 /// One leg: four skeleton joints, each the parent of the next, and the name of the clip
@@ -197,9 +197,7 @@ impl FootGrounding {
     /// # Errors
     /// `out` does not have one entry per leg.
     pub fn sample_contacts(&self, clip: &Clip, time: f32, policy: TimePolicy, out: &mut [f32]) -> Result<(), IkError> {
-        if out.len() != self.legs.len() {
-            return Err(IkError::WrongLength { what: "contact weights", got: out.len(), expected: self.legs.len() });
-        }
+        LengthMismatch::check("contact weights", out.len(), self.legs.len())?;
         for (o, l) in out.iter_mut().zip(&self.legs) {
             *o = clip
                 .curve_index(&l.leg.contact_curve)
@@ -227,24 +225,15 @@ impl FootGrounding {
         contacts: &[f32],
         ground: &(impl GroundQuery + ?Sized),
     ) -> Result<f32, IkError> {
-        if contacts.len() != self.legs.len() {
-            return Err(IkError::WrongLength {
-                what: "contact weights",
-                got: contacts.len(),
-                expected: self.legs.len(),
-            });
-        }
+        LengthMismatch::check("contact weights", contacts.len(), self.legs.len())?;
         if !contacts.iter().all(|c| c.is_finite()) {
             return Err(IkError::NonFinite { what: "contact weight" });
         }
         if !model_to_world.is_finite() {
             return Err(IkError::NonFinite { what: "root transform" });
         }
-        pose.globals(skeleton, &mut self.globals).map_err(|_| IkError::WrongLength {
-            what: "pose",
-            got: pose.len(),
-            expected: skeleton.len(),
-        })?;
+        pose.globals(skeleton, &mut self.globals)
+            .map_err(|_| LengthMismatch::new("pose", pose.len(), skeleton.len()))?;
         if !self.globals.iter().all(Transform::is_finite) {
             return Err(IkError::NonFinite { what: "joint transform" });
         }

@@ -1,6 +1,7 @@
 //! Ground queries for foot grounding: a ray-cast trait, a height field and a triangle mesh.
 
 use crate::error::IkError;
+use anim_core::LengthMismatch;
 use anim_math::Vec3;
 
 /// Where a ray hit the ground.
@@ -91,9 +92,7 @@ impl HeightField {
             });
         }
         let expected = nx.saturating_mul(nz);
-        if heights.len() != expected {
-            return Err(IkError::WrongLength { what: "height field heights", got: heights.len(), expected });
-        }
+        LengthMismatch::check("height field heights", heights.len(), expected)?;
         if !(cell.is_finite() && cell > 0.0) {
             return Err(IkError::InvalidSetting { what: "height field cell size", value: cell });
         }
@@ -116,11 +115,11 @@ impl HeightField {
         f: impl Fn(f32, f32) -> f32,
     ) -> Result<Self, IkError> {
         // Too many samples to hold is the same error `new` gives for a wrong length.
-        let count = nx.checked_mul(nz).filter(|&n| n <= (1 << 28)).ok_or(IkError::WrongLength {
-            what: "height field heights",
-            got: 0,
-            expected: nx.saturating_mul(nz),
-        })?;
+        let count = nx.checked_mul(nz).filter(|&n| n <= (1 << 28)).ok_or(LengthMismatch::new(
+            "height field heights",
+            0,
+            nx.saturating_mul(nz),
+        ))?;
         let mut h = Vec::with_capacity(count);
         for k in 0..nz {
             for i in 0..nx {

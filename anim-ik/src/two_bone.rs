@@ -2,7 +2,7 @@
 
 use crate::chain::renormalize;
 use crate::error::{IkError, check_finite_vec};
-use anim_core::{Pose, Skeleton};
+use anim_core::{LengthMismatch, Pose, Skeleton};
 use anim_math::{EPSILON, Quat, Transform, Vec3, quat};
 
 /// What a two-bone solve did.
@@ -198,9 +198,7 @@ impl TwoBoneIk {
         target: &Vec3,
         pole: Option<&Vec3>,
     ) -> Result<TwoBoneResult, IkError> {
-        if pose.len() != skeleton.len() {
-            return Err(IkError::WrongLength { what: "pose", got: pose.len(), expected: skeleton.len() });
-        }
+        LengthMismatch::check("pose", pose.len(), skeleton.len())?;
         let parent = match skeleton.parent(self.upper) {
             Some(p) => pose.global(skeleton, p).expect("pose length was checked"),
             None => Transform::IDENTITY,

@@ -148,11 +148,11 @@ impl GpuSkinner {
         ];
         for (what, got) in lens {
             if got != n {
-                return Err(SkinningError::WrongLength { what, got, expected: n }.into());
+                return Err(SkinningError::WrongLength(anim_core::LengthMismatch::new(what, got, n)).into());
             }
         }
         if out_normals.is_some() && normals.is_none() {
-            return Err(SkinningError::WrongLength { what: "input normals", got: 0, expected: n }.into());
+            return Err(SkinningError::WrongLength(anim_core::LengthMismatch::new("input normals", 0, n)).into());
         }
         if palette.len() < influences.joint_bound() {
             return Err(SkinningError::PaletteTooShort { got: palette.len(), needed: influences.joint_bound() }.into());

@@ -138,7 +138,11 @@ fn rejects_what_the_cpu_rejects() {
     let mut small = vec![Vec3::zeros(); 9];
     assert!(matches!(
         sk.skin(&p, None, &inf, GpuPalette::Lbs(&m), NormalMode::Direct, &mut small, None),
-        Err(RenderError::Skinning(SkinningError::WrongLength { what: "output positions", got: 9, expected: 10 }))
+        Err(RenderError::Skinning(SkinningError::WrongLength(anim_core::LengthMismatch {
+            what: "output positions",
+            got: 9,
+            expected: 10
+        })))
     ));
     let mut on = vec![Vec3::zeros(); 10];
     assert!(sk.skin(&p, None, &inf, GpuPalette::Lbs(&m), NormalMode::Direct, &mut out, Some(&mut on)).is_err());

@@ -12,7 +12,7 @@
 //! Run: `cargo bench -p benches --bench render`.
 
 use anim_core::skinning::NormalMode;
-use anim_core::{Mesh, Skin, mannequin, palette};
+use anim_core::{Mesh, Skin, palette};
 use anim_math::{DualQuat, Mat4, Vec3};
 use anim_render_vk::{
     Coloring, Context, ContextDesc, FrameData, GpuPalette, GpuSkinner, OFFSCREEN_FORMAT, Offscreen, Renderer, SkinPath,
@@ -107,7 +107,7 @@ fn frame(c: &mut Criterion) {
     let ctx = context();
     let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).expect("renderer");
     let mut target = Offscreen::new(&ctx, 640, 360).expect("target");
-    let man = mannequin::build();
+    let man = anim_mannequin::build();
     let id = renderer.add_mesh(&man.mesh, &Coloring::Uniform([0.8, 0.7, 0.6])).expect("upload");
     let skin = Skin::from_skeleton(&man.skeleton);
     let clip = man.clip("walk").or(man.clips.first()).expect("the mannequin has clips");

@@ -25,7 +25,7 @@
 //!     const CONTROLS: &'static [(&'static str, &'static str)] = &[];
 //!
 //!     fn new(renderer: &mut Renderer, _args: &CommonArgs) -> Result<Self, DemoError> {
-//!         let m = anim_core::mannequin::build();
+//!         let m = anim_mannequin::build();
 //!         Ok(Self { mesh: renderer.add_mesh(&m.mesh, &Coloring::Uniform([0.8; 3]))?, angle: 0.0 })
 //!     }
 //!

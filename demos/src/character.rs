@@ -4,7 +4,7 @@
 use crate::DemoError;
 use anim_core::SkinMethod;
 use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Clip, Mesh, Palette, Pose, Skeleton, Skin, TimePolicy, mannequin};
+use anim_core::{Clip, Mesh, Palette, Pose, Skeleton, Skin, TimePolicy};
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::mesh::smooth_normals;
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinPath};
@@ -87,9 +87,9 @@ fn with_normals(mut mesh: Mesh) -> Mesh {
 }
 
 impl Character {
-    /// The default character (`anim_core::mannequin`).
+    /// The default character ([`anim_mannequin`]).
     pub fn mannequin() -> Self {
-        let m = mannequin::build();
+        let m = anim_mannequin::build();
         let skin = Skin::from_skeleton(&m.skeleton);
         Self {
             name: "mannequin".into(),

@@ -3,9 +3,9 @@
 //! demo claims, checked against the library by an independent path (blend end points,
 //! crossfade weights, additive deltas, IK reach and limits, grounded ankles).
 
-use anim_core::mannequin::ANKLE_HEIGHT;
 use anim_core::{Pose, TimePolicy};
 use anim_ik::GroundQuery;
+use anim_mannequin::ANKLE_HEIGHT;
 use anim_math::{Mat4, Quat, Transform, Vec3, quat};
 use anim_render_vk::RgbaImage;
 use demos::app::HEADLESS_DT;

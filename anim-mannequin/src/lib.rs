@@ -1,5 +1,31 @@
-//! The project's own default character: a procedurally generated humanoid mannequin with
-//! clips authored in code. Deterministic, no external asset.
+//! The anim runtime's default character: a procedurally generated humanoid mannequin with
+//! clips authored in code. Deterministic, no external asset. It is content, not runtime,
+//! so it lives outside `anim-core`; demos, tests, benchmarks and `animtool export-default`
+//! use it. It depends on `anim-core`, `anim-math` and nalgebra only.
+//!
+//! ```
+//! use anim_core::{Skin, TimePolicy, palette};
+//! use anim_math::Mat4;
+//! use anim_mannequin::{ANKLE_HEIGHT, JOINT_NAMES, Side};
+//!
+//! let m = anim_mannequin::build();
+//! assert_eq!(m.skeleton.len(), JOINT_NAMES.len());
+//!
+//! // Pose it from the walk at t = 0 (the left foot touches down) and build a palette.
+//! let walk = m.clip("walk").expect("the mannequin has a walk");
+//! let mut pose = m.skeleton.rest_pose().clone();
+//! walk.sample(0.0, TimePolicy::Wrap, &mut pose).unwrap();
+//! let mut model = vec![Mat4::identity(); m.skeleton.len()];
+//! pose.local_to_model(&m.skeleton, &mut model).unwrap();
+//! let skin = Skin::from_skeleton(&m.skeleton);
+//! let mut pal = vec![Mat4::identity(); skin.len()];
+//! palette::skinning_matrices(&model, &skin, &mut pal).unwrap();
+//!
+//! // The planted left ankle is at ANKLE_HEIGHT.
+//! let ankle = model[m.leg(Side::Left).ankle];
+//! assert!((ankle[(1, 3)] - ANKLE_HEIGHT).abs() < 0.005);
+//! ```
+//!
 //!
 //! **Conventions.** Y up, +Z forward (the character faces +Z, its left is +X), metres,
 //! 1.81 m tall, feet on `y = 0`. The **bind pose** (the pose the mesh is modelled in, which
@@ -36,7 +62,9 @@
 //! pose with two keys: key 0 is the rest pose (the reference), key 1 bends the spine to the
 //! character's left.
 
-use crate::{Clip, Influences, Interpolation, JointDesc, JointTracks, Mesh, ScalarCurve, Skeleton, Track};
+#![warn(missing_docs)]
+
+use anim_core::{Clip, Influences, Interpolation, JointDesc, JointTracks, Mesh, ScalarCurve, Skeleton, Track};
 use anim_math::{Quat, Transform, Vec3};
 use nalgebra::{Quaternion, Unit};
 use std::f32::consts::{PI, TAU};
@@ -130,10 +158,11 @@ pub struct Leg {
 /// The default character.
 #[derive(Clone, Debug)]
 pub struct Mannequin {
-    /// 22 joints (see the module docs); rest pose = bind pose.
+    /// 22 joints (see the crate docs): the rest pose hangs the arms in an A-pose, the bind
+    /// pose is the T-pose.
     pub skeleton: Skeleton,
     /// The skinned mesh; influence joint indices are skeleton indices (bind it with
-    /// [`crate::Skin::from_skeleton`]).
+    /// [`anim_core::Skin::from_skeleton`]).
     pub mesh: Mesh,
     /// `idle`, `walk`, `run`, `jump`, `punch`, `lean_left`, in this order.
     pub clips: Vec<Clip>,
@@ -760,7 +789,7 @@ fn lean_left() -> Clip {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Pose, Skin, TimePolicy, palette, skinning};
+    use anim_core::{Pose, Skin, TimePolicy, palette, skinning};
     use anim_math::Mat4;
 
     fn world(m: &Mannequin, pose: &Pose) -> Vec<Mat4> {

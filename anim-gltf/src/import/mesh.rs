@@ -1,0 +1,254 @@
+//! Meshes: each primitive of a mesh in the default scene becomes a [`Mesh`] (positions,
+//! normals, texture coordinates, skinning influences from every `JOINTS_n`/`WEIGHTS_n`
+//! set, triangle indices).
+
+use super::buffers::{F32, Want, check_accessor, check_finite, quantized};
+use super::{Importer, MAX_INFLUENCE_SETS};
+use crate::{GltfError, MeshInstance, SkinInfo};
+use anim_core::{Influences, Mesh, Skeleton};
+use anim_math::Vec3;
+use gltf::accessor::{DataType, Dimensions};
+use gltf::mesh::{Mode, Semantic};
+
+/// Vertex attribute types, including those `KHR_mesh_quantization` allows.
+const POSITIONS: Want = Want {
+    dims: &[Dimensions::Vec3],
+    types: &[F32, (DataType::I8, false), (DataType::U8, false), (DataType::I16, false), (DataType::U16, false)],
+    what: "VEC3 FLOAT (or integers with KHR_mesh_quantization)",
+};
+const NORMALS: Want = Want {
+    dims: &[Dimensions::Vec3],
+    types: &[F32, (DataType::I8, true), (DataType::I16, true)],
+    what: "VEC3 FLOAT (or normalized BYTE/SHORT with KHR_mesh_quantization)",
+};
+const TEXCOORDS: Want = Want {
+    dims: &[Dimensions::Vec2],
+    types: &[F32, (DataType::I8, false), (DataType::U8, false), (DataType::I16, false), (DataType::U16, false)],
+    what: "VEC2 FLOAT or (normalized) integers",
+};
+
+impl<'a> Importer<'a> {
+    /// The primitives of the meshes of the scene's nodes, one [`MeshInstance`] each.
+    pub(super) fn meshes(
+        &mut self,
+        skeleton: &Skeleton,
+        skins: &[SkinInfo],
+        scene_nodes: &[usize],
+    ) -> Result<Vec<MeshInstance>, GltfError> {
+        let mut out = Vec::new();
+        let nodes: Vec<gltf::Node> = self.doc.nodes().collect();
+        for &ni in scene_nodes {
+            let node = &nodes[ni];
+            let Some(mesh) = node.mesh() else { continue };
+            for prim in mesh.primitives() {
+                let ppath = format!("meshes[{}].primitives[{}]", mesh.index(), prim.index());
+                let skin = node.skin().map(|s| s.index());
+                let (m, skinned) = self.primitive(&prim, &ppath, skin.map(|s| (s, &skins[s])))?;
+                if skin.is_some() && !skinned {
+                    self.warnings
+                        .push(format!("nodes[{ni}] has a skin but {ppath} has no JOINTS_0/WEIGHTS_0; drawn unskinned"));
+                }
+                // Morph targets are not applied. With all default weights zero (the usual
+                // case for rigged characters) that changes nothing until a weight channel
+                // animates them; otherwise say that positions differ from the spec's.
+                if prim.morph_targets().len() > 0 {
+                    let weights = node.weights().or_else(|| mesh.weights()).unwrap_or(&[]);
+                    if weights.iter().any(|w| *w != 0.0) {
+                        self.warnings.push(format!(
+                            "{ppath} has morph targets with non-zero default weights (nodes[{ni}]); morph targets \
+                             are not applied, so its vertices differ from a viewer that applies them"
+                        ));
+                    } else {
+                        self.warnings.push(format!("{ppath} has morph targets; they are not applied"));
+                    }
+                }
+                out.push(MeshInstance {
+                    node: ni,
+                    joint: skeleton.from_source_index(ni).expect("node is a joint"),
+                    mesh: mesh.index(),
+                    primitive: prim.index(),
+                    skin: if skinned { skin } else { None },
+                    data: m,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// One primitive as a mesh, and whether it is skinned.
+    fn primitive(
+        &mut self,
+        prim: &gltf::Primitive<'a>,
+        ppath: &str,
+        skin: Option<(usize, &SkinInfo)>,
+    ) -> Result<(Mesh, bool), GltfError> {
+        let reader = prim.reader(self.data());
+        let apath = |s: &str| format!("{ppath}.attributes.{s}");
+        let pos_acc = prim
+            .get(&Semantic::Positions)
+            .ok_or_else(|| GltfError::Schema { path: apath("POSITION"), message: "missing".into() })?;
+        check_accessor(&pos_acc, self.buffers, &POSITIONS, &apath("POSITION"))?;
+        let n = pos_acc.count();
+        let positions: Vec<[f32; 3]> = if pos_acc.data_type() == DataType::F32 {
+            reader.read_positions().map_or_else(|| vec![[0.0; 3]; n], |it| it.collect())
+        } else {
+            quantized::<3>(&pos_acc, self.buffers)
+        };
+        check_finite(&positions, &format!("accessors[{}]", pos_acc.index()), "position")?;
+        let check_count = |acc: &gltf::Accessor, what: &str| {
+            if acc.count() != n {
+                Err(GltfError::accessor(
+                    format!("accessors[{}]", acc.index()),
+                    format!("used as {} it has {} elements, POSITION has {n}", apath(what), acc.count()),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let mut normals = Vec::new();
+        if let Some(acc) = prim.get(&Semantic::Normals) {
+            check_accessor(&acc, self.buffers, &NORMALS, &apath("NORMAL"))?;
+            check_count(&acc, "NORMAL")?;
+            let raw: Vec<[f32; 3]> = if acc.data_type() == DataType::F32 {
+                reader.read_normals().map_or_else(|| vec![[0.0; 3]; n], |it| it.collect())
+            } else {
+                quantized::<3>(&acc, self.buffers)
+            };
+            check_finite(&raw, &format!("accessors[{}]", acc.index()), "normal")?;
+            normals = raw.iter().map(|v| repair_normal(Vec3::from(*v))).collect();
+        }
+        let mut uvs = Vec::new();
+        if let Some(acc) = prim.get(&Semantic::TexCoords(0)) {
+            check_accessor(&acc, self.buffers, &TEXCOORDS, &apath("TEXCOORD_0"))?;
+            check_count(&acc, "TEXCOORD_0")?;
+            uvs = quantized::<2>(&acc, self.buffers);
+        }
+        // Influence sets.
+        let mut sets = 0u32;
+        while prim.get(&Semantic::Joints(sets)).is_some() || prim.get(&Semantic::Weights(sets)).is_some() {
+            sets += 1;
+            if sets > MAX_INFLUENCE_SETS {
+                return Err(GltfError::Unsupported {
+                    path: apath(&format!("JOINTS_{sets}")),
+                    message: format!("more than {MAX_INFLUENCE_SETS} JOINTS_n/WEIGHTS_n sets"),
+                });
+            }
+        }
+        let mut influences = None;
+        if sets > 0
+            && let Some((si, skin)) = skin
+        {
+            let per = 4 * sets as usize;
+            let mut joints = vec![0u16; n * per];
+            let mut weights = vec![0f32; n * per];
+            for set in 0..sets {
+                let (jn, wn) = (format!("JOINTS_{set}"), format!("WEIGHTS_{set}"));
+                let jacc = prim.get(&Semantic::Joints(set)).ok_or_else(|| GltfError::Schema {
+                    path: apath(&jn),
+                    message: format!("missing, but {wn} is present"),
+                })?;
+                let wacc = prim.get(&Semantic::Weights(set)).ok_or_else(|| GltfError::Schema {
+                    path: apath(&wn),
+                    message: format!("missing, but {jn} is present"),
+                })?;
+                const JOINTS: Want = Want {
+                    dims: &[Dimensions::Vec4],
+                    types: &[(DataType::U8, false), (DataType::U16, false)],
+                    what: "VEC4 UNSIGNED_BYTE/UNSIGNED_SHORT",
+                };
+                const WEIGHTS: Want = Want {
+                    dims: &[Dimensions::Vec4],
+                    types: &[F32, (DataType::U8, true), (DataType::U16, true)],
+                    what: "VEC4 FLOAT or normalized UNSIGNED_BYTE/UNSIGNED_SHORT",
+                };
+                check_accessor(&jacc, self.buffers, &JOINTS, &apath(&jn))?;
+                check_accessor(&wacc, self.buffers, &WEIGHTS, &apath(&wn))?;
+                check_count(&jacc, &jn)?;
+                check_count(&wacc, &wn)?;
+                let base = 4 * set as usize;
+                // An accessor without data reads as zeros, which the buffers already hold.
+                if let Some(it) = reader.read_joints(set) {
+                    for (v, j) in it.into_u16().enumerate() {
+                        joints[v * per + base..v * per + base + 4].copy_from_slice(&j);
+                    }
+                }
+                if let Some(it) = reader.read_weights(set) {
+                    for (v, w) in it.into_f32().enumerate() {
+                        weights[v * per + base..v * per + base + 4].copy_from_slice(&w);
+                    }
+                }
+            }
+            let inf = Influences::new(per, joints, weights, skin.skin.len()).map_err(|e| match e {
+                anim_core::SkinningError::JointOutOfRange { vertex, slot, joint, count } => GltfError::JointOutOfRange {
+                    path: apath(&format!("JOINTS_{}", slot / 4)),
+                    message: format!(
+                        "vertex {vertex} uses joint {joint} with a non-zero weight, but skins[{si}] has {count} joints"
+                    ),
+                },
+                anim_core::SkinningError::BadWeight { vertex, slot, weight } => GltfError::Accessor {
+                    path: apath(&format!("WEIGHTS_{}", slot / 4)),
+                    message: format!("vertex {vertex} has weight {weight} (negative or not finite)"),
+                },
+                other => GltfError::accessor(apath("JOINTS_0"), other.to_string()),
+            })?;
+            influences = Some(inf);
+        } else if sets > 0 {
+            self.warnings.push(format!("{ppath} has JOINTS/WEIGHTS but its node has no skin; drawn unskinned"));
+        }
+        // Indices.
+        let mut indices = Vec::new();
+        let raw_indices: Option<Vec<u32>> = match prim.indices() {
+            Some(acc) => {
+                const IDX: Want = Want {
+                    dims: &[Dimensions::Scalar],
+                    types: &[(DataType::U8, false), (DataType::U16, false), (DataType::U32, false)],
+                    what: "SCALAR UNSIGNED_BYTE/SHORT/INT",
+                };
+                let ipath = format!("{ppath}.indices");
+                check_accessor(&acc, self.buffers, &IDX, &ipath)?;
+                let v: Vec<u32> =
+                    reader.read_indices().map_or_else(|| vec![0; acc.count()], |r| r.into_u32().collect());
+                if let Some(k) = v.iter().position(|&i| i as usize >= n) {
+                    return Err(GltfError::accessor(
+                        format!("accessors[{}]", acc.index()),
+                        format!("index {k} is {}, but the primitive has {n} vertices", v[k]),
+                    ));
+                }
+                Some(v)
+            }
+            None => None,
+        };
+        let seq = || raw_indices.clone().unwrap_or_else(|| (0..n as u32).collect());
+        match prim.mode() {
+            Mode::Triangles => indices = seq(),
+            Mode::TriangleStrip => {
+                let s = seq();
+                for k in 2..s.len() {
+                    if k % 2 == 0 {
+                        indices.extend_from_slice(&[s[k - 2], s[k - 1], s[k]]);
+                    } else {
+                        indices.extend_from_slice(&[s[k - 1], s[k - 2], s[k]]);
+                    }
+                }
+            }
+            Mode::TriangleFan => {
+                let s = seq();
+                for k in 2..s.len() {
+                    indices.extend_from_slice(&[s[k - 1], s[k], s[0]]);
+                }
+            }
+            other => self.warnings.push(format!("{ppath} has mode {other:?}; loaded without triangles")),
+        }
+        indices.truncate(indices.len() / 3 * 3);
+        let mesh =
+            Mesh { positions: positions.into_iter().map(Vec3::from).collect(), normals, uvs, influences, indices };
+        let skinned = mesh.influences.is_some();
+        Ok((mesh, skinned))
+    }
+}
+
+/// Unit normal; a zero-length normal becomes +Y (a degenerate normal is repaired, not kept).
+fn repair_normal(n: Vec3) -> Vec3 {
+    let l = n.norm();
+    if l > 1e-12 { n / l } else { Vec3::y() }
+}

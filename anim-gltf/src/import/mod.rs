@@ -1,0 +1,82 @@
+//! glTF → [`Model`], by concern:
+//!
+//! - [`validate`]: schema validation and the index checks that must run before it;
+//! - [`buffers`]: buffer loading (GLB chunk, `data:` URIs, files) and accessor checks and
+//!   reads;
+//! - [`scene`]: nodes to a skeleton, the default scene, skins and their bind poses;
+//! - [`mesh`]: primitives to meshes (attributes, influences, indices);
+//! - [`animation`]: animations to clips, and the named curves in their extras.
+//!
+//! [`load_bytes`] runs them in that order; the [`Importer`] carries the document, its
+//! buffers and the warnings collected on the way.
+
+mod animation;
+mod buffers;
+mod mesh;
+mod scene;
+mod validate;
+
+use crate::{GltfError, Model};
+use std::path::Path;
+
+/// Most `JOINTS_n`/`WEIGHTS_n` sets a primitive may have (64 influences a vertex).
+pub const MAX_INFLUENCE_SETS: u32 = 16;
+
+/// The most elements one accessor may have (2²⁶, about 67 million). Without a bufferView
+/// nothing else bounds an accessor's count, and a tiny file could otherwise ask for tens
+/// of gigabytes.
+pub const MAX_ACCESSOR_COUNT: usize = 1 << 26;
+
+/// Parses, validates and imports a glTF JSON document or GLB container.
+pub(crate) fn load_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model, GltfError> {
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(validate::convert_gltf_error)?;
+    // Indices the `gltf` crate's own validation would index with (and panic on) or does not
+    // check at all are checked first.
+    validate::precheck(gltf.document.as_json())?;
+    let mut warnings = Vec::new();
+    validate::validate(gltf.document.as_json(), &mut warnings)?;
+    let doc = gltf::Document::from_json_without_validation(gltf.document.into_json());
+    let buffers = buffers::load_buffers(&doc, gltf.blob, base_dir)?;
+    Importer { doc: &doc, buffers: &buffers, warnings }.run()
+}
+
+/// The import of one document: the parts of the model are read from `doc` by the methods
+/// in the submodules, in the order of [`Importer::run`].
+struct Importer<'a> {
+    doc: &'a gltf::Document,
+    buffers: &'a [Vec<u8>],
+    warnings: Vec<String>,
+}
+
+impl<'a> Importer<'a> {
+    /// The buffer data of the document, as the `gltf` crate's readers take it.
+    fn data(&self) -> impl Clone + Fn(gltf::Buffer<'a>) -> Option<&'a [u8]> + use<'a> {
+        let buffers = self.buffers;
+        move |b: gltf::Buffer<'a>| buffers.get(b.index()).map(Vec::as_slice)
+    }
+
+    /// Reads the skeleton, the scene, skins, meshes and clips, in that order.
+    fn run(mut self) -> Result<Model, GltfError> {
+        let (skeleton, nodes) = self.skeleton()?;
+        let scene_nodes = self.scene_nodes(&skeleton);
+        let skins = self.skins(&skeleton)?;
+        let meshes = self.meshes(&skeleton, &skins, &scene_nodes)?;
+        let (clips, clip_info) = self.clips(&skeleton)?;
+        // The skeleton's own bind pose: the first skin's, the rest pose elsewhere.
+        let skeleton = match skins.first() {
+            Some(s) => skeleton.with_bind_pose(s.bind_pose.clone()).map_err(|e| GltfError::Argument(e.to_string()))?,
+            None => skeleton,
+        };
+        Ok(Model {
+            skeleton,
+            nodes,
+            scene: self.doc.default_scene().map(|s| s.index()),
+            scene_nodes,
+            skins,
+            meshes,
+            clips,
+            clip_info,
+            warnings: self.warnings,
+        })
+    }
+}
