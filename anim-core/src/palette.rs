@@ -11,10 +11,26 @@ use crate::skinning::SkinMethod;
 use crate::{PoseError, Skin, pose::affine_mul};
 use anim_math::{DualQuat, Mat3, Mat4, Transform, dual};
 
-/// Largest deviation of a bind-space scale matrix from the identity that still counts as
-/// no scale (a rigid palette entry). Rounding through a chain of rotations stays well
-/// below it; a deliberate scale of 1.000001 or more is kept.
-pub const RIGID_TOLERANCE: f32 = 1e-6;
+/// How far a palette matrix's linear part may be from orthonormal (column lengths from 1,
+/// column dot products from 0) and still count as carrying no scale. Rounding through a
+/// chain of rotations stays well below it; a deliberate scale of 1.00001 is kept.
+pub const RIGID_TOLERANCE: f32 = 4e-6;
+
+/// True when the linear part of `m` is a rotation within [`RIGID_TOLERANCE`]: unit
+/// columns, orthogonal to each other, positive determinant.
+#[inline]
+fn is_orthonormal(m: &Mat4) -> bool {
+    let c = |i: usize| m.fixed_view::<3, 1>(0, i);
+    let (c0, c1, c2) = (c(0), c(1), c(2));
+    let t = RIGID_TOLERANCE;
+    (c0.norm_squared() - 1.0).abs() <= 2.0 * t
+        && (c1.norm_squared() - 1.0).abs() <= 2.0 * t
+        && (c2.norm_squared() - 1.0).abs() <= 2.0 * t
+        && c0.dot(&c1).abs() <= t
+        && c1.dot(&c2).abs() <= t
+        && c2.dot(&c0).abs() <= t
+        && c0.cross(&c1).dot(&c2) > 0.0
+}
 
 /// A dual-quaternion skinning palette: for each joint the rigid part `qᵢ` of its palette
 /// matrix and the bind-space scale `Sᵢ` that the rigid part cannot hold (see
@@ -23,11 +39,17 @@ pub const RIGID_TOLERANCE: f32 = 1e-6;
 /// Whether any joint carries scale is decided once, when the palette is built: a rigid
 /// palette ([`DqPalette::is_rigid`]) stores identity scales and every skinning path
 /// (CPU, vertex and compute shader) skips the scale work for it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DqPalette {
     dual_quats: Vec<DualQuat>,
     scales: Vec<Mat3>,
     rigid: bool,
+}
+
+impl Default for DqPalette {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl DqPalette {
@@ -54,11 +76,7 @@ impl DqPalette {
     /// Refills the palette from skinning matrices, reusing its storage (it allocates only
     /// to grow).
     pub fn set_from_matrices(&mut self, matrices: &[Mat4]) {
-        self.clear();
-        for m in matrices {
-            self.push_matrix(m);
-        }
-        self.finish();
+        self.fill(matrices.len(), |i| matrices[i]);
     }
 
     /// Refills the palette from model matrices and a skin: entry `i` comes from
@@ -68,36 +86,38 @@ impl DqPalette {
     /// The skin names a joint `model` does not have.
     pub fn update(&mut self, model: &[Mat4], skin: &Skin) -> Result<(), PoseError> {
         check(model.len(), skin, skin.len())?;
-        self.clear();
-        for (&j, ibm) in skin.joints().iter().zip(skin.inverse_bind()) {
-            self.push_matrix(&affine_mul(&model[j], ibm));
-        }
-        self.finish();
+        let (joints, ibm) = (skin.joints(), skin.inverse_bind());
+        self.fill(skin.len(), |i| affine_mul(&model[joints[i]], &ibm[i]));
         Ok(())
     }
 
-    fn clear(&mut self) {
+    /// Splits each matrix `m = [A | t]` into `q = (R, t)` ([`dual::from_rigid_matrix`])
+    /// and `S = Rᵀ · A`. Rigidity is decided first and cheaply (`A` orthonormal with a
+    /// positive determinant, within [`RIGID_TOLERANCE`], means `S = I`); the scale
+    /// matrices are computed only when some joint carries scale, so a rigid palette costs
+    /// little more than its dual quaternions.
+    fn fill(&mut self, n: usize, matrix: impl Fn(usize) -> Mat4) {
         self.dual_quats.clear();
-        self.scales.clear();
-    }
-
-    /// Splits `m = [A | t]` into `q = (R, t)` and `S = Rᵀ · A`, `R` from the
-    /// column-normalized basis of `A` ([`dual::from_rigid_matrix`]).
-    fn push_matrix(&mut self, m: &Mat4) {
-        let q = dual::from_rigid_matrix(m);
-        let r = q.rotation().to_rotation_matrix().into_inner();
-        let a = m.fixed_view::<3, 3>(0, 0).into_owned();
-        self.dual_quats.push(q);
-        self.scales.push(r.transpose() * a);
-    }
-
-    /// Decides rigidity once, and makes the scales of a rigid palette exact identities so
-    /// that every path computes the same thing.
-    fn finish(&mut self) {
-        self.rigid = self.scales.iter().all(|s| (s - Mat3::identity()).abs().max() <= RIGID_TOLERANCE);
-        if self.rigid {
-            self.scales.iter_mut().for_each(|s| *s = Mat3::identity());
+        let mut rigid = true;
+        for i in 0..n {
+            let m = matrix(i);
+            rigid = rigid && is_orthonormal(&m);
+            self.dual_quats.push(dual::from_rigid_matrix(&m));
         }
+        if rigid {
+            // Write the identities only when the length changed (or scales were set).
+            if !self.rigid || self.scales.len() != n {
+                self.scales.clear();
+                self.scales.resize(n, Mat3::identity());
+            }
+        } else {
+            self.scales.clear();
+            for (i, q) in self.dual_quats.iter().enumerate() {
+                let r = q.rotation().to_rotation_matrix().into_inner();
+                self.scales.push(r.transpose() * matrix(i).fixed_view::<3, 3>(0, 0));
+            }
+        }
+        self.rigid = rigid;
     }
 
     /// Number of joints.
