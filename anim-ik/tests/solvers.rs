@@ -294,3 +294,25 @@ fn chains_read_and_write_poses() {
     assert!(matches!(IkChain::from_pose(&s, &pose, &[], &placement), Err(IkError::EmptyChain)));
     assert!(matches!(IkChain::from_pose(&s, &pose, &[99], &placement), Err(IkError::JointOutOfRange { .. })));
 }
+
+#[test]
+fn limited_fabrik_twists_a_hinge_parent_to_face_the_goal() {
+    // A ball (60° about +y) under a hinge about its parent's x axis: the hinge bends only
+    // in the parent's y-z plane, so a goal off to the side (x) needs the ball joint to twist
+    // about its bone first. Turning by the shortest arc never twists, and this goal is then
+    // out of reach: only the straight chain would put the tip in the x-y plane.
+    let locals = vec![Transform::IDENTITY, t(0.0, 1.0, 0.0), t(0.0, 1.0, 0.0)];
+    let start = IkChain::from_transforms(Transform::IDENTITY, locals).unwrap();
+    let mut refs = vec![None; 3];
+    refs[0] = Some(Vec3::y());
+    for goal in [Vec3::new(0.8, 1.2, 0.0), Vec3::new(-0.9, 1.1, 0.3), Vec3::new(1.1, 1.1, -0.3)] {
+        let mut c = start.clone();
+        c.set_constraint(0, Constraint::BallSocket { max_angle: 60f32.to_radians(), reference: Some(Vec3::y()) })
+            .unwrap();
+        c.set_constraint(1, Constraint::hinge(Vec3::x(), Quat::identity(), Some((-1.6, 1.6))).unwrap()).unwrap();
+        let r = FabrikSolver::new(20, 1e-4).solve(&mut c, &goal).unwrap();
+        assert!(r.solved, "goal {goal:?}: {r:?}");
+        assert_constraints_hold(&c, &refs);
+        check_lengths(&c, &[1.0, 1.0]);
+    }
+}
