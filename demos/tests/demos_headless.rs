@@ -77,14 +77,14 @@ fn viewer_shot(time: f32, backend: Backend, method: SkinMethod) -> (RgbaImage, [
     args.start = time;
     let mut app = App::<viewer::Viewer>::new(&mut renderer, &args).unwrap();
     app.scene.show_grid = false;
-    app.scene.show_skeleton = false;
-    app.scene.backend = backend;
-    app.scene.method = method;
+    app.scene.stage.show_skeleton = false;
+    app.scene.stage.backend = backend;
+    app.scene.stage.method = method;
     app.step(&mut renderer, 0.0).unwrap();
     target.render(&mut renderer, &app.frame).unwrap();
     let img = target.image().unwrap();
     // The independent prediction: skin on the CPU, project every vertex with the camera.
-    let v = &mut app.scene;
+    let v = &mut app.scene.stage;
     v.posed.skin_cpu(&v.character, method).unwrap();
     let mut b = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
     for p in v.posed.positions.iter().flatten() {
@@ -237,7 +237,7 @@ fn viewer_keys_switch_modes() {
     let mut app = App::<viewer::Viewer>::new(&mut renderer, &CommonArgs::headless(1, W, H)).unwrap();
     app.scene.key(Key::Char('g'));
     app.scene.key(Key::Char('k'));
-    assert!(!app.scene.show_grid && !app.scene.show_skeleton);
+    assert!(!app.scene.show_grid && !app.scene.stage.show_skeleton);
     let mut shot = |app: &mut App<viewer::Viewer>, renderer: &mut Renderer| {
         app.step(renderer, 0.0).unwrap();
         target.render(renderer, &app.frame).unwrap();
@@ -248,16 +248,16 @@ fn viewer_keys_switch_modes() {
     app.scene.key(Key::Char('c'));
     assert_ne!(app.scene.clip, clip);
     app.scene.key(Key::Char('m'));
-    assert_eq!(app.scene.method, SkinMethod::Dq);
+    assert_eq!(app.scene.stage.method, SkinMethod::Dq);
     app.scene.key(Key::Char('b'));
-    assert_eq!(app.scene.backend, Backend::Compute);
+    assert_eq!(app.scene.stage.backend, Backend::Compute);
     app.scene.key(Key::Char('x'));
     assert_eq!(app.scene.clip, clip);
     // Weights of joint 0 as a heat map: the colours change, the silhouette does not.
     app.scene.key(Key::Char('m'));
     app.scene.key(Key::Char('b'));
     app.scene.key(Key::Char('b'));
-    assert_eq!(app.scene.backend, Backend::Vertex);
+    assert_eq!(app.scene.stage.backend, Backend::Vertex);
     app.scene.key(Key::Char('w'));
     assert_eq!(app.scene.weight_joint, Some(0));
     let heat = shot(&mut app, &mut renderer);
@@ -266,6 +266,19 @@ fn viewer_keys_switch_modes() {
     let recoloured = fg_plain.iter().filter(|&&(x, y)| plain.pixel(x, y) != heat.pixel(x, y)).count();
     assert!(recoloured > fg_plain.len() * 9 / 10, "{recoloured} of {} pixels recoloured", fg_plain.len());
     assert!(app.scene.status().contains("weights of pelvis"), "{}", app.scene.status());
+    // `j` cycles the debug colourings (by joint, normals, joint indices) and back; each
+    // covers the same silhouette in other colours.
+    for view in [viewer::ColorView::ByJoint, viewer::ColorView::Normals, viewer::ColorView::JointIndices] {
+        app.scene.key(Key::Char('j'));
+        assert_eq!(app.scene.view, view);
+        let img = shot(&mut app, &mut renderer);
+        assert_eq!(foreground(&img), fg_plain, "{view:?}");
+        let differ = fg_plain.iter().filter(|&&(x, y)| img.pixel(x, y) != heat.pixel(x, y)).count();
+        assert!(differ > fg_plain.len() / 2, "{view:?}: {differ} of {} pixels recoloured", fg_plain.len());
+        assert!(app.scene.status().ends_with(view.label()), "{}", app.scene.status());
+    }
+    app.scene.key(Key::Char('j'));
+    assert_eq!(app.scene.view, viewer::ColorView::Shaded);
     assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
 }
 

@@ -8,7 +8,7 @@
 
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Character, Posed};
-use crate::{DemoError, scenes};
+use crate::{DemoError, stage};
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{FrameData, Renderer, lines};
 
@@ -59,7 +59,7 @@ impl Scene for Poses {
         bind.pose.clone_from(character.skeleton.bind_pose());
         bind.update(&character)?;
         let animated = Posed::new(&character);
-        let (centre, lo, radius) = scenes::framing(&character, &mut rest)?;
+        let (centre, lo, radius) = stage::framing(&character, &mut rest)?;
         let spacing = radius * 1.4;
         Ok(Self {
             character,
@@ -93,7 +93,7 @@ impl Scene for Poses {
                 }
             }
         }
-        scenes::ground(frame, self.radius, self.floor);
+        stage::ground(frame, self.radius, self.floor);
         Ok(())
     }
 

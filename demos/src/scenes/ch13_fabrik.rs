@@ -1,4 +1,4 @@
-//! Chapter 13: the tentacle of [`crate::scenes::ch13_ccd`] solved with FABRIK: backward
+//! Chapter 13: the tentacle of [`crate::chain`] (as in [`crate::scenes::ch13_ccd`]) solved with FABRIK: backward
 //! and forward reaching passes over the joint positions, with the constraints applied to
 //! the rotations inside every iteration.
 //!
@@ -10,7 +10,7 @@
 //! hinge's plane with the goal. CCD, which turns one joint at a time under its limit,
 //! reaches the same path with the same limits.
 
-use crate::scenes::ch13_ccd::{ChainDemo, ChainSolver, ITERATIONS, THRESHOLD};
+use crate::chain::{ChainDemo, ChainSolver, ITERATIONS, THRESHOLD};
 use anim_ik::{FabrikSolver, IkChain, IkError, SolveResult};
 use anim_math::Vec3;
 
