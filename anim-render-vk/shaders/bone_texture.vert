@@ -1,6 +1,8 @@
 #version 450
 // Seed 003's technique: the bone matrices come from a texel buffer (RGBA32F, four texels a
 // matrix, one column each) instead of a fixed uniform array; four influences a vertex.
+// A vertex whose weights are all zero keeps its bind position and normal (as in
+// skin_lbs.glsl).
 #include "common.glsl"
 #include "camera.glsl"
 layout(std430, set = 0, binding = 2) readonly buffer Joints { uint joints[]; };
@@ -21,8 +23,14 @@ mat4 bone(uint j) {
 void main() {
     uint base = uint(gl_VertexIndex) * pc.influences;
     mat4 m = mat4(0.0);
+    float wsum = 0.0;
     for (uint k = 0u; k < pc.influences; ++k) {
-        m += weights[base + k] * bone(joints[base + k]);
+        float w = weights[base + k];
+        m += w * bone(joints[base + k]);
+        wsum += w;
+    }
+    if (wsum == 0.0) {
+        m = mat4(1.0);
     }
     gl_Position = cam.view_proj * (pc.model * (m * vec4(in_pos, 1.0)));
     out_normal = mat3(pc.model) * (mat3(m) * in_normal);

@@ -42,6 +42,14 @@ pub enum Coloring {
     WeightsRgb,
     /// Heat map of the weight of one joint (blue = 0, red = 1).
     WeightOf(u16),
+    /// Seed 003's debug view: the bind-pose normal as a colour, `n · 0.5 + 0.5` (a face
+    /// towards +z is (0.5, 0.5, 1)).
+    Normals,
+    /// Seed 003's debug view: the joint indices of a vertex's first three influences as
+    /// red, green and blue, each divided by the largest joint index of the mesh (a vertex
+    /// bound to joints 0, 1 and 2 of a three-joint mesh is (0, 0.5, 1); a slot without
+    /// weight names joint 0, as [`Influences`] stores it).
+    JointIndices,
     /// Explicit colours, one a vertex.
     PerVertex(Vec<[f32; 4]>),
 }
@@ -66,14 +74,16 @@ fn heat(w: f32) -> [f32; 4] {
     [w, 1.0 - (2.0 * w - 1.0).abs(), 1.0 - w, 1.0]
 }
 
-/// Per-vertex colours for `coloring` (influence-based colourings need influences).
+/// Per-vertex colours for `coloring` (influence-based colourings need influences,
+/// [`Coloring::Normals`] the `n` bind-pose `normals`).
 ///
 /// # Errors
-/// A debug colouring without influences, or explicit colours of the wrong count.
+/// A debug colouring without influences, or explicit colours or normals of the wrong count.
 pub fn vertex_colors(
     coloring: &Coloring,
     n: usize,
     influences: Option<&Influences>,
+    normals: &[Vec3],
 ) -> Result<Vec<[f32; 4]>, RenderError> {
     let need = || influences.ok_or_else(|| RenderError::Input("debug colouring of a mesh without influences".into()));
     Ok(match coloring {
@@ -120,6 +130,26 @@ pub fn vertex_colors(
                 .chunks_exact(per)
                 .zip(inf.weights().chunks_exact(per))
                 .map(|(js, ws)| heat(js.iter().zip(ws).filter(|(j, _)| **j == *joint).map(|(_, w)| *w).sum()))
+                .collect()
+        }
+        Coloring::Normals => {
+            if normals.len() != n {
+                return Err(RenderError::Input(format!("{} normals for {n} vertices", normals.len())));
+            }
+            normals.iter().map(|v| [v.x * 0.5 + 0.5, v.y * 0.5 + 0.5, v.z * 0.5 + 0.5, 1.0]).collect()
+        }
+        Coloring::JointIndices => {
+            let inf = need()?;
+            let scale = 1.0 / inf.joints().iter().copied().max().unwrap_or(0).max(1) as f32;
+            inf.joints()
+                .chunks_exact(inf.per_vertex())
+                .map(|js| {
+                    let mut c = [0.0, 0.0, 0.0, 1.0];
+                    for (o, j) in c.iter_mut().zip(js.iter().take(3)) {
+                        *o = f32::from(*j) * scale;
+                    }
+                    c
+                })
                 .collect()
         }
     })
@@ -194,7 +224,7 @@ impl GpuMesh {
         let normals =
             if mesh.normals.len() == n { mesh.normals.clone() } else { smooth_normals(&mesh.positions, &mesh.indices) };
         let verts: Vec<GpuVertex> = mesh.positions.iter().zip(&normals).map(|(p, q)| GpuVertex::new(p, q)).collect();
-        let colors = vertex_colors(coloring, n, mesh.influences.as_ref())?;
+        let colors = vertex_colors(coloring, n, mesh.influences.as_ref(), &normals)?;
         let vs = vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT
             | vk::PipelineStageFlags2::VERTEX_SHADER
             | vk::PipelineStageFlags2::COMPUTE_SHADER;
@@ -260,7 +290,7 @@ impl GpuMesh {
     /// # Errors
     /// Bad colours for this mesh, or a failing upload.
     pub(crate) fn recolor(&mut self, ctx: &Arc<Context>, coloring: &Coloring) -> Result<(), RenderError> {
-        let colors = vertex_colors(coloring, self.vertex_count as usize, self.influences.as_ref())?;
+        let colors = vertex_colors(coloring, self.vertex_count as usize, self.influences.as_ref(), &self.bind_normals)?;
         self.colors = color_buffer(ctx, &colors)?;
         Ok(())
     }

@@ -141,6 +141,22 @@ impl Character {
         self.clips.iter().position(|c| c.name() == name).or_else(|| name.parse().ok().filter(|i| *i < self.clips.len()))
     }
 
+    /// The index of the clip named `name` (or with that index), as [`Character::find_clip`],
+    /// or an error naming it.
+    ///
+    /// # Errors
+    /// No such clip.
+    pub fn require_clip(&self, name: &str) -> Result<usize, DemoError> {
+        self.find_clip(name).ok_or_else(|| DemoError::Args(format!("no clip {name:?}")))
+    }
+
+    /// The clip named `keyword`, else the first whose name contains it (case-insensitive):
+    /// `walk` finds the mannequin's `walk` and the Woman model's `Walking`.
+    pub fn find_clip_like(&self, keyword: &str) -> Option<usize> {
+        let k = keyword.to_lowercase();
+        self.find_clip(keyword).or_else(|| self.clips.iter().position(|c| c.name().to_lowercase().contains(&k)))
+    }
+
     /// The clip to start with: `preferred` if present, else `walk`, else the first.
     pub fn initial_clip(&self, preferred: Option<&str>) -> Option<usize> {
         preferred.and_then(|p| self.find_clip(p)).or_else(|| self.find_clip("walk")).or(if self.clips.is_empty() {

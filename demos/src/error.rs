@@ -23,6 +23,15 @@ pub enum DemoError {
     /// A skeleton built in code was rejected.
     #[error(transparent)]
     Skeleton(#[from] anim_core::SkeletonError),
+    /// Blending or adding poses failed (mismatched poses, a non-finite weight).
+    #[error(transparent)]
+    Blend(#[from] anim_core::BlendError),
+    /// The crossfade controller rejected a clip or a time step.
+    #[error(transparent)]
+    CrossFade(#[from] anim_core::CrossFadeError),
+    /// An IK chain, solver, ground or foot-grounding pass failed.
+    #[error(transparent)]
+    Ik(#[from] anim_ik::IkError),
     /// The window system failed.
     #[error("window: {0}")]
     Window(String),

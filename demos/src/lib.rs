@@ -2,17 +2,22 @@
 //! trait, window and headless loops), characters ([`character`]: the default mannequin or a
 //! glTF file, posed and drawn with any skinning backend), the scenes of the demos
 //! ([`scenes`]), each run by a small binary in `src/bin/`, and [`gpu_skin`] (GPU skinning of
-//! glTF instances for `animtool skin --backend gpu`).
+//! glTF instances for `animtool skin --backend gpu`), the [`stage`] the character scenes
+//! share (character, meshes, pose, method, backend, framing, shared keys) and the [`chain`]
+//! demo of the IK scenes.
 
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod chain;
 pub mod character;
 mod error;
 pub mod gpu_skin;
 pub mod scenes;
+pub mod stage;
 
 pub use app::{App, CommonArgs, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window};
 pub use character::{Backend, Character, Posed};
 pub use error::DemoError;
 pub use gpu_skin::GpuInstanceSkinner;
+pub use stage::Stage;

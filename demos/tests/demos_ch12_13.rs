@@ -89,9 +89,12 @@ fn ch12_crossfade_headless_is_deterministic() {
 #[test]
 fn ch12_additive_runs_clean() {
     let run = runs_clean::<ch12_additive::AdditiveDemo>(0.05);
-    // Headless sweeps the amount.
-    assert!(run.app.scene.sweep);
-    assert!((run.app.scene.amount - ch12_additive::swept_amount(3.0 * HEADLESS_DT)).abs() < 1e-6);
+    // Headless sweeps the additive time through the lean clip (1 s long).
+    let s = &run.app.scene;
+    assert!(s.sweep);
+    assert!((s.fraction() - ch12_additive::swept_fraction(3.0 * HEADLESS_DT)).abs() < 1e-6);
+    assert!((s.additive_time - ch12_additive::swept_fraction(3.0 * HEADLESS_DT)).abs() < 1e-6);
+    assert!(s.status().contains("walk + lean_left at 0.05/1.00 s (sweeping)"), "{}", s.status());
 }
 
 #[test]
@@ -223,24 +226,30 @@ fn crossfade_switches_clips_on_schedule_and_blends_by_elapsed_time() {
 }
 
 #[test]
-fn additive_lean_adds_the_delta_by_amount() {
-    use ch12_additive::{Layer, swept_amount};
-    assert!(swept_amount(0.0).abs() < 1e-6);
-    assert!((swept_amount(ch12_additive::SWEEP_PERIOD * 0.5) - 1.0).abs() < 1e-6);
-    assert!((swept_amount(ch12_additive::SWEEP_PERIOD * 0.25) - 0.5).abs() < 1e-6);
+fn additive_lean_follows_the_additive_time() {
+    use ch12_additive::{Layer, SWEEP_PERIOD, swept_fraction};
+    // The sweep ping-pongs linearly: 0 → 1 at half the period → 0.
+    for (t, want) in [(0.0, 0.0), (SWEEP_PERIOD * 0.25, 0.5), (SWEEP_PERIOD * 0.5, 1.0), (SWEEP_PERIOD * 0.75, 0.5)] {
+        assert!((swept_fraction(t) - want).abs() < 1e-6, "fraction at {t}: {}", swept_fraction(t));
+    }
     let ch = Character::mannequin();
     let (walk, lean) = (ch.find_clip("walk").unwrap(), ch.find_clip("lean_left").unwrap());
-    let layer = Layer::new(&ch, lean).unwrap();
+    let duration = ch.clips[lean].duration();
+    let mut layer = Layer::new(&ch, lean).unwrap();
+    assert_eq!(layer.duration(&ch), duration);
     let mut pose = ch.skeleton.rest_pose().clone();
     let t = 0.37;
     let walk_pose = sampled(&ch, walk, t);
+    // Additive time 0: the additive clip's first frame is its base, the layer adds nothing.
     layer.apply(&ch, walk, t, 0.0, &mut pose).unwrap();
-    assert_poses_eq(&pose, &walk_pose, 1e-6, "amount 0 = walk");
-    // Amount 1: each spine joint gets lean_left's last-key rotation (its first key is the
-    // identity) applied before the walk's rotation; other joints keep the walk.
+    assert_poses_eq(&pose, &walk_pose, 1e-6, "additive time 0 = walk");
+    // Additive time = duration: the whole lean, as the old full amount 1.0 gave it (each
+    // spine joint gets lean_left's last-key rotation, whose first key is the identity,
+    // applied before the walk's rotation; other joints keep the walk).
     let mut full_lean = ch.skeleton.rest_pose().clone();
-    ch.clips[lean].sample(ch.clips[lean].duration(), TimePolicy::Clamp, &mut full_lean).unwrap();
-    layer.apply(&ch, walk, t, 1.0, &mut pose).unwrap();
+    ch.clips[lean].sample(duration, TimePolicy::Clamp, &mut full_lean).unwrap();
+    layer.apply(&ch, walk, t, duration, &mut pose).unwrap();
+    let full = pose.clone();
     for j in 0..ch.skeleton.len() {
         let name = ch.skeleton.name(j).unwrap();
         let want = if name.starts_with("spine") {
@@ -250,11 +259,23 @@ fn additive_lean_adds_the_delta_by_amount() {
         };
         assert!(pose.locals()[j].rotation.angle_to(&want) < 1e-5, "{name}");
     }
-    // The head moves to the character's left (+x) more with more lean.
+    // Half way: the lean clip's own mid pose, added; neither the walk nor the full lean.
+    let mut mid_lean = ch.skeleton.rest_pose().clone();
+    ch.clips[lean].sample(duration * 0.5, TimePolicy::Clamp, &mut mid_lean).unwrap();
+    layer.apply(&ch, walk, t, duration * 0.5, &mut pose).unwrap();
+    let spine = ch.skeleton.find("spine_02").unwrap();
+    let want = mid_lean.locals()[spine].rotation * walk_pose.locals()[spine].rotation;
+    assert!(pose.locals()[spine].rotation.angle_to(&want) < 1e-5);
+    assert!(pose.locals()[spine].rotation.angle_to(&walk_pose.locals()[spine].rotation) > 0.05);
+    assert!(pose.locals()[spine].rotation.angle_to(&full.locals()[spine].rotation) > 0.05);
+    // Past the end the clip clamps: still the full lean.
+    layer.apply(&ch, walk, t, duration * 3.0, &mut pose).unwrap();
+    assert_poses_eq(&pose, &full, 1e-6, "clamped to the clip's end");
+    // The head moves to the character's left (+x) the further into the clip.
     let head = ch.skeleton.find("head").unwrap();
     let mut xs = Vec::new();
-    for amount in [0.0, 0.5, 1.0] {
-        layer.apply(&ch, walk, t, amount, &mut pose).unwrap();
+    for f in [0.0, 0.5, 1.0] {
+        layer.apply(&ch, walk, t, f * duration, &mut pose).unwrap();
         xs.push(model_position(&ch, &pose, head).x);
     }
     assert!(xs[1] > xs[0] + 0.05 && xs[2] > xs[1] + 0.05, "head x {xs:?}");
@@ -452,9 +473,18 @@ fn keys_toggle_ik_constraints_and_sweep() {
     let mut add = App::<ch12_additive::AdditiveDemo>::new(&mut renderer, &args).unwrap();
     add.scene.key(Key::Char('d'));
     assert!(!add.scene.sweep);
-    let a = add.scene.amount;
+    let a = add.scene.additive_time;
     add.scene.key(Key::Char('d'));
-    assert!((add.scene.amount - a - ch12_additive::AMOUNT_STEP).abs() < 1e-6);
+    // lean_left is 1 s long: a step is a tenth of it.
+    assert!((add.scene.additive_time - a - ch12_additive::TIME_STEP).abs() < 1e-6);
+    for _ in 0..20 {
+        add.scene.key(Key::Char('d'));
+    }
+    assert_eq!(add.scene.fraction(), 1.0, "the keys stop at the clip's end");
+    add.scene.key(Key::Char('s'));
+    assert!(add.scene.sweep);
+    add.scene.key(Key::Char('m'));
+    assert_eq!(add.scene.stage.method, anim_core::SkinMethod::Dq, "shared stage keys");
     let mut blend = App::<ch12_blend::BlendDemo>::new(&mut renderer, &args).unwrap();
     blend.scene.key(Key::Char('1'));
     blend.step(&mut renderer, HEADLESS_DT).unwrap();

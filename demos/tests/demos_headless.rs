@@ -77,14 +77,14 @@ fn viewer_shot(time: f32, backend: Backend, method: SkinMethod) -> (RgbaImage, [
     args.start = time;
     let mut app = App::<viewer::Viewer>::new(&mut renderer, &args).unwrap();
     app.scene.show_grid = false;
-    app.scene.show_skeleton = false;
-    app.scene.backend = backend;
-    app.scene.method = method;
+    app.scene.stage.show_skeleton = false;
+    app.scene.stage.backend = backend;
+    app.scene.stage.method = method;
     app.step(&mut renderer, 0.0).unwrap();
     target.render(&mut renderer, &app.frame).unwrap();
     let img = target.image().unwrap();
     // The independent prediction: skin on the CPU, project every vertex with the camera.
-    let v = &mut app.scene;
+    let v = &mut app.scene.stage;
     v.posed.skin_cpu(&v.character, method).unwrap();
     let mut b = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
     for p in v.posed.positions.iter().flatten() {
@@ -237,7 +237,7 @@ fn viewer_keys_switch_modes() {
     let mut app = App::<viewer::Viewer>::new(&mut renderer, &CommonArgs::headless(1, W, H)).unwrap();
     app.scene.key(Key::Char('g'));
     app.scene.key(Key::Char('k'));
-    assert!(!app.scene.show_grid && !app.scene.show_skeleton);
+    assert!(!app.scene.show_grid && !app.scene.stage.show_skeleton);
     let mut shot = |app: &mut App<viewer::Viewer>, renderer: &mut Renderer| {
         app.step(renderer, 0.0).unwrap();
         target.render(renderer, &app.frame).unwrap();
@@ -248,16 +248,16 @@ fn viewer_keys_switch_modes() {
     app.scene.key(Key::Char('c'));
     assert_ne!(app.scene.clip, clip);
     app.scene.key(Key::Char('m'));
-    assert_eq!(app.scene.method, SkinMethod::Dq);
+    assert_eq!(app.scene.stage.method, SkinMethod::Dq);
     app.scene.key(Key::Char('b'));
-    assert_eq!(app.scene.backend, Backend::Compute);
+    assert_eq!(app.scene.stage.backend, Backend::Compute);
     app.scene.key(Key::Char('x'));
     assert_eq!(app.scene.clip, clip);
     // Weights of joint 0 as a heat map: the colours change, the silhouette does not.
     app.scene.key(Key::Char('m'));
     app.scene.key(Key::Char('b'));
     app.scene.key(Key::Char('b'));
-    assert_eq!(app.scene.backend, Backend::Vertex);
+    assert_eq!(app.scene.stage.backend, Backend::Vertex);
     app.scene.key(Key::Char('w'));
     assert_eq!(app.scene.weight_joint, Some(0));
     let heat = shot(&mut app, &mut renderer);
@@ -266,5 +266,135 @@ fn viewer_keys_switch_modes() {
     let recoloured = fg_plain.iter().filter(|&&(x, y)| plain.pixel(x, y) != heat.pixel(x, y)).count();
     assert!(recoloured > fg_plain.len() * 9 / 10, "{recoloured} of {} pixels recoloured", fg_plain.len());
     assert!(app.scene.status().contains("weights of pelvis"), "{}", app.scene.status());
+    // `j` cycles the debug colourings (by joint, normals, joint indices) and back; each
+    // covers the same silhouette in other colours.
+    for view in [viewer::ColorView::ByJoint, viewer::ColorView::Normals, viewer::ColorView::JointIndices] {
+        app.scene.key(Key::Char('j'));
+        assert_eq!(app.scene.view, view);
+        let img = shot(&mut app, &mut renderer);
+        assert_eq!(foreground(&img), fg_plain, "{view:?}");
+        let differ = fg_plain.iter().filter(|&&(x, y)| img.pixel(x, y) != heat.pixel(x, y)).count();
+        assert!(differ > fg_plain.len() / 2, "{view:?}: {differ} of {} pixels recoloured", fg_plain.len());
+        assert!(app.scene.status().ends_with(view.label()), "{}", app.scene.status());
+    }
+    app.scene.key(Key::Char('j'));
+    assert_eq!(app.scene.view, viewer::ColorView::Shaded);
+    assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+}
+
+/// The pixel (RGB) where `p` projects in `img`, seen by `camera`.
+fn pixel_at(img: &RgbaImage, camera: &anim_render_vk::Camera, p: anim_math::Vec3) -> [u8; 3] {
+    let [x, y] = camera.project(&p, img.width, img.height).expect("in front of the camera");
+    let px = img.pixel(x as u32, y as u32);
+    [px[0], px[1], px[2]]
+}
+
+fn assert_rgb(got: [u8; 3], want: [f32; 3], what: &str) {
+    let want = want.map(|c| c * 255.0);
+    assert!(got.iter().zip(want).all(|(g, w)| (f32::from(*g) - w).abs() <= 2.0), "{what}: {got:?}, want {want:?}");
+}
+
+#[test]
+fn seed_bone_texture_views_colour_weights_normals_and_joint_indices() {
+    use anim_math::Vec3;
+    use seed_bone_texture::{BoneTexture, View, seed_weights};
+    let ctx = Context::new(&ContextDesc { validation: true, window: None }).unwrap();
+    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+    let mut target = Offscreen::new(&ctx, W, H).unwrap();
+    // Time 0: every bone at angle 0, so the grid is at rest (x in 0..8, y in -1..1, z = 0).
+    let mut app = App::<BoneTexture>::new(&mut renderer, &CommonArgs::headless(1, W, H)).unwrap();
+    // Points on grid columns (x = 1 and x = 5), off the bone lines (y = 0).
+    let (p1, p5) = (Vec3::new(1.0, 0.6, 0.0), Vec3::new(5.0, -0.6, 0.0));
+    let mut shots = Vec::new();
+    for view in View::ALL {
+        assert_eq!(app.scene.view, view);
+        app.step(&mut renderer, 0.0).unwrap();
+        target.render(&mut renderer, &app.frame).unwrap();
+        let img = target.image().unwrap();
+        let (a, b) = (pixel_at(&img, &app.frame.camera, p1), pixel_at(&img, &app.frame.camera, p5));
+        match view {
+            // Weights of b0, b1, b2 as red, green, blue (unlit).
+            View::Weights => {
+                assert_rgb(a, seed_weights(1.0), "weights at x = 1");
+                assert_rgb(b, seed_weights(5.0), "weights at x = 5");
+            }
+            // The flat grid faces +z everywhere: n * 0.5 + 0.5 = (0.5, 0.5, 1).
+            View::Normals => {
+                assert_rgb(a, [0.5, 0.5, 1.0], "normals at x = 1");
+                assert_rgb(b, [0.5, 0.5, 1.0], "normals at x = 5");
+            }
+            // The grid names joints 0, 1, 2 in its first three slots, (0, 1, 2) / 2; a slot
+            // with weight 0 is joint 0 once validated (x = 1 has no weight on b2).
+            View::JointIndices => {
+                assert_rgb(a, [0.0, 0.5, 0.0], "joint indices at x = 1");
+                assert_rgb(b, [0.0, 0.5, 1.0], "joint indices at x = 5");
+            }
+        }
+        assert!(app.scene.status().ends_with(view.label()), "{}", app.scene.status());
+        shots.push(img);
+        app.scene.key(Key::Char('v'));
+    }
+    assert_eq!(app.scene.view, View::Weights, "`v` cycles back to the weights");
+    // The three views cover the same pixels in different colours.
+    let fg = foreground(&shots[0]);
+    assert!(fg.len() > 2000, "{} grid pixels", fg.len());
+    for (i, j) in [(0, 1), (1, 2), (0, 2)] {
+        assert_eq!(foreground(&shots[i]), fg);
+        let differ = fg.iter().filter(|&&(x, y)| shots[i].pixel(x, y) != shots[j].pixel(x, y)).count();
+        assert!(differ > fg.len() * 9 / 10, "views {i} and {j}: {differ} of {} pixels differ", fg.len());
+    }
+    assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+}
+
+#[test]
+fn bone_texture_leaves_a_vertex_without_weights_at_rest() {
+    use anim_core::{Influences, Mesh};
+    use anim_math::{Mat4, Vec3};
+    use anim_render_vk::{Coloring, FrameData};
+    let ctx = Context::new(&ContextDesc { validation: true, window: None }).unwrap();
+    let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+    let mut target = Offscreen::new(&ctx, W, H).unwrap();
+    // A unit quad facing +z, four influences a vertex: all zero, or all on bone 1.
+    let quad = |weights: [f32; 4]| {
+        let positions = vec![
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+        ];
+        let influences = Influences::new(4, [0u16, 1, 2, 0].repeat(4), weights.repeat(4), 3).unwrap();
+        Mesh {
+            positions,
+            normals: vec![Vec3::z(); 4],
+            uvs: Vec::new(),
+            influences: Some(influences),
+            indices: vec![0, 1, 2, 0, 2, 3],
+        }
+    };
+    let color = [0.2, 0.9, 0.3];
+    let unweighted = renderer.add_mesh(&quad([0.0; 4]), &Coloring::Uniform(color)).unwrap();
+    let weighted = renderer.add_mesh(&quad([0.0, 1.0, 0.0, 0.0]), &Coloring::Uniform(color)).unwrap();
+    // Bones far from the identity: every one moves 5 m up and turns.
+    let moved = Mat4::new_translation(&Vec3::new(0.0, 5.0, 0.0)) * Mat4::new_rotation(Vec3::z() * 0.7);
+    let mut frame = FrameData::default();
+    frame.camera.eye = Vec3::new(0.5, 0.5, 4.0);
+    frame.camera.target = Vec3::new(0.5, 0.5, 0.0);
+    frame.clear_color = [0.0, 0.0, 0.0, 1.0];
+    let centre = Vec3::new(0.5, 0.5, 0.0);
+    let mut shot = |mesh| {
+        frame.clear();
+        frame.add_bone_texture(mesh, Mat4::identity(), &[moved; 3]).unwrap();
+        target.render(&mut renderer, &frame).unwrap();
+        let img = target.image().unwrap();
+        (pixel_at(&img, &frame.camera, centre), foreground(&img).len())
+    };
+    // No weights: the quad stays where it was bound, unlit in its colour.
+    let (px, n) = shot(unweighted);
+    assert_rgb(px, color, "zero-weight quad at rest");
+    assert!(n > 1000, "{n} quad pixels");
+    // Weighted: the same quad follows bone 1 out of view.
+    let (px, n) = shot(weighted);
+    assert_eq!(px, [0, 0, 0], "the weighted quad moved away");
+    assert_eq!(n, 0);
     assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
 }

@@ -6,9 +6,10 @@
 //! relaxed A-pose and is bound in a T-pose; `--model ../shared/assets/Woman/Woman.gltf`
 //! shows the book's model, whose rest pose is not its bind pose either.
 
+use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Character, Posed};
-use crate::{DemoError, scenes};
+use crate::stage::Stage;
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{FrameData, Renderer, lines};
 
@@ -18,9 +19,9 @@ pub const COLORS: [[f32; 4]; 3] = [[1.0, 0.3, 0.3, 1.0], [0.3, 1.0, 0.4, 1.0], [
 /// The scene.
 #[derive(Debug)]
 pub struct Poses {
-    /// The character (only its skeleton and clips are used).
-    pub character: Character,
-    rest: Posed,
+    /// The character (only its skeleton and clips are used, no mesh is uploaded) in its
+    /// rest pose, framed for all three skeletons.
+    pub stage: Stage,
     bind: Posed,
     animated: Posed,
     /// Clip of the animated skeleton.
@@ -31,9 +32,6 @@ pub struct Poses {
     pub spacing: f32,
     /// Draw joint axes.
     pub axes: bool,
-    centre: Vec3,
-    radius: f32,
-    floor: f32,
 }
 
 impl Poses {
@@ -49,58 +47,47 @@ impl Scene for Poses {
     const CONTROLS: &'static [(&'static str, &'static str)] = &[("c", "next clip"), ("a", "joint axes")];
 
     fn new(_renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
-        let character = Character::load(args.model.as_deref())?;
-        let clip = match &args.clip {
-            Some(c) => Some(character.find_clip(c).ok_or_else(|| DemoError::Args(format!("no clip {c:?}")))?),
+        let mut stage = Stage::with_character(Character::load(args.model.as_deref())?)?;
+        let character = &stage.character;
+        let clip = match stage.clip_arg(args)? {
+            Some(c) => Some(c),
             None => character.initial_clip(None),
         };
-        let mut rest = Posed::new(&character);
-        let mut bind = Posed::new(&character);
+        let mut bind = Posed::new(character);
         bind.pose.clone_from(character.skeleton.bind_pose());
-        bind.update(&character)?;
-        let animated = Posed::new(&character);
-        let (centre, lo, radius) = scenes::framing(&character, &mut rest)?;
-        let spacing = radius * 1.4;
-        Ok(Self {
-            character,
-            rest,
-            bind,
-            animated,
-            clip,
-            time: args.start,
-            spacing,
-            axes: true,
-            centre,
-            radius: spacing * 0.8 + radius * 0.5,
-            floor: lo.y,
-        })
+        bind.update(character)?;
+        let animated = Posed::new(character);
+        let spacing = stage.radius * 1.4;
+        stage.radius = spacing * 0.8 + stage.radius * 0.5;
+        Ok(Self { stage, bind, animated, clip, time: args.start, spacing, axes: true })
     }
 
     fn focus(&self) -> (Vec3, f32) {
-        (self.centre, self.radius)
+        self.stage.focus()
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
         self.time += dt;
-        self.animated.sample(&self.character, self.clip, self.time)?;
-        let axis = self.radius * 0.03;
-        for (i, posed) in [&self.rest, &self.bind, &self.animated].into_iter().enumerate() {
+        let ch = &self.stage.character;
+        self.animated.sample(ch, self.clip, self.time)?;
+        let axis = self.stage.radius * 0.03;
+        for (i, posed) in [&self.stage.posed, &self.bind, &self.animated].into_iter().enumerate() {
             let m = self.placement(i);
-            posed.draw_skeleton(&self.character, frame, &m, COLORS[i], true);
+            posed.draw_skeleton(ch, frame, &m, COLORS[i], true);
             if self.axes {
-                for (w, _) in posed.world.iter().zip(&self.character.bone_mask).filter(|(_, b)| **b) {
+                for (w, _) in posed.world.iter().zip(&ch.bone_mask).filter(|(_, b)| **b) {
                     lines::joint_axes(frame, std::slice::from_ref(w), &m, axis);
                 }
             }
         }
-        scenes::ground(frame, self.radius, self.floor);
+        self.stage.ground(frame);
         Ok(())
     }
 
     fn key(&mut self, key: Key) {
         match key {
-            Key::Char('c') if !self.character.clips.is_empty() => {
-                self.clip = Some(self.clip.map_or(0, |c| (c + 1) % self.character.clips.len()));
+            Key::Char('c') if !self.stage.character.clips.is_empty() => {
+                self.clip = Some(self.clip.map_or(0, |c| (c + 1) % self.stage.character.clips.len()));
                 self.time = 0.0;
             }
             Key::Char('a') => self.axes = !self.axes,
@@ -109,7 +96,8 @@ impl Scene for Poses {
     }
 
     fn status(&self) -> String {
-        let clip = self.clip.and_then(|c| self.character.clips.get(c)).map_or("rest", |c| c.name());
-        format!("{} | animated: {clip}", self.character.name)
+        let ch = &self.stage.character;
+        let clip = self.clip.and_then(|c| ch.clips.get(c)).map_or("rest", |c| c.name());
+        format!("{} | animated: {clip}", ch.name)
     }
 }

@@ -1,150 +1,168 @@
-//! Chapter 12: an additive layer. `lean_left` (two keys: the reference pose, then a bend
-//! of the spine to the character's left) is turned into a base pose (its first key) and an
-//! additive pose (its last key); every frame the walk is sampled and
-//! `pose += amount · (additive − base)` is applied with [`add_in_place`]. The amount is
-//! set with keys in a window and swept by a sine headless (`s` toggles the sweep).
+//! Chapter 12: an additive layer, as in the book's sample. The additive clip `lean_left`
+//! (two keys: the reference pose, then a bend of the spine to the character's left) is
+//! made relative to its first frame once ([`make_additive_base`]); every frame the walk is
+//! sampled, the additive clip is sampled at the **additive time** into a pose the scene
+//! owns, and `pose += additive − base` is applied at full weight with [`add_in_place`].
+//! The additive time picks how far into the lean the layer is: at 0 the layer is the base
+//! pose and adds nothing, at the clip's end it adds the whole bend. Keys move the additive
+//! time through the clip in a window; headless runs sweep it back and forth (`s` toggles
+//! the sweep), as the book's sample ping-pongs it.
 
+use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
-use crate::character::{Backend, Character, Posed};
-use crate::scenes::ch12_blend::{BODY_COLOR, find_clip_like, lib_error};
-use crate::{DemoError, scenes};
-use anim_core::SkinMethod;
-use anim_core::additive::make_additive_base_at;
+use crate::character::{Character, Posed};
+use crate::stage::{BODY_COLOR, STAGE_CONTROLS, Stage};
 use anim_core::{Pose, TimePolicy, add_in_place, make_additive_base};
 use anim_math::{Mat4, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
+use anim_render_vk::{Coloring, FrameData, Renderer};
 
-/// Change of the amount per key press.
-pub const AMOUNT_STEP: f32 = 0.1;
-/// Largest amount the keys reach (past 1 the lean is extrapolated).
-pub const MAX_AMOUNT: f32 = 1.5;
-/// Period of the headless sweep, seconds.
+/// Change of the additive time per key press, as a fraction of the additive clip.
+pub const TIME_STEP: f32 = 0.1;
+/// Period of the headless sweep (start of the clip to its end and back), seconds.
 pub const SWEEP_PERIOD: f32 = 4.0;
 
-/// The swept amount at `time`: `0.5 − 0.5·cos(2π·t / SWEEP_PERIOD)`, from 0 up to 1 and back.
-pub fn swept_amount(time: f32) -> f32 {
-    0.5 - 0.5 * (std::f32::consts::TAU * time / SWEEP_PERIOD).cos()
+/// The swept additive time at `time`, as a fraction of the additive clip: a triangle wave
+/// from 0 up to 1 (at half the [`SWEEP_PERIOD`]) and back, the book's ping-pong.
+pub fn swept_fraction(time: f32) -> f32 {
+    let u = (time / SWEEP_PERIOD).rem_euclid(1.0);
+    1.0 - (2.0 * u - 1.0).abs()
 }
 
-/// The additive layer: base and additive poses made once from the additive clip.
+/// The additive layer: the base pose made once from the additive clip's first frame, and
+/// the pose the clip is sampled into at the additive time (reused every frame).
 #[derive(Clone, Debug)]
 pub struct Layer {
+    /// The additive clip.
+    pub clip: usize,
     /// The reference pose (rest pose + the clip at its start).
     pub base: Pose,
-    /// The full layer (rest pose + the clip at its end).
+    /// The additive pose of the last [`Layer::apply`] (rest pose + the clip at the
+    /// additive time).
     pub additive: Pose,
 }
 
 impl Layer {
-    /// Base and additive poses from clip `clip` of `ch`.
+    /// The layer of clip `clip` of `ch`.
     ///
     /// # Errors
-    /// The clip does not fit the skeleton.
+    /// An unknown clip, or one that does not fit the skeleton.
     pub fn new(ch: &Character, clip: usize) -> Result<Self, DemoError> {
         let c = ch.clips.get(clip).ok_or_else(|| DemoError::Args(format!("no clip {clip}")))?;
-        Ok(Self {
-            base: make_additive_base(&ch.skeleton, c)?,
-            additive: make_additive_base_at(&ch.skeleton, c, c.duration())?,
-        })
+        let base = make_additive_base(&ch.skeleton, c)?;
+        Ok(Self { clip, additive: base.clone(), base })
     }
 
-    /// Samples `clip` of `ch` at `time` (looping) into `pose` over the rest pose and adds
-    /// the layer with `amount`. Allocates nothing.
+    /// Length of the additive clip, seconds.
+    pub fn duration(&self, ch: &Character) -> f32 {
+        ch.clips.get(self.clip).map_or(0.0, |c| c.duration())
+    }
+
+    /// Samples motion clip `clip` of `ch` at `time` (looping) into `pose` over the rest
+    /// pose, samples the additive clip at `additive_time` seconds from its start (clamped
+    /// into the clip) and adds it at full weight. Allocates nothing.
     ///
     /// # Errors
-    /// An unknown clip, failed sampling, or a non-finite amount.
-    pub fn apply(&self, ch: &Character, clip: usize, time: f32, amount: f32, pose: &mut Pose) -> Result<(), DemoError> {
+    /// An unknown clip, failed sampling, or poses that do not fit the skeleton.
+    pub fn apply(
+        &mut self,
+        ch: &Character,
+        clip: usize,
+        time: f32,
+        additive_time: f32,
+        pose: &mut Pose,
+    ) -> Result<(), DemoError> {
         let c = ch.clips.get(clip).ok_or_else(|| DemoError::Args(format!("no clip {clip}")))?;
-        pose.locals_mut().copy_from_slice(ch.skeleton.rest_pose().locals());
+        let a = ch.clips.get(self.clip).ok_or_else(|| DemoError::Args(format!("no clip {}", self.clip)))?;
+        let rest = ch.skeleton.rest_pose().locals();
+        pose.locals_mut().copy_from_slice(rest);
         c.sample(time, TimePolicy::Wrap, pose)?;
-        add_in_place(pose, &self.additive, &self.base, amount, None, &ch.skeleton).map_err(|e| lib_error("additive", e))
+        self.additive.locals_mut().copy_from_slice(rest);
+        a.sample(a.start_time() + additive_time, TimePolicy::Clamp, &mut self.additive)?;
+        Ok(add_in_place(pose, &self.additive, &self.base, 1.0, None, &ch.skeleton)?)
     }
 }
 
 /// The scene.
 #[derive(Debug)]
 pub struct AdditiveDemo {
-    /// The character.
-    pub character: Character,
-    /// Its posed state (walk + layer).
-    pub posed: Posed,
+    /// The character, its layered pose and how it is drawn.
+    pub stage: Stage,
     /// The walk without the layer (drawn as a skeleton for comparison).
     pub plain: Posed,
-    meshes: Vec<MeshId>,
     /// The motion clip (walk).
     pub clip: usize,
-    /// The additive clip (lean_left).
-    pub additive_clip: usize,
-    /// The layer.
+    /// The layer (its clip: lean_left).
     pub layer: Layer,
     /// Time in the motion clip.
     pub time: f32,
+    /// Time in the additive clip, seconds from its start (0 to its duration).
+    pub additive_time: f32,
     /// Time of the sweep.
     pub sweep_time: f32,
-    /// Amount of the layer.
-    pub amount: f32,
-    /// The amount follows [`swept_amount`] instead of the keys.
+    /// The additive time follows [`swept_fraction`] instead of the keys.
     pub sweep: bool,
     /// Draw the un-layered skeleton.
     pub show_plain: bool,
-    /// Where skinning runs.
-    pub backend: Backend,
-    method: SkinMethod,
-    centre: Vec3,
-    radius: f32,
-    floor: f32,
+}
+
+impl AdditiveDemo {
+    /// The additive time as a fraction of the additive clip (0 when it has no length).
+    pub fn fraction(&self) -> f32 {
+        let d = self.layer.duration(&self.stage.character);
+        if d > 0.0 { (self.additive_time / d).clamp(0.0, 1.0) } else { 0.0 }
+    }
+
+    fn set_fraction(&mut self, f: f32) {
+        self.additive_time = f.clamp(0.0, 1.0) * self.layer.duration(&self.stage.character);
+    }
 }
 
 impl Scene for AdditiveDemo {
     const NAME: &'static str = "ch12_additive";
     const ABOUT: &'static str =
-        "lean_left added on top of walking; its amount set by keys (headless: swept by a sine).";
+        "lean_left added on top of walking, sampled at an additive time set by keys (headless: swept).";
     const CONTROLS: &'static [(&'static str, &'static str)] = &[
-        ("a / d", "less / more lean"),
-        ("s", "sweep the amount automatically"),
+        ("a / d", "additive time back / forward (less / more lean)"),
+        ("s", "sweep the additive time back and forth"),
         ("p", "plain walk skeleton (no layer)"),
-        ("b", "CPU / GPU vertex / GPU compute skinning"),
+        STAGE_CONTROLS[0],
+        STAGE_CONTROLS[1],
+        STAGE_CONTROLS[2],
     ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
-        let character = Character::load(args.model.as_deref())?;
-        let additive_clip = match &args.clip {
-            Some(c) => character.find_clip(c).ok_or_else(|| DemoError::Args(format!("no clip {c:?}")))?,
-            None => find_clip_like(&character, "lean")
-                .ok_or_else(|| DemoError::Args(format!("{}: no lean clip (pass --clip)", character.name)))?,
+        let stage = Stage::new(renderer, args, &Coloring::Uniform(BODY_COLOR))?;
+        let ch = &stage.character;
+        let additive_clip = match stage.clip_arg(args)? {
+            Some(c) => c,
+            None => ch
+                .find_clip_like("lean")
+                .ok_or_else(|| DemoError::Args(format!("{}: no lean clip (pass --clip)", ch.name)))?,
         };
-        let clip = find_clip_like(&character, "walk")
-            .or_else(|| (0..character.clips.len()).find(|&c| c != additive_clip))
-            .ok_or_else(|| DemoError::Args(format!("{}: no motion to layer onto", character.name)))?;
-        let layer = Layer::new(&character, additive_clip)?;
-        let meshes = character.upload(renderer, &Coloring::Uniform(BODY_COLOR))?;
-        let mut posed = Posed::new(&character);
-        let (centre, lo, radius) = scenes::framing(&character, &mut posed)?;
-        let plain = posed.clone();
+        let clip = ch
+            .find_clip_like("walk")
+            .or_else(|| (0..ch.clips.len()).find(|&c| c != additive_clip))
+            .ok_or_else(|| DemoError::Args(format!("{}: no motion to layer onto", ch.name)))?;
+        let layer = Layer::new(ch, additive_clip)?;
+        let plain = stage.posed.clone();
         let sweep = args.headless;
-        Ok(Self {
-            character,
-            posed,
+        let mut demo = Self {
+            stage,
             plain,
-            meshes,
             clip,
-            additive_clip,
             layer,
             time: args.start,
+            additive_time: 0.0,
             sweep_time: args.start,
-            amount: if sweep { swept_amount(args.start) } else { 0.5 },
             sweep,
             show_plain: true,
-            backend: args.backend,
-            method: args.method,
-            centre,
-            radius,
-            floor: lo.y,
-        })
+        };
+        demo.set_fraction(if sweep { swept_fraction(args.start) } else { 0.5 });
+        Ok(demo)
     }
 
     fn focus(&self) -> (Vec3, f32) {
-        (self.centre, self.radius)
+        self.stage.focus()
     }
 
     fn view_angles(&self) -> (f32, f32) {
@@ -156,55 +174,61 @@ impl Scene for AdditiveDemo {
         self.time += dt;
         if self.sweep {
             self.sweep_time += dt;
-            self.amount = swept_amount(self.sweep_time);
+            self.set_fraction(swept_fraction(self.sweep_time));
         }
-        self.layer.apply(&self.character, self.clip, self.time, self.amount, &mut self.posed.pose)?;
-        self.posed.update(&self.character)?;
+        let fraction = self.fraction();
+        let st = &mut self.stage;
+        self.layer.apply(&st.character, self.clip, self.time, self.additive_time, &mut st.posed.pose)?;
+        st.update()?;
         let id = Mat4::identity();
-        self.posed.draw(&self.character, &self.meshes, frame, &id, self.method, self.backend)?;
+        st.draw(frame, &id)?;
         if self.show_plain {
-            self.layer.apply(&self.character, self.clip, self.time, 0.0, &mut self.plain.pose)?;
-            self.plain.update(&self.character)?;
-            self.plain.draw_skeleton(&self.character, frame, &id, [0.35, 0.75, 1.0, 1.0], true);
+            self.plain.sample(&st.character, Some(self.clip), self.time)?;
+            self.plain.draw_skeleton(&st.character, frame, &id, [0.35, 0.75, 1.0, 1.0], true);
         }
-        // The amount as a gauge on the floor.
-        let (w, y, z) = (self.radius * 0.8, self.floor + 0.002, self.radius * 0.35);
+        // The additive time as a gauge on the floor.
+        let (w, y, z) = (st.radius * 0.8, st.floor + 0.002, st.radius * 0.35);
         let a = Vec3::new(-w, y, z);
         frame.line(a, a + Vec3::x() * (2.0 * w), [0.6, 0.6, 0.6, 1.0]);
-        frame.line(a, a + Vec3::x() * (2.0 * w * (self.amount / MAX_AMOUNT).clamp(0.0, 1.0)), [1.0, 0.85, 0.2, 1.0]);
-        scenes::ground(frame, self.radius, self.floor);
+        frame.line(a, a + Vec3::x() * (2.0 * w * fraction), [1.0, 0.85, 0.2, 1.0]);
+        st.ground(frame);
         Ok(())
     }
 
     fn key(&mut self, key: Key) {
+        if self.stage.key(key) {
+            return;
+        }
         match key {
             Key::Char('a') => {
                 self.sweep = false;
-                self.amount = (self.amount - AMOUNT_STEP).max(0.0);
+                self.set_fraction(self.fraction() - TIME_STEP);
             }
             Key::Char('d') => {
                 self.sweep = false;
-                self.amount = (self.amount + AMOUNT_STEP).min(MAX_AMOUNT);
+                self.set_fraction(self.fraction() + TIME_STEP);
             }
             Key::Char('s') => {
                 self.sweep = !self.sweep;
-                self.sweep_time = 0.0;
+                // Continue the sweep from the current additive time, rising.
+                self.sweep_time = self.fraction() * SWEEP_PERIOD * 0.5;
             }
             Key::Char('p') => self.show_plain = !self.show_plain,
-            Key::Char('b') => self.backend = self.backend.next(),
             _ => {}
         }
     }
 
     fn status(&self) -> String {
-        let name = |c: usize| self.character.clips.get(c).map_or("?", |c| c.name());
+        let ch = &self.stage.character;
+        let name = |c: usize| ch.clips.get(c).map_or("?", |c| c.name());
         format!(
-            "{} + {} x {:.2}{} | {}",
+            "{} + {} at {:.2}/{:.2} s{} | {}",
             name(self.clip),
-            name(self.additive_clip),
-            self.amount,
+            name(self.layer.clip),
+            self.additive_time,
+            self.layer.duration(ch),
             if self.sweep { " (sweeping)" } else { "" },
-            self.backend.label()
+            self.stage.status()
         )
     }
 }

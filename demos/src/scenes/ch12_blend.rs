@@ -3,19 +3,16 @@
 //! phases line up: the left foot touches down at phase 0 in both), and the phase advances
 //! at the rate of the blended cycle length, so the feet never fight each other.
 
+use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
-use crate::character::{Backend, Character, Posed};
-use crate::{DemoError, scenes};
-use anim_core::SkinMethod;
+use crate::character::Character;
+use crate::stage::{BODY_COLOR, STAGE_CONTROLS, Stage};
 use anim_core::{Pose, TimePolicy, blend};
 use anim_math::{Mat4, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
+use anim_render_vk::{Coloring, FrameData, Renderer};
 
 /// Seconds for the weight to go from 0 to 1 and back.
 pub const WEIGHT_PERIOD: f32 = 6.0;
-
-/// Skin colour.
-pub const BODY_COLOR: [f32; 3] = [0.86, 0.74, 0.62];
 
 /// The blend weight at `time` seconds: a triangle wave 0 → 1 → 0 over [`WEIGHT_PERIOD`],
 /// eased with smoothstep so it lingers at pure walk and pure run.
@@ -23,18 +20,6 @@ pub fn blend_weight(time: f32) -> f32 {
     let u = (time / WEIGHT_PERIOD).rem_euclid(1.0);
     let tri = 1.0 - (2.0 * u - 1.0).abs();
     tri * tri * (3.0 - 2.0 * tri)
-}
-
-/// Any library error as a demo error (the message names what failed).
-pub(crate) fn lib_error(what: &str, e: impl std::fmt::Display) -> DemoError {
-    DemoError::Args(format!("{what}: {e}"))
-}
-
-/// The first clip whose name contains `keyword` (case-insensitive): `walk` finds the
-/// mannequin's `walk` and the Woman model's `Walking`.
-pub fn find_clip_like(ch: &Character, keyword: &str) -> Option<usize> {
-    let k = keyword.to_lowercase();
-    ch.find_clip(keyword).or_else(|| ch.clips.iter().position(|c| c.name().to_lowercase().contains(&k)))
 }
 
 /// Samples clips `a` and `b` of `ch` at normalized time `phase` (0..1 of each clip's own
@@ -59,7 +44,7 @@ pub fn sample_blend(
         pose.locals_mut().copy_from_slice(ch.skeleton.rest_pose().locals());
         clip.sample(phase * clip.duration(), TimePolicy::Wrap, pose)?;
     }
-    blend(out, pose_a, pose_b, weight, None, &ch.skeleton).map_err(|e| lib_error("blend", e))
+    Ok(blend(out, pose_a, pose_b, weight, None, &ch.skeleton)?)
 }
 
 /// Cycle length of the blend: the clips' durations mixed by the weight.
@@ -71,11 +56,8 @@ pub fn blended_duration(ch: &Character, a: usize, b: usize, weight: f32) -> f32 
 /// The scene.
 #[derive(Debug)]
 pub struct BlendDemo {
-    /// The character.
-    pub character: Character,
-    /// Its posed state (the blended pose).
-    pub posed: Posed,
-    meshes: Vec<MeshId>,
+    /// The character, its blended pose and how it is drawn.
+    pub stage: Stage,
     /// Clip at weight 0 (walk).
     pub clip_a: usize,
     /// Clip at weight 1 (run).
@@ -92,15 +74,6 @@ pub struct BlendDemo {
     pub hold: bool,
     /// Everything stands still.
     pub paused: bool,
-    /// LBS or DQ.
-    pub method: SkinMethod,
-    /// Where skinning runs.
-    pub backend: Backend,
-    /// Skeleton overlay.
-    pub show_skeleton: bool,
-    centre: Vec3,
-    radius: f32,
-    floor: f32,
 }
 
 impl Scene for BlendDemo {
@@ -109,27 +82,25 @@ impl Scene for BlendDemo {
     const CONTROLS: &'static [(&'static str, &'static str)] = &[
         ("h", "hold the weight"),
         ("0 / 1", "weight 0 (walk) / 1 (run), held"),
-        ("k", "skeleton overlay"),
-        ("b", "CPU / GPU vertex / GPU compute skinning"),
+        STAGE_CONTROLS[0],
+        STAGE_CONTROLS[1],
+        STAGE_CONTROLS[2],
         ("space", "pause"),
     ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
-        let character = Character::load(args.model.as_deref())?;
-        let clip_a = find_clip_like(&character, "walk").or(if character.clips.is_empty() { None } else { Some(0) });
-        let clip_a = clip_a.ok_or_else(|| DemoError::Args(format!("{}: no clips to blend", character.name)))?;
-        let clip_b = find_clip_like(&character, "run")
-            .or_else(|| (0..character.clips.len()).find(|&c| c != clip_a))
-            .ok_or_else(|| DemoError::Args(format!("{}: blending needs two clips", character.name)))?;
-        let meshes = character.upload(renderer, &Coloring::Uniform(BODY_COLOR))?;
-        let mut posed = Posed::new(&character);
-        let (centre, lo, radius) = scenes::framing(&character, &mut posed)?;
-        let rest = character.skeleton.rest_pose().clone();
+        let stage = Stage::new(renderer, args, &Coloring::Uniform(BODY_COLOR))?;
+        let ch = &stage.character;
+        let clip_a = ch.find_clip_like("walk").or(if ch.clips.is_empty() { None } else { Some(0) });
+        let clip_a = clip_a.ok_or_else(|| DemoError::Args(format!("{}: no clips to blend", ch.name)))?;
+        let clip_b = ch
+            .find_clip_like("run")
+            .or_else(|| (0..ch.clips.len()).find(|&c| c != clip_a))
+            .ok_or_else(|| DemoError::Args(format!("{}: blending needs two clips", ch.name)))?;
+        let rest = ch.skeleton.rest_pose().clone();
         let weight_time = args.start;
         Ok(Self {
-            character,
-            posed,
-            meshes,
+            stage,
             clip_a,
             clip_b,
             pose_a: rest.clone(),
@@ -139,17 +110,11 @@ impl Scene for BlendDemo {
             phase: 0.0,
             hold: false,
             paused: false,
-            method: args.method,
-            backend: args.backend,
-            show_skeleton: false,
-            centre,
-            radius,
-            floor: lo.y,
         })
     }
 
     fn focus(&self) -> (Vec3, f32) {
-        (self.centre, self.radius)
+        self.stage.focus()
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
@@ -158,40 +123,40 @@ impl Scene for BlendDemo {
             self.weight_time += dt;
             self.weight = blend_weight(self.weight_time);
         }
-        let cycle = blended_duration(&self.character, self.clip_a, self.clip_b, self.weight);
+        let cycle = blended_duration(&self.stage.character, self.clip_a, self.clip_b, self.weight);
         self.phase = (self.phase + dt / cycle).rem_euclid(1.0);
+        let st = &mut self.stage;
         sample_blend(
-            &self.character,
+            &st.character,
             self.clip_a,
             self.clip_b,
             self.phase,
             self.weight,
             &mut self.pose_a,
             &mut self.pose_b,
-            &mut self.posed.pose,
+            &mut st.posed.pose,
         )?;
-        self.posed.update(&self.character)?;
-        let id = Mat4::identity();
-        self.posed.draw(&self.character, &self.meshes, frame, &id, self.method, self.backend)?;
-        if self.show_skeleton {
-            self.posed.draw_skeleton(&self.character, frame, &id, [1.0, 0.85, 0.2, 1.0], true);
-        }
+        st.update()?;
+        st.draw(frame, &Mat4::identity())?;
         // A weight gauge on the floor in front of the character: walk end blue, run end red.
-        let (w, y, z) = (self.radius * 0.8, self.floor + 0.002, self.radius * 0.35);
+        let (w, y, z) = (st.radius * 0.8, st.floor + 0.002, st.radius * 0.35);
         let a = Vec3::new(-w, y, z);
         let b = Vec3::new(w, y, z);
         frame.line(a, b, [0.6, 0.6, 0.6, 1.0]);
         let m = a + (b - a) * self.weight;
-        let h = self.radius * 0.08;
+        let h = st.radius * 0.08;
         frame.line(a, m, [1.0, 0.85, 0.2, 1.0]);
         frame.line(m - Vec3::z() * h, m + Vec3::z() * h, [1.0, 0.85, 0.2, 1.0]);
         frame.line(a - Vec3::z() * h, a + Vec3::z() * h, [0.3, 0.5, 1.0, 1.0]);
         frame.line(b - Vec3::z() * h, b + Vec3::z() * h, [1.0, 0.3, 0.3, 1.0]);
-        scenes::ground(frame, self.radius, self.floor);
+        st.ground(frame);
         Ok(())
     }
 
     fn key(&mut self, key: Key) {
+        if self.stage.key(key) {
+            return;
+        }
         match key {
             Key::Char('h') => self.hold = !self.hold,
             Key::Char('0') => {
@@ -202,15 +167,13 @@ impl Scene for BlendDemo {
                 self.hold = true;
                 self.weight = 1.0;
             }
-            Key::Char('k') => self.show_skeleton = !self.show_skeleton,
-            Key::Char('b') => self.backend = self.backend.next(),
             Key::Space => self.paused = !self.paused,
             _ => {}
         }
     }
 
     fn status(&self) -> String {
-        let name = |c: usize| self.character.clips.get(c).map_or("?", |c| c.name());
+        let name = |c: usize| self.stage.character.clips.get(c).map_or("?", |c| c.name());
         format!(
             "{} {:.0}% + {} {:.0}% | weight {:.2}{} | phase {:.2} | {}",
             name(self.clip_a),
@@ -220,7 +183,7 @@ impl Scene for BlendDemo {
             self.weight,
             if self.hold { " (held)" } else { "" },
             self.phase,
-            self.backend.label()
+            self.stage.status()
         )
     }
 }

@@ -2,15 +2,14 @@
 //! The clips are picked by a seeded generator, so a headless run always shows the same
 //! sequence; the title shows the current clip and the fade targets with their weights.
 
+use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
-use crate::character::{Backend, Character, Posed};
-use crate::scenes::ch12_blend::{BODY_COLOR, lib_error};
-use crate::{DemoError, scenes};
-use anim_core::SkinMethod;
+use crate::character::{Character, Posed};
+use crate::stage::{BODY_COLOR, STAGE_CONTROLS, Stage};
 use anim_core::crossfade::CrossFadeController;
 use anim_core::{Clip, TimePolicy};
 use anim_math::{Mat4, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
+use anim_render_vk::{Coloring, FrameData, Renderer};
 use std::sync::Arc;
 
 /// Seconds between two fades.
@@ -95,7 +94,7 @@ impl Shuffler {
         let clips: Vec<Arc<Clip>> = ids.iter().map(|&c| Arc::new(ch.clips[c].clone())).collect();
         let last = clips.iter().position(|c| c.name().to_lowercase().contains("walk")).unwrap_or(0);
         let mut controller = CrossFadeController::new(&ch.skeleton, 4);
-        controller.play(clips[last].clone(), TimePolicy::Wrap).map_err(|e| lib_error("play", e))?;
+        controller.play(clips[last].clone(), TimePolicy::Wrap)?;
         Ok(Self { controller, clips, last, countdown: FIRST_FADE, picker: Picker::new(SEED), fades: 0 })
     }
 
@@ -105,11 +104,7 @@ impl Shuffler {
     /// As [`CrossFadeController::fade_to`].
     pub fn fade_now(&mut self) -> Result<(), DemoError> {
         let next = self.picker.pick(self.clips.len(), Some(self.last));
-        if self
-            .controller
-            .fade_to(self.clips[next].clone(), FADE_DURATION, TimePolicy::Wrap)
-            .map_err(|e| lib_error("fade", e))?
-        {
+        if self.controller.fade_to(self.clips[next].clone(), FADE_DURATION, TimePolicy::Wrap)? {
             self.fades += 1;
         }
         self.last = next;
@@ -127,35 +122,24 @@ impl Shuffler {
         if self.countdown <= 0.0 {
             self.fade_now()?;
         }
-        self.controller.update(dt).map_err(|e| lib_error("crossfade", e))
+        Ok(self.controller.update(dt)?)
     }
 }
 
 /// The scene.
 #[derive(Debug)]
 pub struct CrossFadeDemo {
-    /// The character.
-    pub character: Character,
-    /// Its posed state.
-    pub posed: Posed,
-    meshes: Vec<MeshId>,
+    /// The character, its pose (the controller's) and how it is drawn.
+    pub stage: Stage,
     /// The fading logic.
     pub shuffler: Shuffler,
     /// Fades stop (the current clip keeps playing).
     pub hold: bool,
-    /// Skeleton overlay.
-    pub show_skeleton: bool,
     /// During a fade, the skeletons of the clip faded from (blue) and the newest target
     /// (orange), each sampled on its own.
     pub show_sources: bool,
     sources: [Posed; 2],
-    /// Where skinning runs.
-    pub backend: Backend,
-    method: SkinMethod,
     fade_requested: bool,
-    centre: Vec3,
-    radius: f32,
-    floor: f32,
 }
 
 impl Scene for CrossFadeDemo {
@@ -165,29 +149,26 @@ impl Scene for CrossFadeDemo {
     const CONTROLS: &'static [(&'static str, &'static str)] = &[
         ("n", "fade to a random clip now"),
         ("h", "hold: no automatic fades"),
-        ("k", "skeleton overlay"),
         ("s", "skeletons of the clips being faded (from: blue, to: orange)"),
-        ("b", "CPU / GPU vertex / GPU compute skinning"),
+        STAGE_CONTROLS[0],
+        STAGE_CONTROLS[1],
+        STAGE_CONTROLS[2],
     ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
-        let character = Character::load(args.model.as_deref())?;
-        let mut shuffler = Shuffler::new(&character)?;
-        if let Some(c) = &args.clip {
-            let want = character.find_clip(c).ok_or_else(|| DemoError::Args(format!("no clip {c:?}")))?;
+        let mut stage = Stage::new(renderer, args, &Coloring::Uniform(BODY_COLOR))?;
+        let character = &stage.character;
+        let mut shuffler = Shuffler::new(character)?;
+        if let Some(want) = stage.clip_arg(args)? {
             let name = character.clips[want].name();
-            let i = shuffler
-                .clips
-                .iter()
-                .position(|k| k.name() == name)
-                .ok_or_else(|| DemoError::Args(format!("clip {c:?} is additive, not a motion")))?;
+            let i = shuffler.clips.iter().position(|k| k.name() == name).ok_or_else(|| {
+                DemoError::Args(format!("clip {:?} is additive, not a motion", args.clip.as_deref().unwrap_or(name)))
+            })?;
             shuffler.last = i;
-            shuffler.controller.play(shuffler.clips[i].clone(), TimePolicy::Wrap).map_err(|e| lib_error("play", e))?;
+            shuffler.controller.play(shuffler.clips[i].clone(), TimePolicy::Wrap)?;
         }
-        let meshes = character.upload(renderer, &Coloring::Uniform(BODY_COLOR))?;
-        let mut posed = Posed::new(&character);
-        let (centre, lo, radius) = scenes::framing(&character, &mut posed)?;
-        let sources = [posed.clone(), posed.clone()];
+        let sources = [stage.posed.clone(), stage.posed.clone()];
+        stage.radius *= 1.1;
         // `--start` fast-forwards the whole sequence (fades included).
         let mut t = args.start;
         while t > 0.0 {
@@ -195,26 +176,11 @@ impl Scene for CrossFadeDemo {
             shuffler.step(dt)?;
             t -= dt;
         }
-        Ok(Self {
-            character,
-            posed,
-            meshes,
-            shuffler,
-            hold: false,
-            show_skeleton: false,
-            show_sources: true,
-            sources,
-            backend: args.backend,
-            method: args.method,
-            fade_requested: false,
-            centre,
-            radius: radius * 1.1,
-            floor: lo.y,
-        })
+        Ok(Self { stage, shuffler, hold: false, show_sources: true, sources, fade_requested: false })
     }
 
     fn focus(&self) -> (Vec3, f32) {
-        (self.centre, self.radius)
+        self.stage.focus()
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
@@ -225,18 +191,16 @@ impl Scene for CrossFadeDemo {
             self.shuffler.countdown = FADE_INTERVAL;
         }
         self.shuffler.step(dt)?;
-        self.posed.pose.locals_mut().copy_from_slice(self.shuffler.controller.pose().locals());
-        self.posed.update(&self.character)?;
+        let st = &mut self.stage;
+        st.posed.pose.locals_mut().copy_from_slice(self.shuffler.controller.pose().locals());
+        st.update()?;
         let id = Mat4::identity();
-        self.posed.draw(&self.character, &self.meshes, frame, &id, self.method, self.backend)?;
-        if self.show_skeleton {
-            self.posed.draw_skeleton(&self.character, frame, &id, [1.0, 0.85, 0.2, 1.0], true);
-        }
+        st.draw(frame, &id)?;
         let c = &self.shuffler.controller;
         if let (true, Some(from), Some(from_time), Some(to)) =
             (self.show_sources, c.current_clip(), c.current_time(), c.targets().last())
         {
-            let rest = self.character.skeleton.rest_pose().locals();
+            let rest = st.character.skeleton.rest_pose().locals();
             for ((posed, clip, time), color) in [(from, from_time), (to.clip, to.time)]
                 .into_iter()
                 .zip(&mut self.sources)
@@ -245,31 +209,32 @@ impl Scene for CrossFadeDemo {
             {
                 posed.pose.locals_mut().copy_from_slice(rest);
                 clip.sample(time, TimePolicy::Wrap, &mut posed.pose)?;
-                posed.update(&self.character)?;
-                posed.draw_skeleton(&self.character, frame, &id, color, true);
+                posed.update(&st.character)?;
+                posed.draw_skeleton(&st.character, frame, &id, color, true);
             }
         }
         // Countdown to the next fade as a bar on the floor; fades in progress as bars
         // above it, as long as their weight.
-        let (w, y, z) = (self.radius * 0.8, self.floor + 0.002, self.radius * 0.35);
+        let (w, y, z) = (st.radius * 0.8, st.floor + 0.002, st.radius * 0.35);
         let left = Vec3::new(-w, y, z);
         let frac = (self.shuffler.countdown / FADE_INTERVAL).clamp(0.0, 1.0);
         frame.line(left, left + Vec3::x() * (2.0 * w * frac), [0.5, 0.7, 1.0, 1.0]);
         for (i, f) in self.shuffler.controller.targets().enumerate() {
-            let a = left + Vec3::z() * (0.05 * self.radius * (i + 1) as f32);
+            let a = left + Vec3::z() * (0.05 * st.radius * (i + 1) as f32);
             frame.line(a, a + Vec3::x() * (2.0 * w * f.weight), [1.0, 0.6, 0.2, 1.0]);
         }
-        scenes::ground(frame, self.radius, self.floor);
+        st.ground(frame);
         Ok(())
     }
 
     fn key(&mut self, key: Key) {
+        if self.stage.key(key) {
+            return;
+        }
         match key {
             Key::Char('n') => self.fade_requested = true,
             Key::Char('h') => self.hold = !self.hold,
-            Key::Char('k') => self.show_skeleton = !self.show_skeleton,
             Key::Char('s') => self.show_sources = !self.show_sources,
-            Key::Char('b') => self.backend = self.backend.next(),
             _ => {}
         }
     }
@@ -284,7 +249,7 @@ impl Scene for CrossFadeDemo {
         format!(
             "current {current} {:.2} s | {fading} | {next} | {}",
             c.current_time().unwrap_or(0.0),
-            self.backend.label()
+            self.stage.status()
         )
     }
 }

@@ -1,4 +1,4 @@
-//! Chapter 13: the tentacle of [`crate::scenes::ch13_ccd`] solved with FABRIK: backward
+//! Chapter 13: the tentacle of [`crate::chain`] (as in [`crate::scenes::ch13_ccd`]) solved with FABRIK: backward
 //! and forward reaching passes over the joint positions, with the constraints applied to
 //! the rotations inside every iteration.
 //!
@@ -10,7 +10,7 @@
 //! finishes with constrained CCD sweeps from the same iteration budget: it comes within
 //! 1 mm on at least as many frames of the path as CCD (`demos/tests/ch13_fabrik_limits.rs`).
 
-use crate::scenes::ch13_ccd::{ChainDemo, ChainSolver, ITERATIONS, THRESHOLD};
+use crate::chain::{ChainDemo, ChainSolver, ITERATIONS, THRESHOLD};
 use anim_ik::{FabrikSolver, IkChain, IkError, SolveResult};
 use anim_math::Vec3;
 

@@ -11,9 +11,8 @@
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
-use crate::character::{Backend, Character, Posed};
-use crate::scenes::ch12_blend::{BODY_COLOR, find_clip_like, lib_error};
-use anim_core::SkinMethod;
+use crate::character::Character;
+use crate::stage::{BODY_COLOR, STAGE_CONTROLS, Stage};
 use anim_core::{Mesh, TimePolicy};
 use anim_ik::{FootGrounding, FootSettings, HeightField, Leg};
 use anim_mannequin::{ANKLE_HEIGHT, BALL_HEIGHT};
@@ -47,8 +46,7 @@ pub fn ground_height(x: f32, z: f32) -> f32 {
 /// Never for the built-in sizes (kept for the library's signature).
 pub fn ground() -> Result<HeightField, DemoError> {
     let n = (2.0 * GROUND_HALF / GROUND_CELL).round() as usize + 1;
-    HeightField::from_fn(-GROUND_HALF, -GROUND_HALF, GROUND_CELL, n, n, ground_height)
-        .map_err(|e| lib_error("ground", e))
+    Ok(HeightField::from_fn(-GROUND_HALF, -GROUND_HALF, GROUND_CELL, n, n, ground_height)?)
 }
 
 /// The ground as a mesh (the same grid and diagonals as the height field) coloured by
@@ -113,13 +111,12 @@ pub fn path_frame(angle: f32) -> (f32, f32, Quat) {
     (PATH_RADIUS * c, PATH_RADIUS * s, Quat::from_axis_angle(&Vec3::y_axis(), -angle))
 }
 
-/// The walking character without drawing: walk sampled, placed on the path, grounded.
+/// The walking character: walk sampled, placed on the path, grounded. Its stage is
+/// uploaded by the scene; without that it poses but draws no mesh (as in tests).
 #[derive(Debug)]
 pub struct Walker {
-    /// The character.
-    pub character: Character,
-    /// Its posed state (after grounding).
-    pub posed: Posed,
+    /// The character and its posed state (after grounding).
+    pub stage: Stage,
     /// The ground.
     pub ground: HeightField,
     /// The grounding pass.
@@ -146,14 +143,13 @@ impl Walker {
     /// # Errors
     /// A character without the mannequin's legs or a walk.
     pub fn new(character: Character, start: f32) -> Result<Self, DemoError> {
-        let clip = find_clip_like(&character, "walk")
+        let clip = character
+            .find_clip_like("walk")
             .ok_or_else(|| DemoError::Args(format!("{}: no walk clip", character.name)))?;
         let settings = FootSettings { ankle_height: ANKLE_HEIGHT, toe_height: BALL_HEIGHT, ..FootSettings::default() };
-        let feet = FootGrounding::new(&character.skeleton, legs(&character)?, settings)
-            .map_err(|e| lib_error("foot grounding", e))?;
+        let feet = FootGrounding::new(&character.skeleton, legs(&character)?, settings)?;
         let mut w = Self {
-            posed: Posed::new(&character),
-            character,
+            stage: Stage::with_character(character)?,
             ground: ground()?,
             feet,
             clip,
@@ -183,30 +179,26 @@ impl Walker {
 
     /// Samples the walk at the current time, places and grounds it.
     fn pose(&mut self) -> Result<(), DemoError> {
-        let ch = &self.character;
+        let (ch, posed) = (&self.stage.character, &mut self.stage.posed);
         let clip = &ch.clips[self.clip];
-        self.posed.pose.locals_mut().copy_from_slice(ch.skeleton.rest_pose().locals());
-        clip.sample(self.time, TimePolicy::Wrap, &mut self.posed.pose)?;
-        self.feet
-            .sample_contacts(clip, self.time, TimePolicy::Wrap, &mut self.contacts)
-            .map_err(|e| lib_error("contacts", e))?;
+        posed.pose.locals_mut().copy_from_slice(ch.skeleton.rest_pose().locals());
+        clip.sample(self.time, TimePolicy::Wrap, &mut posed.pose)?;
+        self.feet.sample_contacts(clip, self.time, TimePolicy::Wrap, &mut self.contacts)?;
         let (x, z, facing) = path_frame(self.angle);
         let base = self.ground.height(x, z).unwrap_or(0.0);
         let lift = if self.ik { self.lift } else { 0.0 };
         self.placement = Transform::new(Vec3::new(x, base + lift, z), facing, Vec3::new(1.0, 1.0, 1.0));
         if self.ik {
-            let offset = self
-                .feet
-                .apply(&ch.skeleton, &mut self.posed.pose, &mut self.placement, &self.contacts, &self.ground)
-                .map_err(|e| lib_error("foot grounding", e))?;
+            let offset =
+                self.feet.apply(&ch.skeleton, &mut posed.pose, &mut self.placement, &self.contacts, &self.ground)?;
             self.lift += offset;
         }
-        self.posed.update(ch)
+        posed.update(ch)
     }
 
     /// World position of skeleton joint `joint` (after the last step).
     pub fn joint_world(&self, joint: usize) -> Vec3 {
-        self.placement.transform_point(&self.posed.world[joint].column(3).xyz())
+        self.placement.transform_point(&self.stage.posed.world[joint].column(3).xyz())
     }
 
     /// Height of each ankle above the ground under it, left and right (`NaN` off the ground).
@@ -223,20 +215,14 @@ impl Walker {
 /// The scene.
 #[derive(Debug)]
 pub struct FootIkDemo {
-    /// The walking character.
+    /// The walking character (its stage holds the meshes, method and backend).
     pub walker: Walker,
-    meshes: Vec<MeshId>,
     ground_id: MeshId,
     samples: usize,
     /// The camera follows the character.
     pub follow: bool,
     /// Time stands still.
     pub paused: bool,
-    /// Skeleton overlay.
-    pub show_skeleton: bool,
-    /// Where skinning runs.
-    pub backend: Backend,
-    method: SkinMethod,
     focus_at: Vec3,
     start_angle: f32,
 }
@@ -248,31 +234,21 @@ impl Scene for FootIkDemo {
     const CONTROLS: &'static [(&'static str, &'static str)] = &[
         ("i", "foot IK on / off"),
         ("f", "camera follows the character"),
-        ("k", "skeleton overlay"),
-        ("b", "CPU / GPU vertex / GPU compute skinning"),
+        STAGE_CONTROLS[0],
+        STAGE_CONTROLS[1],
+        STAGE_CONTROLS[2],
         ("space", "pause"),
     ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
         let character = Character::load(args.model.as_deref())?;
-        let meshes = character.upload(renderer, &Coloring::Uniform(BODY_COLOR))?;
+        let mut walker = Walker::new(character, args.start)?;
+        walker.stage.upload(renderer, &Coloring::Uniform(BODY_COLOR))?;
+        (walker.stage.method, walker.stage.backend) = (args.method, args.backend);
         let (mesh, colors, samples) = ground_mesh();
         let ground_id = renderer.add_mesh(&mesh, &Coloring::PerVertex(colors))?;
-        let walker = Walker::new(character, args.start)?;
         let focus_at = walker.placement.translation + Vec3::new(0.0, 0.75, 0.0);
-        Ok(Self {
-            start_angle: walker.angle,
-            walker,
-            meshes,
-            ground_id,
-            samples,
-            follow: true,
-            paused: false,
-            show_skeleton: false,
-            backend: args.backend,
-            method: args.method,
-            focus_at,
-        })
+        Ok(Self { start_angle: walker.angle, walker, ground_id, samples, follow: true, paused: false, focus_at })
     }
 
     fn focus(&self) -> (Vec3, f32) {
@@ -300,10 +276,7 @@ impl Scene for FootIkDemo {
         let view = (frame.camera.eye - frame.camera.target).normalize();
         frame.camera.light_dir = (view + Vec3::new(0.0, 1.3, 0.0) + view.cross(&Vec3::y()) * 0.4).normalize();
         let model = w.placement.to_matrix();
-        w.posed.draw(&w.character, &self.meshes, frame, &model, self.method, self.backend)?;
-        if self.show_skeleton {
-            w.posed.draw_skeleton(&w.character, frame, &model, [1.0, 0.85, 0.2, 1.0], true);
-        }
+        w.stage.draw(frame, &model)?;
         frame.add_static(self.ground_id, Mat4::identity(), [1.0; 3]);
         // Grid lines on the ground every metre (every 5 samples), lifted a little.
         let n = self.samples;
@@ -341,11 +314,12 @@ impl Scene for FootIkDemo {
     }
 
     fn key(&mut self, key: Key) {
+        if self.walker.stage.key(key) {
+            return;
+        }
         match key {
             Key::Char('i') => self.walker.ik = !self.walker.ik,
             Key::Char('f') => self.follow = !self.follow,
-            Key::Char('k') => self.show_skeleton = !self.show_skeleton,
-            Key::Char('b') => self.backend = self.backend.next(),
             Key::Space => self.paused = !self.paused,
             _ => {}
         }
@@ -365,7 +339,7 @@ impl Scene for FootIkDemo {
             (w.placement.translation.y
                 - w.ground.height(w.placement.translation.x, w.placement.translation.z).unwrap_or(0.0))
                 * 100.0,
-            self.backend.label()
+            w.stage.status()
         )
     }
 }

@@ -4,13 +4,14 @@
 //! axis (the candy-wrapper artefact); DQS blends rotations and keeps the volume. With
 //! `--model`, the model's clip plays on both sides instead (e.g. `DQ/dq.gltf`).
 
+use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
-use crate::character::{Backend, Character, Part, Posed};
-use crate::{DemoError, scenes};
+use crate::character::{Character, Part};
+use crate::stage::Stage;
 use anim_core::SkinMethod;
 use anim_core::{Influences, JointDesc, Mesh, Skeleton, Skin};
 use anim_math::{Mat4, Quat, Transform, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
+use anim_render_vk::{Coloring, FrameData, Renderer};
 use std::f32::consts::{PI, TAU};
 
 /// Bar length (along +x); the child joint sits at half of it.
@@ -71,10 +72,9 @@ pub fn twist_angle(t: f32) -> f32 {
 /// The scene.
 #[derive(Debug)]
 pub struct DqVsLbs {
-    /// The bar (or `--model`).
-    pub character: Character,
-    posed: Posed,
-    meshes: Vec<MeshId>,
+    /// The bar (or `--model`), drawn twice (LBS left, DQ right) with the stage's backend;
+    /// its radius and floor cover both copies.
+    pub stage: Stage,
     /// True for the generated bar.
     pub is_bar: bool,
     /// Bend instead of twist (bar only).
@@ -83,21 +83,20 @@ pub struct DqVsLbs {
     pub clip: Option<usize>,
     /// Time.
     pub time: f32,
-    /// GPU path.
-    pub backend: Backend,
     /// Distance between the two copies.
     pub spacing: f32,
-    centre: Vec3,
-    radius: f32,
-    floor: f32,
 }
 
 impl Scene for DqVsLbs {
     const NAME: &'static str = "ch14_dq_vs_lbs";
     const ABOUT: &'static str =
         "LBS (left) vs dual-quaternion skinning (right) on a twisting bar: the candy-wrapper collapse.";
-    const CONTROLS: &'static [(&'static str, &'static str)] =
-        &[("n", "twist / bend (bar)"), ("c", "next clip (--model)"), ("b", "CPU / GPU vertex / GPU compute")];
+    const CONTROLS: &'static [(&'static str, &'static str)] = &[
+        ("n", "twist / bend (bar)"),
+        ("c", "next clip (--model)"),
+        ("b", "CPU / GPU vertex / GPU compute"),
+        ("k", "skeleton overlay"),
+    ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
         let (character, is_bar) = match &args.model {
@@ -121,32 +120,24 @@ impl Scene for DqVsLbs {
         } else {
             Coloring::ByJoint
         };
-        let meshes = character.upload(renderer, &coloring)?;
-        let clip = match &args.clip {
-            Some(c) => Some(character.find_clip(c).ok_or_else(|| DemoError::Args(format!("no clip {c:?}")))?),
-            None => character.initial_clip(Some("Twisting")),
+        let mut stage = Stage::with_character(character)?;
+        stage.upload(renderer, &coloring)?;
+        stage.backend = args.backend;
+        stage.show_skeleton = true;
+        stage.skeleton_color = [1.0, 1.0, 1.0, 1.0];
+        let clip = match stage.clip_arg(args)? {
+            Some(c) => Some(c),
+            None => stage.character.initial_clip(Some("Twisting")),
         };
-        let mut posed = Posed::new(&character);
-        let (centre, lo, radius) = scenes::framing(&character, &mut posed)?;
+        let radius = stage.radius;
         let spacing = radius * 2.2;
-        Ok(Self {
-            character,
-            posed,
-            meshes,
-            is_bar,
-            bend: false,
-            clip,
-            time: args.start,
-            backend: args.backend,
-            spacing,
-            centre,
-            radius: spacing * 0.5 + radius,
-            floor: lo.y - radius * 0.5,
-        })
+        stage.radius = spacing * 0.5 + radius;
+        stage.floor -= radius * 0.5;
+        Ok(Self { stage, is_bar, bend: false, clip, time: args.start, spacing })
     }
 
     fn focus(&self) -> (Vec3, f32) {
-        (self.centre, self.radius)
+        self.stage.focus()
     }
 
     fn view_angles(&self) -> (f32, f32) {
@@ -155,34 +146,38 @@ impl Scene for DqVsLbs {
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
         self.time += dt;
+        let st = &mut self.stage;
         if self.is_bar {
             let angle = twist_angle(self.time);
-            self.posed.pose.locals_mut().copy_from_slice(self.character.skeleton.rest_pose().locals());
+            st.posed.pose.locals_mut().copy_from_slice(st.character.skeleton.rest_pose().locals());
             let axis = if self.bend { Vec3::z_axis() } else { Vec3::x_axis() };
-            self.posed.pose.locals_mut()[1].rotation =
+            st.posed.pose.locals_mut()[1].rotation =
                 Quat::from_axis_angle(&axis, angle * if self.bend { 0.5 } else { 1.0 });
-            self.posed.update(&self.character)?;
+            st.update()?;
         } else {
-            self.posed.sample(&self.character, self.clip, self.time)?;
+            st.sample(self.clip, self.time)?;
         }
         for (method, x) in [(SkinMethod::Lbs, -0.5), (SkinMethod::Dq, 0.5)] {
             let m = Mat4::new_translation(&Vec3::new(x * self.spacing, 0.0, 0.0));
-            self.posed.draw(&self.character, &self.meshes, frame, &m, method, self.backend)?;
-            self.posed.draw_skeleton(&self.character, frame, &m, [1.0, 1.0, 1.0, 1.0], true);
+            st.draw_with(frame, &m, method, st.backend)?;
         }
-        scenes::ground(frame, self.radius, self.floor);
+        st.ground(frame);
         Ok(())
     }
 
     fn key(&mut self, key: Key) {
+        let n = self.stage.character.clips.len();
         match key {
             Key::Char('n') => self.bend = !self.bend,
-            Key::Char('c') if !self.character.clips.is_empty() => {
-                self.clip = Some(self.clip.map_or(0, |c| (c + 1) % self.character.clips.len()));
+            Key::Char('c') if n > 0 => {
+                self.clip = Some(self.clip.map_or(0, |c| (c + 1) % n));
                 self.time = 0.0;
             }
-            Key::Char('b') => self.backend = self.backend.next(),
-            _ => {}
+            // Each side has its method: `m` does nothing here.
+            Key::Char('m') => {}
+            key => {
+                self.stage.key(key);
+            }
         }
     }
 
@@ -192,10 +187,10 @@ impl Scene for DqVsLbs {
                 "left LBS | right DQ | {} {:.0} deg | {}",
                 if self.bend { "bend" } else { "twist" },
                 twist_angle(self.time).to_degrees() * if self.bend { 0.5 } else { 1.0 },
-                self.backend.label()
+                self.stage.backend.label()
             )
         } else {
-            format!("left LBS | right DQ | {} | {}", self.character.name, self.backend.label())
+            format!("left LBS | right DQ | {} | {}", self.stage.character.name, self.stage.backend.label())
         }
     }
 }

@@ -1,7 +1,12 @@
 //! Seed 003 (the WebGL skinning article): a 2D grid skinned by three bones in a chain,
 //! the bone matrices read in the vertex shader from a texel buffer (RGBA32F, four texels a
-//! matrix) instead of a fixed-size uniform array; weights shown as colours (bone 0 red,
-//! bone 1 green, bone 2 blue, blends in between).
+//! matrix) instead of a fixed-size uniform array. The seed's debug views, cycled with `v`:
+//! weights as colours (bone 0 red, bone 1 green, bone 2 blue, blends in between), normals
+//! as colours (`n · 0.5 + 0.5` of the bind normal: the flat grid faces +z, so it is
+//! (0.5, 0.5, 1)), and joint indices as colours (the first three indices as red, green,
+//! blue over the largest index: (0, 0.5, 1) where the grid's joints 0, 1, 2 all have
+//! weight; a slot without weight names joint 0, so the columns bound to b0 and b1 only are
+//! (0, 0.5, 0)).
 //!
 //! As in the seed: bones b0 at x = 0, b1 at x = 4, b2 at x = 8; grid columns at x = 0 and 8
 //! follow one bone, x = 2 is half b0 / half b1, x = 4 is b1, x = 6 half b1 / half b2; columns
@@ -60,12 +65,55 @@ pub fn grid() -> Result<(Skeleton, Mesh), DemoError> {
     ))
 }
 
+/// A debug view of the seed's grid.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
+    /// Weights of bones 0, 1, 2 as red, green, blue ([`Coloring::WeightsRgb`]).
+    #[default]
+    Weights,
+    /// Bind normals as colours ([`Coloring::Normals`]).
+    Normals,
+    /// Joint indices as colours ([`Coloring::JointIndices`]).
+    JointIndices,
+}
+
+impl View {
+    /// Every view, in the order `v` cycles them.
+    pub const ALL: [View; 3] = [Self::Weights, Self::Normals, Self::JointIndices];
+
+    /// The next view.
+    pub fn next(self) -> Self {
+        Self::ALL[(self as usize + 1) % Self::ALL.len()]
+    }
+
+    /// The colouring of the view.
+    pub fn coloring(self) -> Coloring {
+        match self {
+            Self::Weights => Coloring::WeightsRgb,
+            Self::Normals => Coloring::Normals,
+            Self::JointIndices => Coloring::JointIndices,
+        }
+    }
+
+    /// Short name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Weights => "weights",
+            Self::Normals => "normals",
+            Self::JointIndices => "joint indices",
+        }
+    }
+}
+
 /// The scene.
 #[derive(Debug)]
 pub struct BoneTexture {
     skeleton: Skeleton,
     skin: Skin,
-    mesh: MeshId,
+    /// The grid uploaded once per view, in [`View::ALL`] order.
+    meshes: [MeshId; 3],
+    /// The view shown.
+    pub view: View,
     pose: Pose,
     model: Vec<Mat4>,
     palette: Vec<Mat4>,
@@ -84,12 +132,15 @@ impl BoneTexture {
 
 impl Scene for BoneTexture {
     const NAME: &'static str = "seed_bone_texture";
-    const ABOUT: &'static str = "Seed 003: a grid skinned by 3 bones read from a texel buffer; weights as colours.";
-    const CONTROLS: &'static [(&'static str, &'static str)] = &[("space", "pause")];
+    const ABOUT: &'static str =
+        "Seed 003: a grid skinned by 3 bones read from a texel buffer; weights, normals or joint indices as colours.";
+    const CONTROLS: &'static [(&'static str, &'static str)] =
+        &[("v", "view: weights / normals / joint indices as colours"), ("space", "pause")];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
         let (skeleton, mesh) = grid()?;
-        let id = renderer.add_mesh(&mesh, &Coloring::WeightsRgb)?;
+        let [a, b, c] = View::ALL.map(|v| renderer.add_mesh(&mesh, &v.coloring()));
+        let meshes = [a?, b?, c?];
         let skin = Skin::from_skeleton(&skeleton);
         Ok(Self {
             pose: skeleton.rest_pose().clone(),
@@ -97,7 +148,8 @@ impl Scene for BoneTexture {
             palette: vec![Mat4::identity(); 3],
             skin,
             skeleton,
-            mesh: id,
+            meshes,
+            view: View::Weights,
             time: args.start,
             paused: false,
         })
@@ -123,7 +175,7 @@ impl Scene for BoneTexture {
         self.pose.local_to_model(&self.skeleton, &mut self.model)?;
         palette::skinning_matrices(&self.model, &self.skin, &mut self.palette)?;
         frame.clear_color = [0.08, 0.08, 0.1, 1.0];
-        frame.add_bone_texture(self.mesh, Mat4::identity(), &self.palette)?;
+        frame.add_bone_texture(self.meshes[self.view as usize], Mat4::identity(), &self.palette)?;
         for j in 1..3 {
             let a = self.model[j - 1].column(3).xyz();
             let b = self.model[j].column(3).xyz();
@@ -133,12 +185,14 @@ impl Scene for BoneTexture {
     }
 
     fn key(&mut self, key: Key) {
-        if key == Key::Space {
-            self.paused = !self.paused;
+        match key {
+            Key::Space => self.paused = !self.paused,
+            Key::Char('v') => self.view = self.view.next(),
+            _ => {}
         }
     }
 
     fn status(&self) -> String {
-        format!("bone angle {:.0} deg", Self::angle(self.time).to_degrees())
+        format!("bone angle {:.0} deg | {}", Self::angle(self.time).to_degrees(), self.view.label())
     }
 }
