@@ -5,7 +5,6 @@ use crate::DemoError;
 use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
 use anim_core::{Clip, Mesh, Pose, Skeleton, Skin, TimePolicy, mannequin, palette};
 use anim_math::{DualQuat, Mat4, Vec3};
-use anim_render_vk::mesh::smooth_normals;
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod, SkinPath};
 use std::path::Path;
 
@@ -71,7 +70,7 @@ pub struct Character {
 
 fn with_normals(mut mesh: Mesh) -> Mesh {
     if mesh.normals.len() != mesh.positions.len() {
-        mesh.normals = smooth_normals(&mesh.positions, &mesh.indices);
+        mesh.normals = mesh.smooth_normals();
     }
     mesh
 }
