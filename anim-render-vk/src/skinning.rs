@@ -7,7 +7,9 @@ use crate::context::Context;
 use crate::error::RenderError;
 use crate::frame::{SkinMethod, dq_words};
 use crate::mesh::GpuVertex;
-use crate::pipelines::{ComputePipelines, FLAG_INVERSE_TRANSPOSE, Pipeline, PipelineLayout, Push, binding};
+use crate::pipelines::{
+    ComputePipelines, Descriptors, FLAG_INVERSE_TRANSPOSE, Pipeline, PipelineLayout, Push, binding,
+};
 use crate::resources::{Buffer, buffer_barrier, copy_buffer};
 use anim_core::skinning::NormalMode;
 use anim_core::{Influences, SkinningError};
@@ -19,34 +21,25 @@ use std::sync::Arc;
 /// Workgroup size of the compute passes (`local_size_x` in `shaders/skin_compute.glsl`).
 pub const WORKGROUP: u32 = 64;
 
-/// Buffers of one compute skinning dispatch.
-pub(crate) struct Dispatch<'a> {
-    pub bind_vertices: vk::Buffer,
-    pub joints: vk::Buffer,
-    pub weights: vk::Buffer,
-    pub palette: vk::Buffer,
-    pub out: vk::Buffer,
-    pub push: Push,
-    pub pipeline: &'a Pipeline,
-}
-
-/// Records one compute skinning dispatch (no barriers).
-pub(crate) fn record_dispatch(d: &ash::Device, layout: &PipelineLayout, cmd: vk::CommandBuffer, x: &Dispatch<'_>) {
-    let info = |b: vk::Buffer| [vk::DescriptorBufferInfo { buffer: b, offset: 0, range: vk::WHOLE_SIZE }];
-    let infos = [info(x.bind_vertices), info(x.joints), info(x.weights), info(x.palette), info(x.out)];
-    let slots = [binding::BIND_VERTICES, binding::JOINTS, binding::WEIGHTS, binding::PALETTE, binding::OUT_VERTICES];
-    let writes: [vk::WriteDescriptorSet<'_>; 5] = std::array::from_fn(|i| {
-        vk::WriteDescriptorSet::default()
-            .dst_binding(slots[i])
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-            .buffer_info(&infos[i])
-    });
-    // SAFETY: recording into a command buffer; the buffers are alive until it completes.
-    unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, x.pipeline.raw) };
-    layout.push_descriptors(cmd, vk::PipelineBindPoint::COMPUTE, &writes);
-    layout.push(cmd, &x.push);
-    let (gx, gy) = dispatch_groups(x.push.vertex_count);
-    // SAFETY: as above.
+/// Records one compute skinning dispatch of `push.vertex_count` vertices with the
+/// descriptors `set` (bind vertices, joints, weights, palette, output; no barriers).
+pub(crate) fn record_dispatch(
+    d: &ash::Device,
+    layout: &PipelineLayout,
+    cmd: vk::CommandBuffer,
+    pipeline: &Pipeline,
+    set: &Descriptors,
+    push: &Push,
+) {
+    // SAFETY: `cmd` is recording outside a render pass (callers record dispatches before
+    // the pass or in `run_once`); the pipeline was built with `layout`.
+    unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw) };
+    layout.push_descriptors(cmd, vk::PipelineBindPoint::COMPUTE, set);
+    layout.push(cmd, push);
+    let (gx, gy) = dispatch_groups(push.vertex_count);
+    // SAFETY: as above, with the pipeline, all of its descriptors and the push constants
+    // bound; the shader returns for invocations at or past `vertex_count`, and the output
+    // buffer holds `vertex_count` vertices (sized by the callers).
     unsafe { d.cmd_dispatch(cmd, gx, gy, 1) };
 }
 
@@ -206,17 +199,14 @@ impl GpuSkinner {
             flags: if normal_mode == NormalMode::InverseTranspose { FLAG_INVERSE_TRANSPOSE } else { 0 },
         };
         let d = ctx.device();
+        let mut set = Descriptors::default();
+        set.buffer(binding::BIND_VERTICES, bind.raw())
+            .buffer(binding::JOINTS, jb.raw())
+            .buffer(binding::WEIGHTS, wb.raw())
+            .buffer(binding::PALETTE, pb.raw())
+            .buffer(binding::OUT_VERTICES, out.raw());
         ctx.run_once(|cmd| {
-            let x = Dispatch {
-                bind_vertices: bind.raw(),
-                joints: jb.raw(),
-                weights: wb.raw(),
-                palette: pb.raw(),
-                out: out.raw(),
-                push,
-                pipeline,
-            };
-            record_dispatch(d, &self.layout, cmd, &x);
+            record_dispatch(d, &self.layout, cmd, pipeline, &set, &push);
             buffer_barrier(
                 d,
                 cmd,
