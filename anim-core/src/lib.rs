@@ -51,9 +51,11 @@ pub use bake::BakedClip;
 pub use clip::{Clip, JointTracks, SamplingCache, ScalarCurve, TimePolicy};
 pub use error::{ClipError, PoseError, SkeletonError, SkinningError, TrackError};
 pub use mesh::{Influences, Mesh};
+pub use palette::{DqPalette, Palette};
 pub use pose::Pose;
 pub use skeleton::{JointDesc, Skeleton};
 pub use skin::Skin;
+pub use skinning::{SkinMethod, UnknownSkinMethod};
 pub use track::{Interpolation, Track};
 
 pub use anim_math;

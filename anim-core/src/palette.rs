@@ -1,9 +1,254 @@
 //! Skinning palettes: for each skin joint, `model(joint) · inverse_bind`, the transform
 //! that takes a bind-pose vertex to its animated place. As matrices (for linear blend
-//! skinning), transforms (the book's per-influence path) or dual quaternions.
+//! skinning), transforms (the book's per-influence path) or dual quaternions with their
+//! bind-space scale ([`DqPalette`]).
+//!
+//! [`Palette`] holds the one form a [`SkinMethod`] needs and is what the skinning
+//! functions, the GPU renderer and the tools take: build it once, then
+//! [`Palette::update`] it every frame (no allocation once it has the skin's length).
 
+use crate::skinning::SkinMethod;
 use crate::{PoseError, Skin, pose::affine_mul};
-use anim_math::{DualQuat, Mat4, Transform, dual};
+use anim_math::{DualQuat, Mat3, Mat4, Transform, dual};
+
+/// Largest deviation of a bind-space scale matrix from the identity that still counts as
+/// no scale (a rigid palette entry). Rounding through a chain of rotations stays well
+/// below it; a deliberate scale of 1.000001 or more is kept.
+pub const RIGID_TOLERANCE: f32 = 1e-6;
+
+/// A dual-quaternion skinning palette: for each joint the rigid part `qᵢ` of its palette
+/// matrix and the bind-space scale `Sᵢ` that the rigid part cannot hold (see
+/// [`SkinMethod::Dq`] for the definition and how a vertex is skinned with it).
+///
+/// Whether any joint carries scale is decided once, when the palette is built: a rigid
+/// palette ([`DqPalette::is_rigid`]) stores identity scales and every skinning path
+/// (CPU, vertex and compute shader) skips the scale work for it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DqPalette {
+    dual_quats: Vec<DualQuat>,
+    scales: Vec<Mat3>,
+    rigid: bool,
+}
+
+impl DqPalette {
+    /// An empty palette.
+    #[must_use]
+    pub fn new() -> Self {
+        Self { dual_quats: Vec::new(), scales: Vec::new(), rigid: true }
+    }
+
+    /// The palette of the skinning matrices `matrices` (`model(joint) · inverse_bind`).
+    #[must_use]
+    pub fn from_matrices(matrices: &[Mat4]) -> Self {
+        let mut p = Self::new();
+        p.set_from_matrices(matrices);
+        p
+    }
+
+    /// A rigid palette from dual quaternions (every scale is the identity).
+    #[must_use]
+    pub fn from_rigid(dual_quats: &[DualQuat]) -> Self {
+        Self { dual_quats: dual_quats.to_vec(), scales: vec![Mat3::identity(); dual_quats.len()], rigid: true }
+    }
+
+    /// Refills the palette from skinning matrices, reusing its storage (it allocates only
+    /// to grow).
+    pub fn set_from_matrices(&mut self, matrices: &[Mat4]) {
+        self.clear();
+        for m in matrices {
+            self.push_matrix(m);
+        }
+        self.finish();
+    }
+
+    /// Refills the palette from model matrices and a skin: entry `i` comes from
+    /// `model[skin.joints[i]] · skin.inverse_bind[i]`. Allocates only to grow.
+    ///
+    /// # Errors
+    /// The skin names a joint `model` does not have.
+    pub fn update(&mut self, model: &[Mat4], skin: &Skin) -> Result<(), PoseError> {
+        check(model.len(), skin, skin.len())?;
+        self.clear();
+        for (&j, ibm) in skin.joints().iter().zip(skin.inverse_bind()) {
+            self.push_matrix(&affine_mul(&model[j], ibm));
+        }
+        self.finish();
+        Ok(())
+    }
+
+    fn clear(&mut self) {
+        self.dual_quats.clear();
+        self.scales.clear();
+    }
+
+    /// Splits `m = [A | t]` into `q = (R, t)` and `S = Rᵀ · A`, `R` from the
+    /// column-normalized basis of `A` ([`dual::from_rigid_matrix`]).
+    fn push_matrix(&mut self, m: &Mat4) {
+        let q = dual::from_rigid_matrix(m);
+        let r = q.rotation().to_rotation_matrix().into_inner();
+        let a = m.fixed_view::<3, 3>(0, 0).into_owned();
+        self.dual_quats.push(q);
+        self.scales.push(r.transpose() * a);
+    }
+
+    /// Decides rigidity once, and makes the scales of a rigid palette exact identities so
+    /// that every path computes the same thing.
+    fn finish(&mut self) {
+        self.rigid = self.scales.iter().all(|s| (s - Mat3::identity()).abs().max() <= RIGID_TOLERANCE);
+        if self.rigid {
+            self.scales.iter_mut().for_each(|s| *s = Mat3::identity());
+        }
+    }
+
+    /// Number of joints.
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.dual_quats.len()
+    }
+
+    /// True when the palette has no joints.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.dual_quats.is_empty()
+    }
+
+    /// The rigid part `qᵢ` of each joint's palette matrix.
+    #[inline]
+    #[must_use]
+    pub fn dual_quats(&self) -> &[DualQuat] {
+        &self.dual_quats
+    }
+
+    /// The bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ` of each joint (the identity for every joint of
+    /// a rigid palette); as many as [`DqPalette::dual_quats`].
+    #[inline]
+    #[must_use]
+    pub fn scales(&self) -> &[Mat3] {
+        &self.scales
+    }
+
+    /// True when no joint carries scale, so skinning can skip it.
+    #[inline]
+    #[must_use]
+    pub fn is_rigid(&self) -> bool {
+        self.rigid
+    }
+}
+
+/// A skinning palette in the form one [`SkinMethod`] needs: matrices for linear blend
+/// skinning, dual quaternions with scale for dual-quaternion skinning.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Palette {
+    /// Skinning matrices `model(joint) · inverse_bind` ([`SkinMethod::Lbs`]).
+    Matrices(Vec<Mat4>),
+    /// Dual quaternions and bind-space scales ([`SkinMethod::Dq`]).
+    DualQuats(DqPalette),
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Self::new(SkinMethod::default())
+    }
+}
+
+impl Palette {
+    /// An empty palette for `method`.
+    #[must_use]
+    pub fn new(method: SkinMethod) -> Self {
+        match method {
+            SkinMethod::Lbs => Self::Matrices(Vec::new()),
+            SkinMethod::Dq => Self::DualQuats(DqPalette::new()),
+        }
+    }
+
+    /// The palette for `method` of the skinning matrices `matrices`.
+    #[must_use]
+    pub fn from_matrices(method: SkinMethod, matrices: &[Mat4]) -> Self {
+        match method {
+            SkinMethod::Lbs => Self::Matrices(matrices.to_vec()),
+            SkinMethod::Dq => Self::DualQuats(DqPalette::from_matrices(matrices)),
+        }
+    }
+
+    /// The method this palette serves.
+    #[must_use]
+    pub fn method(&self) -> SkinMethod {
+        match self {
+            Self::Matrices(_) => SkinMethod::Lbs,
+            Self::DualQuats(_) => SkinMethod::Dq,
+        }
+    }
+
+    /// Switches to `method`, keeping no entries (call [`Palette::update`] next). Does
+    /// nothing when the method is already `method`.
+    pub fn set_method(&mut self, method: SkinMethod) {
+        if self.method() != method {
+            *self = Self::new(method);
+        }
+    }
+
+    /// Number of joints.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Matrices(m) => m.len(),
+            Self::DualQuats(d) => d.len(),
+        }
+    }
+
+    /// True when the palette has no joints.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The matrices of a [`Palette::Matrices`] palette.
+    #[must_use]
+    pub fn matrices(&self) -> Option<&[Mat4]> {
+        match self {
+            Self::Matrices(m) => Some(m),
+            Self::DualQuats(_) => None,
+        }
+    }
+
+    /// The dual quaternions of a [`Palette::DualQuats`] palette.
+    #[must_use]
+    pub fn dual_quats(&self) -> Option<&DqPalette> {
+        match self {
+            Self::Matrices(_) => None,
+            Self::DualQuats(d) => Some(d),
+        }
+    }
+
+    /// Refills the palette from skinning matrices, reusing its storage.
+    pub fn set_from_matrices(&mut self, matrices: &[Mat4]) {
+        match self {
+            Self::Matrices(m) => {
+                m.clear();
+                m.extend_from_slice(matrices);
+            }
+            Self::DualQuats(d) => d.set_from_matrices(matrices),
+        }
+    }
+
+    /// Computes the palette of `skin` posed by `model` (from
+    /// [`crate::Pose::local_to_model`]) in this palette's form, reusing its storage: it
+    /// allocates only to grow.
+    ///
+    /// # Errors
+    /// The skin names a joint `model` does not have.
+    pub fn update(&mut self, model: &[Mat4], skin: &Skin) -> Result<(), PoseError> {
+        match self {
+            Self::Matrices(m) => {
+                m.resize(skin.len(), Mat4::identity());
+                skinning_matrices(model, skin, m)
+            }
+            Self::DualQuats(d) => d.update(model, skin),
+        }
+    }
+}
 
 fn check(model: usize, skin: &Skin, out: usize) -> Result<(), PoseError> {
     if out != skin.len() {
@@ -43,9 +288,9 @@ pub fn skinning_transforms(globals: &[Transform], skin: &Skin, out: &mut [Transf
     Ok(())
 }
 
-/// Dual-quaternion skinning palette: the rigid part of `model[skin.joints[i]] ·
-/// inverse_bind[i]` (see [`dual::from_rigid_matrix`]). Scale in the palette matrix is
-/// dropped: dual quaternion skinning cannot express it.
+/// The rigid part of each palette matrix: `dual::from_rigid_matrix(model[skin.joints[i]]
+/// · inverse_bind[i])`, with any scale dropped. For skinning use a [`DqPalette`], which
+/// keeps the scale (see [`SkinMethod::Dq`]).
 ///
 /// # Errors
 /// As [`skinning_matrices`].

@@ -1,17 +1,17 @@
 //! CPU skinning over caller-owned slices.
 //!
-//! Every function checks its inputs in constant time before touching a vertex (lengths,
-//! and that the palette covers [`Influences::joint_bound`]; the per-vertex joint indices
-//! were checked once when the [`Influences`] were built), then runs a tight loop that
-//! allocates nothing. Results:
+//! Every function checks its inputs in constant time before touching a vertex ([`check`]:
+//! lengths, and that the palette covers [`Influences::joint_bound`]; the per-vertex joint
+//! indices were checked once when the [`Influences`] were built), then runs a tight loop
+//! that allocates nothing. Results:
 //!
+//! - [`skin`]: whichever method a [`Palette`] is for; the entry point most callers want.
 //! - [`linear_blend`]: `p' = (Σ wᵢ·Pᵢ) · p` with the matrix palette `Pᵢ = model(jointᵢ) ·
 //!   inverse_bindᵢ` (the book's matrix-palette path; also what GPUs run).
 //! - [`linear_blend_transforms`]: `p' = Σ wᵢ · (Tᵢ · p)` with a [`Transform`] palette (the
 //!   book's per-influence combine path). Equal to the matrix path up to rounding.
-//! - [`dual_quaternion`]: dual-quaternion linear blending (Kavan et al. 2007): the
-//!   influences' dual quaternions are sign-aligned with the first, summed, normalized,
-//!   applied. No scale.
+//! - [`dual_quaternion`]: dual-quaternion skinning with bind-space scale, as
+//!   [`SkinMethod::Dq`] defines it (the one definition every path of the project follows).
 //! - [`rigid`]: each vertex follows only its strongest joint.
 //!
 //! Normals are transformed by the blended linear part and renormalized; with
@@ -23,8 +23,94 @@
 //! counts take a general loop. Splitting a mesh by influence count (so that most vertices
 //! run the 1- or 2-influence loop) pays off more than anything else.
 
+use crate::palette::{DqPalette, Palette};
 use crate::{Influences, SkinningError};
-use anim_math::{DualQuat, Mat4, Transform, Vec3};
+use anim_math::{DualQuat, Mat3, Mat4, Transform, Vec3};
+use std::fmt;
+use std::str::FromStr;
+
+/// How skinned vertices are blended from their joints. The one definition of the project:
+/// the CPU functions here, the vertex and compute shaders of `anim-render-vk` and the
+/// glTF tools all follow it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SkinMethod {
+    /// Linear blend skinning with the matrix palette `Pᵢ = model(jointᵢ) · inverse_bindᵢ`:
+    /// `p' = (Σ wᵢ · Pᵢ) · p`. Normals by the blended matrix (or its inverse transpose,
+    /// see [`NormalMode`]), renormalized.
+    #[default]
+    Lbs,
+    /// Dual-quaternion skinning with scale. Each palette matrix `Pᵢ = [Aᵢ | tᵢ]` splits into
+    /// its rigid part, the unit dual quaternion `qᵢ` of the rotation `Rᵢ` read from the
+    /// column-normalized basis of `Aᵢ` and the translation `tᵢ`
+    /// ([`anim_math::dual::from_rigid_matrix`]), and the bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ`
+    /// that a dual quaternion cannot hold ([`DqPalette`]). A vertex with weights `wᵢ`:
+    ///
+    /// 1. `q = Σ wᵢ · sᵢ · qᵢ`, with `sᵢ = ±1` so that the real part of every `qᵢ` lies in
+    ///    the hemisphere of the first influence's (Kavan et al. 2007), then normalized:
+    ///    `q̂ = q / |real(q)|`;
+    /// 2. `S = Σ wᵢ · Sᵢ`, blended linearly;
+    /// 3. `p' = q̂ · (S · p)`: the scale in bind space first, then the blended rotation and
+    ///    translation;
+    /// 4. `n' = normalize(rotation(q̂) · cof(S) · n)`, where `cof(S)` is the cofactor
+    ///    matrix ([`anim_math::normal_matrix`]: the inverse transpose up to a positive factor).
+    ///
+    /// A palette without scale (every `Sᵢ = I`, [`DqPalette::is_rigid`]) makes this plain
+    /// dual-quaternion linear blending, and every path then skips steps 2 and the scale
+    /// part of 3 and 4. Vertices without weights keep their rest position and normal.
+    Dq,
+}
+
+impl SkinMethod {
+    /// Both methods, in menu order.
+    pub const ALL: [SkinMethod; 2] = [SkinMethod::Lbs, SkinMethod::Dq];
+
+    /// Short lowercase name, as parsed by [`FromStr`]: `"lbs"` or `"dq"`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lbs => "lbs",
+            Self::Dq => "dq",
+        }
+    }
+
+    /// Display label: `"LBS"` or `"DQ"`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Lbs => "LBS",
+            Self::Dq => "DQ",
+        }
+    }
+
+    /// The other method (for a toggle key).
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            Self::Lbs => Self::Dq,
+            Self::Dq => Self::Lbs,
+        }
+    }
+}
+
+impl fmt::Display for SkinMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is no [`SkinMethod`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown skinning method {0:?} (expected \"lbs\" or \"dq\")")]
+pub struct UnknownSkinMethod(pub String);
+
+impl FromStr for SkinMethod {
+    type Err = UnknownSkinMethod;
+
+    /// Parses `"lbs"` or `"dq"`, ignoring ASCII case.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(s)).ok_or_else(|| UnknownSkinMethod(s.to_owned()))
+    }
+}
 
 /// Skinning input: influences plus bind-pose positions and (optionally) normals.
 #[derive(Clone, Copy, Debug)]
@@ -62,26 +148,63 @@ pub enum NormalMode {
     DirectUnnormalized,
 }
 
-fn validate(input: &SkinningInput, palette_len: usize, out: &SkinningOutput) -> Result<(), SkinningError> {
+/// The checks every skinning function runs, in constant time, for any skinning backend
+/// (the GPU skinner calls it too): input and output lengths match the influences'
+/// vertex count, output normals come with input normals, and the palette covers
+/// [`Influences::joint_bound`].
+///
+/// `out_positions` and `out_normals` are the lengths of the output buffers (`None`: no
+/// normals are written).
+///
+/// # Errors
+/// [`SkinningError::WrongLength`] or [`SkinningError::PaletteTooShort`].
+pub fn check(
+    input: &SkinningInput,
+    palette_len: usize,
+    out_positions: usize,
+    out_normals: Option<usize>,
+) -> Result<(), SkinningError> {
     let n = input.influences.vertex_count();
     let lens = [
         ("input positions", input.positions.len()),
-        ("output positions", out.positions.len()),
+        ("output positions", out_positions),
         ("input normals", input.normals.map_or(n, <[Vec3]>::len)),
-        ("output normals", out.normals.as_ref().map_or(n, |s| s.len())),
+        ("output normals", out_normals.unwrap_or(n)),
     ];
     for (what, got) in lens {
         if got != n {
             return Err(SkinningError::WrongLength { what, got, expected: n });
         }
     }
-    if out.normals.is_some() && input.normals.is_none() {
+    if out_normals.is_some() && input.normals.is_none() {
         return Err(SkinningError::WrongLength { what: "input normals", got: 0, expected: n });
     }
     if palette_len < input.influences.joint_bound() {
         return Err(SkinningError::PaletteTooShort { got: palette_len, needed: input.influences.joint_bound() });
     }
     Ok(())
+}
+
+fn validate(input: &SkinningInput, palette_len: usize, out: &SkinningOutput) -> Result<(), SkinningError> {
+    check(input, palette_len, out.positions.len(), out.normals.as_ref().map(|s| s.len()))
+}
+
+/// Skins with whichever method `palette` is for: [`linear_blend`] with `normal_mode` for
+/// a matrix palette, [`dual_quaternion`] for a dual-quaternion one (which transforms
+/// normals as [`SkinMethod::Dq`] defines, whatever `normal_mode` says).
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn skin(
+    input: &SkinningInput,
+    palette: &Palette,
+    normal_mode: NormalMode,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    match palette {
+        Palette::Matrices(m) => linear_blend(input, m, normal_mode, out),
+        Palette::DualQuats(d) => dual_quaternion(input, d, out),
+    }
 }
 
 /// Copies rest position and normal for vertices without weights.
@@ -366,26 +489,81 @@ pub fn linear_blend_transforms(
     Ok(())
 }
 
-/// Dual-quaternion skinning (no scale: see [`crate::palette::skinning_dual_quats`]).
+/// Dual-quaternion skinning with bind-space scale, exactly as [`SkinMethod::Dq`] defines
+/// it. A rigid palette ([`DqPalette::is_rigid`]) takes a faster loop that skips the scale.
 ///
 /// # Errors
 /// As [`linear_blend`].
 pub fn dual_quaternion(
     input: &SkinningInput,
-    palette: &[DualQuat],
+    palette: &DqPalette,
     out: &mut SkinningOutput,
 ) -> Result<(), SkinningError> {
     validate(input, palette.len(), out)?;
+    if palette.is_rigid() {
+        dq_rigid(input, palette.dual_quats(), out);
+    } else {
+        dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
+    }
+    keep_unweighted(input, out);
+    Ok(())
+}
+
+/// The rigid dual-quaternion loops, on AVX2 when the CPU has it.
+fn dq_rigid(input: &SkinningInput, palette: &[DualQuat], out: &mut SkinningOutput) {
     #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
         unsafe { dq_avx2(input, palette, out) };
-        keep_unweighted(input, out);
-        return Ok(());
+        return;
     }
     dispatch!(input.influences.per_vertex(), dq_kernel(input, palette, out));
-    keep_unweighted(input, out);
-    Ok(())
+}
+
+/// The scale-aware dual-quaternion loop ([`SkinMethod::Dq`] steps 1 to 4).
+#[inline(always)]
+fn dq_scaled_kernel<const N: usize>(input: &SkinningInput, palette: &DqPalette, out: &mut SkinningOutput) {
+    let per = input.influences.per_vertex();
+    let n = if N == 0 { per } else { N };
+    let count = out.positions.len();
+    let (dqs, scales) = (palette.dual_quats(), palette.scales());
+    let pos = &input.positions[..count];
+    let joints = &input.influences.joints()[..count * n];
+    let weights = &input.influences.weights()[..count * n];
+    for v in 0..count {
+        let (js, ws) = (&joints[v * n..v * n + n], &weights[v * n..v * n + n]);
+        let (mut r, mut d, l2) = blend_dq::<N>(per, js, ws, dqs);
+        let mut s = Mat3::zeros();
+        for k in 0..n {
+            s += scales[usize::from(js[k])] * ws[k];
+        }
+        let inv = 1.0 / l2.max(1e-30).sqrt();
+        for i in 0..4 {
+            r[i] *= inv;
+            d[i] *= inv;
+        }
+        let p = s * pos[v];
+        out.positions[v] = dq_point(&r, &d, [p.x, p.y, p.z]);
+        if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
+            let nrm = anim_math::normal_matrix(&s) * src[v];
+            dst[v] = normalized(rotate(&r, [nrm.x, nrm.y, nrm.z]));
+        }
+    }
+}
+
+/// Applies the normalized dual quaternion (real `r`, dual `d`) to a point: rotation, then
+/// the translation `t = 2·(w_r·d_v − w_d·r_v + r_v × d_v)`.
+#[inline(always)]
+fn dq_point(r: &[f32; 4], d: &[f32; 4], p: [f32; 3]) -> Vec3 {
+    let rv = [r[0], r[1], r[2]];
+    let dv = [d[0], d[1], d[2]];
+    let c = cross(rv, dv);
+    let rp = rotate(r, p);
+    Vec3::new(
+        rp[0] + 2.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
+        rp[1] + 2.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
+        rp[2] + 2.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
+    )
 }
 
 /// Blended dual quaternion as (real, dual) with nalgebra's `[i, j, k, w]` order, **not yet
@@ -460,17 +638,8 @@ fn dq_kernel<const N: usize>(input: &SkinningInput, palette: &[DualQuat], out: &
                 r[i] *= inv[k];
                 d[i] *= inv[k];
             }
-            // translation t = 2·(w_r·d_v − w_d·r_v + r_v × d_v)
-            let rv = [r[0], r[1], r[2]];
-            let dv = [d[0], d[1], d[2]];
-            let c = cross(rv, dv);
             let p = &pos[v + k];
-            let rp = rotate(&r, [p.x, p.y, p.z]);
-            out_p[v + k] = Vec3::new(
-                rp[0] + 2.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
-                rp[1] + 2.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
-                rp[2] + 2.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
-            );
+            out_p[v + k] = dq_point(&r, &d, [p.x, p.y, p.z]);
             if let Some((src, dst)) = normals.as_mut() {
                 let nrm = &src[v + k];
                 // A rotation keeps length: the normal needs no renormalization.
@@ -573,7 +742,7 @@ mod tests {
                     (true, false) => dispatch!(per, lbs_kernel(&input, &mats, NormalMode::InverseTranspose, &mut out)),
                     (true, true) => dispatch!(per, dq_kernel(&input, &dqs, &mut out)),
                     (false, false) => linear_blend(&input, &mats, NormalMode::InverseTranspose, &mut out).unwrap(),
-                    (false, true) => dual_quaternion(&input, &dqs, &mut out).unwrap(),
+                    (false, true) => dual_quaternion(&input, &DqPalette::from_rigid(&dqs), &mut out).unwrap(),
                 }
                 (p, n)
             };

@@ -4,8 +4,8 @@ use anim_core::palette::{skinning_dual_quats, skinning_matrices, skinning_transf
 use anim_core::skinning::{
     NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend, linear_blend_transforms, rigid,
 };
-use anim_core::{Influences, JointDesc, Pose, Skeleton, Skin, SkinningError};
-use anim_math::{DualQuat, Mat4, Quat, Transform, Vec3, dual};
+use anim_core::{DqPalette, Influences, JointDesc, Palette, Pose, Skeleton, Skin, SkinMethod, SkinningError};
+use anim_math::{DualQuat, Mat3, Mat4, Quat, Transform, Vec3, dual};
 use std::f32::consts::FRAC_PI_2;
 
 /// Small deterministic generator (xorshift32) so failures reproduce.
@@ -54,7 +54,8 @@ fn skin_lbs(
 }
 
 fn skin_dq(inf: &Influences, pal: &[DualQuat], pos: &[Vec3], nrm: Option<&[Vec3]>) -> (Vec<Vec3>, Vec<Vec3>) {
-    run_skin(inf, pos, nrm, |i, o| dual_quaternion(i, pal, o))
+    let pal = DqPalette::from_rigid(pal);
+    run_skin(inf, pos, nrm, |i, o| dual_quaternion(i, &pal, o))
 }
 
 fn skin_tf(inf: &Influences, pal: &[Transform], pos: &[Vec3], nrm: Option<&[Vec3]>) -> (Vec<Vec3>, Vec<Vec3>) {
@@ -317,7 +318,7 @@ fn bad_input_is_an_error_not_a_panic() {
     let mut n = vec![Vec3::zeros()];
     let e = dual_quaternion(
         &input,
-        &[DualQuat::identity(); 4],
+        &DqPalette::from_rigid(&[DualQuat::identity(); 4]),
         &mut SkinningOutput { positions: &mut out, normals: Some(&mut n) },
     );
     assert!(matches!(e, Err(SkinningError::WrongLength { what: "input normals", .. })));
@@ -356,4 +357,156 @@ fn full_pipeline_from_clip_to_vertices() {
     let h = std::f32::consts::FRAC_1_SQRT_2;
     assert!((p[0] - Vec3::new(-h, 1.0 + h, 0.0)).norm() < 1e-5, "{}", p[0]);
     assert!((q[0] - p[0]).norm() < 1e-5);
+}
+
+/// Skinning matrices with non-uniform scale and shear: `M = T · R · K`, `K` a random
+/// upper-triangular scale/shear.
+fn scaled_palette(rng: &mut Rng, n: usize) -> Vec<Mat4> {
+    (0..n)
+        .map(|_| {
+            let k = Mat3::new(
+                rng.range(0.5, 2.0),
+                rng.range(-0.3, 0.3),
+                rng.range(-0.3, 0.3),
+                0.0,
+                rng.range(0.5, 2.0),
+                rng.range(-0.3, 0.3),
+                0.0,
+                0.0,
+                rng.range(0.5, 2.0),
+            );
+            let a = rng.quat().to_rotation_matrix().into_inner() * k;
+            let mut m = a.to_homogeneous();
+            m.fixed_view_mut::<3, 1>(0, 3).copy_from(&rng.vec3(3.0));
+            m
+        })
+        .collect()
+}
+
+/// The scale-aware dual-quaternion definition written out directly with nalgebra's dual
+/// quaternions and `anim_math::dual::blend`, one vertex at a time: the independent path
+/// the optimised loops are checked against.
+fn dq_reference(inf: &Influences, pal: &DqPalette, pos: &[Vec3], nrm: &[Vec3]) -> (Vec<Vec3>, Vec<Vec3>) {
+    let per = inf.per_vertex();
+    let mut out = (Vec::new(), Vec::new());
+    for (v, (js, ws)) in inf.joints().chunks_exact(per).zip(inf.weights().chunks_exact(per)).enumerate() {
+        if ws.iter().all(|w| *w == 0.0) {
+            out.0.push(pos[v]);
+            out.1.push(nrm[v]);
+            continue;
+        }
+        let q = dual::blend(js.iter().zip(ws).map(|(j, w)| (&pal.dual_quats()[usize::from(*j)], *w)));
+        let s: Mat3 = js.iter().zip(ws).map(|(j, w)| pal.scales()[usize::from(*j)] * *w).sum();
+        out.0.push(dual::transform_point(&q, &(s * pos[v])));
+        let n = s.try_inverse().expect("test scales are invertible").transpose() * nrm[v];
+        out.1.push(dual::transform_vector(&q, &n).normalize());
+    }
+    out
+}
+
+/// Dual-quaternion skinning with scale, every specialised influence count and the general
+/// loop, against the definition written out independently.
+#[test]
+fn scaled_dq_matches_the_definition() {
+    let mut rng = Rng(2024);
+    let mats = scaled_palette(&mut rng, 9);
+    let pal = DqPalette::from_matrices(&mats);
+    assert!(!pal.is_rigid());
+    for per in [1usize, 2, 3, 4, 5, 8] {
+        let (j, mut w) = random_influences(&mut rng, 64, per, mats.len());
+        // Weights sum to one, as imported weights do; the last vertex has none.
+        for ws in w.chunks_exact_mut(per) {
+            let sum: f32 = ws.iter().sum();
+            ws.iter_mut().for_each(|x| *x /= sum);
+        }
+        let last = w.len() - per;
+        w[last..].iter_mut().for_each(|x| *x = 0.0);
+        let inf = Influences::new(per, j, w, mats.len()).unwrap();
+        let pos: Vec<Vec3> = (0..64).map(|_| rng.vec3(2.0)).collect();
+        let nrm: Vec<Vec3> = (0..64).map(|_| rng.vec3(1.0).normalize()).collect();
+        let (p, n) = run_skin(&inf, &pos, Some(&nrm), |i, o| dual_quaternion(i, &pal, o));
+        let (rp, rn) = dq_reference(&inf, &pal, &pos, &nrm);
+        for v in 0..pos.len() {
+            assert!((p[v] - rp[v]).norm() < 1e-4, "{per} influences, vertex {v}: {} vs {}", p[v], rp[v]);
+            assert!((n[v] - rn[v]).norm() < 1e-4, "{per} influences, normal {v}: {} vs {}", n[v], rn[v]);
+        }
+        assert_eq!((p[63], n[63]), (pos[63], nrm[63]), "a vertex without weights keeps its rest data");
+    }
+}
+
+/// With one influence a vertex, scale-aware DQ reproduces the palette matrix exactly, so it
+/// equals linear blend skinning (normals by the inverse transpose) under scale and shear.
+#[test]
+fn scaled_dq_single_influence_equals_lbs() {
+    let mut rng = Rng(5);
+    let mats = scaled_palette(&mut rng, 6);
+    let (j, _) = random_influences(&mut rng, 50, 1, mats.len());
+    let inf = Influences::new(1, j, vec![1.0; 50], mats.len()).unwrap();
+    let pos: Vec<Vec3> = (0..50).map(|_| rng.vec3(2.0)).collect();
+    let nrm: Vec<Vec3> = (0..50).map(|_| rng.vec3(1.0).normalize()).collect();
+    let dq = Palette::from_matrices(SkinMethod::Dq, &mats);
+    let lbs = Palette::from_matrices(SkinMethod::Lbs, &mats);
+    let skin = |p: &Palette| {
+        run_skin(&inf, &pos, Some(&nrm), |i, o| anim_core::skinning::skin(i, p, NormalMode::InverseTranspose, o))
+    };
+    let ((dp, dn), (lp, ln)) = (skin(&dq), skin(&lbs));
+    for v in 0..pos.len() {
+        assert!((dp[v] - lp[v]).norm() < 1e-4, "vertex {v}: {} vs {}", dp[v], lp[v]);
+        assert!((dn[v] - ln[v]).norm() < 1e-4, "normal {v}: {} vs {}", dn[v], ln[v]);
+    }
+}
+
+/// Rigidity is decided once per palette: rotations and translations are rigid (identity
+/// scales, the fast loop), any scale is not; both loops agree on a rigid palette.
+#[test]
+fn dq_palette_detects_scale_once() {
+    let mut rng = Rng(11);
+    let rigid: Vec<Mat4> = random_palette(&mut rng, 8, 1.0).iter().map(Transform::to_matrix).collect();
+    let pal = DqPalette::from_matrices(&rigid);
+    assert!(pal.is_rigid());
+    assert!(pal.scales().iter().all(|s| *s == Mat3::identity()));
+    let mut scaled = rigid.clone();
+    scaled[5] *= Mat4::new_nonuniform_scaling(&Vec3::new(1.0, 1.01, 1.0));
+    let spal = DqPalette::from_matrices(&scaled);
+    assert!(!spal.is_rigid());
+    assert!((spal.scales()[5] - Mat3::from_diagonal(&Vec3::new(1.0, 1.01, 1.0))).abs().max() < 1e-5);
+    // The same palette through the rigid loop and through the reference definition.
+    let (j, w) = random_influences(&mut rng, 40, 4, 8);
+    let inf = Influences::new(4, j, w, 8).unwrap();
+    let pos: Vec<Vec3> = (0..40).map(|_| rng.vec3(2.0)).collect();
+    let nrm: Vec<Vec3> = (0..40).map(|_| rng.vec3(1.0).normalize()).collect();
+    let (p, n) = run_skin(&inf, &pos, Some(&nrm), |i, o| dual_quaternion(i, &pal, o));
+    let (rp, rn) = dq_reference(&inf, &pal, &pos, &nrm);
+    for v in 0..pos.len() {
+        assert!((p[v] - rp[v]).norm() < 1e-4 && (n[v] - rn[v]).norm() < 1e-4, "vertex {v}");
+    }
+}
+
+/// `Palette::update` computes the same palettes as the free functions, in the form of its
+/// method, and switching method keeps the results consistent.
+#[test]
+fn palette_update_matches_free_functions() {
+    let (s, pose) = two_joint_chain();
+    let skin = Skin::from_skeleton(&s);
+    let mut model = vec![Mat4::identity(); 2];
+    pose.local_to_model(&s, &mut model).unwrap();
+    let mut mats = vec![Mat4::identity(); 2];
+    skinning_matrices(&model, &skin, &mut mats).unwrap();
+    let mut p = Palette::new(SkinMethod::Lbs);
+    p.update(&model, &skin).unwrap();
+    assert_eq!(p.matrices(), Some(&mats[..]));
+    p.set_method(SkinMethod::Dq);
+    assert!(p.is_empty() && p.method() == SkinMethod::Dq);
+    p.update(&model, &skin).unwrap();
+    let mut dqs = vec![DualQuat::identity(); 2];
+    skinning_dual_quats(&model, &skin, &mut dqs).unwrap();
+    let d = p.dual_quats().expect("a DQ palette");
+    assert!(d.is_rigid() && d.len() == 2);
+    for (a, b) in d.dual_quats().iter().zip(&dqs) {
+        assert!((a.as_ref().real.coords - b.as_ref().real.coords).norm() < 1e-6);
+    }
+    assert!(p.update(&model[..1], &skin).is_err(), "a skin joint past the model matrices is an error");
+    assert_eq!("DQ".parse::<SkinMethod>(), Ok(SkinMethod::Dq));
+    assert_eq!(SkinMethod::Lbs.to_string(), "lbs");
+    assert!("skew".parse::<SkinMethod>().is_err());
 }

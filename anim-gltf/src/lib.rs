@@ -55,7 +55,7 @@ mod skinning;
 pub use error::GltfError;
 pub use export::{ExportMesh, export_glb};
 pub use import::MAX_INFLUENCE_SETS;
-pub use skinning::{SkinMethod, SkinScratch};
+pub use skinning::SkinScratch;
 
 use anim_core::{Clip, Interpolation, Mesh, Pose, Skeleton, Skin, TimePolicy};
 use anim_math::Mat4;

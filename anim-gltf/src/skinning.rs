@@ -1,36 +1,17 @@
 //! Posing one mesh instance on the CPU exactly as glTF defines it: the reference behind
-//! `animtool skin` (its CPU backend, which the GPU backend is tested against). The demos'
-//! CPU path instead mirrors what their shaders draw (direct normals, DQ without scale), so
-//! CPU and GPU pictures can be compared.
+//! `animtool skin` (its CPU backend, which the GPU backend is tested against). Skinning
+//! follows [`SkinMethod`]'s definitions; linear blend normals use the inverse transpose.
 
 use crate::{GltfError, Model};
-use anim_core::palette;
 use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_math::{DualQuat, Mat3, Mat4, Vec3, dual};
-
-/// How skinned vertices are blended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum SkinMethod {
-    /// Linear blend skinning: `p' = (Σ wᵢ · world(jointᵢ) · IBMᵢ) · p`; normals by the
-    /// inverse transpose of the blended matrix's linear part, renormalized.
-    #[default]
-    Lbs,
-    /// Dual-quaternion skinning. Each palette matrix `Pᵢ = [Aᵢ | tᵢ]` is split into its
-    /// rigid part (rotation `Rᵢ` from the normalized basis, translation `tᵢ`) and the
-    /// remaining bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ`; the scales are blended linearly and
-    /// applied first, then the blended dual quaternion: `p' = DQ(Σ wᵢ qᵢ) · ((Σ wᵢ Sᵢ) · p)`.
-    /// Without scale in the palette (`Sᵢ = I`) this is plain dual-quaternion skinning.
-    /// Normals: `(Σ wᵢ Sᵢ)⁻ᵀ · n`, then the blended rotation, renormalized.
-    Dq,
-}
+use anim_core::{Palette, SkinMethod};
+use anim_math::{Mat4, Vec3};
 
 /// Buffers [`Model::skin_instance`] reuses between calls (it allocates only while they grow).
 #[derive(Clone, Debug, Default)]
 pub struct SkinScratch {
     world: Vec<Mat4>,
-    matrices: Vec<Mat4>,
-    dual_quats: Vec<DualQuat>,
-    scales: Vec<Mat3>,
+    palette: Palette,
 }
 
 impl SkinScratch {
@@ -110,34 +91,9 @@ impl Model {
                     normals: if normals.is_some() { Some(&mesh.normals) } else { None },
                 };
                 let mut out = SkinningOutput { positions, normals };
-                scratch.matrices.resize(skin.len(), Mat4::identity());
-                palette::skinning_matrices(world, skin, &mut scratch.matrices)
-                    .map_err(|e| GltfError::Argument(e.to_string()))?;
-                match method {
-                    SkinMethod::Lbs => {
-                        skinning::linear_blend(&input, &scratch.matrices, NormalMode::InverseTranspose, &mut out)
-                            .map_err(arg)?;
-                    }
-                    SkinMethod::Dq => {
-                        scratch.dual_quats.clear();
-                        scratch.scales.clear();
-                        let mut scaled = false;
-                        for p in &scratch.matrices {
-                            let q = dual::from_rigid_matrix(p);
-                            let r = q.rotation().to_rotation_matrix().into_inner();
-                            let a = p.fixed_view::<3, 3>(0, 0).into_owned();
-                            let s = r.transpose() * a;
-                            scaled |= (s - Mat3::identity()).abs().max() > 1e-6;
-                            scratch.dual_quats.push(q);
-                            scratch.scales.push(s);
-                        }
-                        if scaled {
-                            dq_with_scale(&input, &scratch.dual_quats, &scratch.scales, &mut out);
-                        } else {
-                            skinning::dual_quaternion(&input, &scratch.dual_quats, &mut out).map_err(arg)?;
-                        }
-                    }
-                }
+                scratch.palette.set_method(method);
+                scratch.palette.update(world, skin).map_err(|e| GltfError::Argument(e.to_string()))?;
+                skinning::skin(&input, &scratch.palette, NormalMode::InverseTranspose, &mut out).map_err(arg)?;
             }
             _ => {
                 let m = &world[inst.joint];
@@ -147,7 +103,7 @@ impl Model {
                     *o = lin * p + t;
                 }
                 if let Some(dst) = normals {
-                    let nm = normal_matrix(&lin);
+                    let nm = anim_math::normal_matrix(&lin);
                     for (o, nrm) in dst.iter_mut().zip(&mesh.normals) {
                         *o = unit(nm * nrm);
                     }
@@ -158,54 +114,7 @@ impl Model {
     }
 }
 
-/// Inverse transpose of a 3×3 matrix up to a positive factor (the cofactor matrix, signed
-/// by the determinant), finite even for a singular matrix.
-fn normal_matrix(m: &Mat3) -> Mat3 {
-    let (c0, c1, c2) = (m.column(0).into_owned(), m.column(1).into_owned(), m.column(2).into_owned());
-    let cof = Mat3::from_columns(&[c1.cross(&c2), c2.cross(&c0), c0.cross(&c1)]);
-    if m.determinant() < 0.0 { -cof } else { cof }
-}
-
 fn unit(v: Vec3) -> Vec3 {
     let l = v.norm();
     if l > 1e-30 { v / l } else { Vec3::zeros() }
-}
-
-/// Dual-quaternion skinning with the palette's bind-space scales blended linearly first
-/// (see [`SkinMethod::Dq`]). Unweighted vertices keep their rest data.
-fn dq_with_scale(input: &SkinningInput, dqs: &[DualQuat], scales: &[Mat3], out: &mut SkinningOutput) {
-    let inf = input.influences;
-    let per = inf.per_vertex();
-    for (v, (js, ws)) in inf.joints().chunks_exact(per).zip(inf.weights().chunks_exact(per)).enumerate() {
-        let p = input.positions[v];
-        if ws.iter().all(|w| *w == 0.0) {
-            out.positions[v] = p;
-            if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
-                dst[v] = src[v];
-            }
-            continue;
-        }
-        let pivot = dqs[usize::from(js[0])].as_ref().real.coords;
-        let mut real = nalgebra::Vector4::<f32>::zeros();
-        let mut du = nalgebra::Vector4::<f32>::zeros();
-        let mut s = Mat3::zeros();
-        for (j, w) in js.iter().zip(ws) {
-            if *w == 0.0 {
-                continue;
-            }
-            let q = dqs[usize::from(*j)].as_ref();
-            let sign = if q.real.coords.dot(&pivot) < 0.0 { -*w } else { *w };
-            real += q.real.coords * sign;
-            du += q.dual.coords * sign;
-            s += scales[usize::from(*j)] * *w;
-        }
-        let blended = dual::normalize(&nalgebra::DualQuaternion::from_real_and_dual(
-            nalgebra::Quaternion::from(real),
-            nalgebra::Quaternion::from(du),
-        ));
-        out.positions[v] = dual::transform_point(&blended, &(s * p));
-        if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
-            dst[v] = unit(dual::transform_vector(&blended, &(normal_matrix(&s) * src[v])));
-        }
-    }
 }

@@ -3,8 +3,9 @@
 
 mod common;
 
+use anim_core::SkinMethod;
 use anim_core::TimePolicy;
-use anim_gltf::{Model, SkinMethod, SkinScratch, load_from_bytes};
+use anim_gltf::{Model, SkinScratch, load_from_bytes};
 use anim_math::{Mat4, Vec3};
 use common::{Data, base64, doc};
 use serde_json::{Value, json};

@@ -24,7 +24,8 @@ pub fn from_transform(t: &Transform) -> DualQuat {
 
 /// The rigid part of an affine matrix as a unit dual quaternion: the basis columns are
 /// normalized (removing scale), the rotation is read from them, and the translation is the
-/// last column. Shear and reflection cannot be represented and give an approximate result.
+/// last column. Shear and reflection cannot be represented and give an approximate result;
+/// the rotation is always of unit length.
 #[inline]
 #[must_use]
 pub fn from_rigid_matrix(m: &Mat4) -> DualQuat {
@@ -36,7 +37,10 @@ pub fn from_rigid_matrix(m: &Mat4) -> DualQuat {
         if n > EPSILON { v / n } else { v }
     };
     let basis = Mat3::from_columns(&[norm(c0), norm(c1), norm(c2)]);
-    let rotation = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(basis));
+    // Under shear the normalized basis is not orthogonal and the quaternion read from it
+    // is not of unit length; renormalizing makes it the rotation it is then used as.
+    let rotation =
+        Quat::new_normalize(Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(basis)).into_inner());
     let translation = Vec3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
     DualQuat::from_parts(Translation3::from(translation), rotation)
 }

@@ -31,3 +31,37 @@ pub type DualQuat = nalgebra::UnitDualQuaternion<f32>;
 
 /// Tolerance used when deciding that a length or a determinant is zero.
 pub const EPSILON: f32 = 1e-6;
+
+/// The matrix that transforms normals for the linear map `m`: the cofactor matrix of `m`
+/// (columns `c1 × c2`, `c2 × c0`, `c0 × c1`), negated when `det m < 0`. It equals the
+/// inverse transpose `m⁻ᵀ` times the positive factor `|det m|`, so normals keep their
+/// direction (renormalize them after) and it stays finite when `m` is singular.
+#[inline]
+#[must_use]
+pub fn normal_matrix(m: &Mat3) -> Mat3 {
+    let (c0, c1, c2) = (m.column(0).into_owned(), m.column(1).into_owned(), m.column(2).into_owned());
+    let cofactor = Mat3::from_columns(&[c1.cross(&c2), c2.cross(&c0), c0.cross(&c1)]);
+    if c0.dot(&c1.cross(&c2)) < 0.0 { -cofactor } else { cofactor }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The normal matrix is the inverse transpose up to a positive factor, also for a
+    /// reflection, and stays finite for a singular map.
+    #[test]
+    fn normal_matrix_is_scaled_inverse_transpose() {
+        for m in [
+            Mat3::new(2.0, 0.3, 0.0, -0.1, 0.5, 0.2, 0.0, 0.4, 3.0),
+            Mat3::new(-1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 1.0),
+        ] {
+            let it = m.try_inverse().expect("invertible test matrix").transpose();
+            let n = normal_matrix(&m);
+            let k = m.determinant().abs();
+            assert!((n - it * k).abs().max() < 1e-5, "{m}");
+        }
+        let singular = Mat3::new(1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0);
+        assert!(normal_matrix(&singular).iter().all(|x| x.is_finite()));
+    }
+}

@@ -32,7 +32,7 @@ fn compare(
     let input = SkinningInput { influences: inf, positions, normals };
     let mut out = SkinningOutput { positions: &mut cp, normals: normals.map(|_| cn.as_mut_slice()) };
     if dq {
-        skinning::dual_quaternion(&input, dqs, &mut out).unwrap();
+        skinning::dual_quaternion(&input, &anim_core::DqPalette::from_rigid(dqs), &mut out).unwrap();
         sk.skin(
             positions,
             normals,
@@ -179,7 +179,7 @@ fn model_matches(rel: &str) {
                     if dq {
                         skinning::dual_quaternion(
                             &input,
-                            &d,
+                            &anim_core::DqPalette::from_rigid(&d),
                             &mut SkinningOutput { positions: &mut cpu, normals: None },
                         )
                         .unwrap();

@@ -121,8 +121,12 @@ fn skinning_paths_draw_the_same_image() {
         &mut SkinningOutput { positions: &mut lp, normals: Some(&mut ln) },
     )
     .unwrap();
-    skinning::dual_quaternion(&input, &dqs, &mut SkinningOutput { positions: &mut dp, normals: Some(&mut dn) })
-        .unwrap();
+    skinning::dual_quaternion(
+        &input,
+        &anim_core::DqPalette::from_rigid(&dqs),
+        &mut SkinningOutput { positions: &mut dp, normals: Some(&mut dn) },
+    )
+    .unwrap();
     let model = Mat4::new_translation(&Vec3::new(-2.0, -0.5, 0.0));
     let mut frame = FrameData { camera: camera_front(7.0), ..FrameData::default() };
     let mut shot = |fill: &dyn Fn(&mut FrameData)| {

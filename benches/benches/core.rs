@@ -3,10 +3,10 @@
 //!
 //! Run: `cargo bench -p benches --bench core`. Figures are recorded in BENCHMARKS.md.
 
-use anim_core::palette::{skinning_dual_quats, skinning_matrices};
+use anim_core::palette::skinning_matrices;
 use anim_core::skinning::{NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend};
-use anim_core::{BakedClip, SamplingCache, Skin, TimePolicy};
-use anim_math::{DualQuat, Mat4, Transform, Vec3};
+use anim_core::{BakedClip, DqPalette, SamplingCache, Skin, TimePolicy};
+use anim_math::{Mat4, Transform, Vec3};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
@@ -57,7 +57,7 @@ fn hierarchy(c: &mut Criterion) {
     let mut model = vec![Mat4::identity(); JOINTS];
     let mut globals = vec![Transform::IDENTITY; JOINTS];
     let mut pal = vec![Mat4::identity(); JOINTS];
-    let mut dqs = vec![DualQuat::identity(); JOINTS];
+    let mut dq_palette = DqPalette::new();
     let mut g = c.benchmark_group("pose");
     g.throughput(Throughput::Elements(JOINTS as u64));
     g.bench_function("local_to_model_matrices", |b| {
@@ -75,7 +75,7 @@ fn hierarchy(c: &mut Criterion) {
     g.bench_function("pose_to_dual_quat_palette", |b| {
         b.iter(|| {
             pose.local_to_model(&skeleton, &mut model).expect("lengths match");
-            skinning_dual_quats(&model, &skin, black_box(&mut dqs)).expect("skin fits");
+            black_box(&mut dq_palette).update(&model, &skin).expect("skin fits");
         })
     });
     g.finish();
@@ -91,8 +91,10 @@ fn skinning(c: &mut Criterion) {
     pose.local_to_model(&skeleton, &mut model).expect("lengths match");
     let mut pal = vec![Mat4::identity(); JOINTS];
     skinning_matrices(&model, &skin, &mut pal).expect("skin fits");
-    let mut dqs = vec![DualQuat::identity(); JOINTS];
-    skinning_dual_quats(&model, &skin, &mut dqs).expect("skin fits");
+    let dqs = DqPalette::from_matrices(&pal);
+    // The same palette with a non-uniform scale on every joint: the scale-aware DQ loop.
+    let scaled: Vec<Mat4> = pal.iter().map(|m| m * Mat4::new_nonuniform_scaling(&Vec3::new(1.0, 1.2, 0.9))).collect();
+    let dqs_scaled = DqPalette::from_matrices(&scaled);
 
     let mut out_p = vec![Vec3::zeros(); VERTICES];
     let mut out_n = vec![Vec3::zeros(); VERTICES];
@@ -119,12 +121,15 @@ fn skinning(c: &mut Criterion) {
             if mode == Some(NormalMode::DirectUnnormalized) {
                 continue;
             }
-            g.bench_with_input(BenchmarkId::new(format!("dq_{tag}"), per), &per, |b, _| {
-                b.iter(|| {
-                    let mut out = SkinningOutput { positions: &mut out_p, normals: normals.then_some(&mut out_n[..]) };
-                    dual_quaternion(&input, black_box(&dqs), &mut out).expect("valid input");
-                })
-            });
+            for (name, palette) in [("dq", &dqs), ("dq_scaled", &dqs_scaled)] {
+                g.bench_with_input(BenchmarkId::new(format!("{name}_{tag}"), per), &per, |b, _| {
+                    b.iter(|| {
+                        let mut out =
+                            SkinningOutput { positions: &mut out_p, normals: normals.then_some(&mut out_n[..]) };
+                        dual_quaternion(&input, black_box(palette), &mut out).expect("valid input");
+                    })
+                });
+            }
         }
     }
     g.finish();

@@ -55,11 +55,13 @@
 
 use crate::DemoError;
 use crate::character::Backend;
+use anim_core::SkinMethod;
 use anim_math::Vec3;
 use anim_render_vk::{
-    Camera, Context, ContextDesc, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, SkinMethod, Swapchain,
-    swapchain, validation_from_env,
+    Camera, Context, ContextDesc, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, Swapchain, swapchain,
+    validation_from_env,
 };
+use clap::builder::TypedValueParser as _;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -69,23 +71,11 @@ use std::time::Instant;
 /// Time step of a headless frame, seconds.
 pub const HEADLESS_DT: f32 = 1.0 / 30.0;
 
-/// Skinning method on the command line.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum MethodArg {
-    /// Linear blend skinning.
-    #[default]
-    Lbs,
-    /// Dual-quaternion skinning.
-    Dq,
-}
-
-impl From<MethodArg> for SkinMethod {
-    fn from(m: MethodArg) -> Self {
-        match m {
-            MethodArg::Lbs => SkinMethod::Lbs,
-            MethodArg::Dq => SkinMethod::Dq,
-        }
-    }
+/// Parses `--method` (`lbs` or `dq`) into anim-core's [`SkinMethod`], listing the names in
+/// `--help` and in errors.
+pub fn method_parser() -> impl clap::builder::TypedValueParser<Value = SkinMethod> {
+    clap::builder::PossibleValuesParser::new(SkinMethod::ALL.map(SkinMethod::name))
+        .map(|s| s.parse::<SkinMethod>().expect("PossibleValuesParser admits only method names"))
 }
 
 /// The command line every demo shares.
@@ -117,8 +107,8 @@ pub struct CommonArgs {
     #[arg(long)]
     pub clip: Option<String>,
     /// Skinning method at start, for demos that offer the choice.
-    #[arg(long, value_enum, default_value = "lbs")]
-    pub method: MethodArg,
+    #[arg(long, value_parser = method_parser(), default_value = "lbs")]
+    pub method: SkinMethod,
     /// Skinning backend at start, for demos that offer the choice.
     #[arg(long, value_enum, default_value = "vertex")]
     pub backend: Backend,

@@ -2,10 +2,11 @@
 //! any skinning backend (CPU, GPU vertex shader, GPU compute) and method (LBS, DQ).
 
 use crate::DemoError;
+use anim_core::SkinMethod;
 use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Clip, Mesh, Pose, Skeleton, Skin, TimePolicy, mannequin, palette};
-use anim_math::{DualQuat, Mat4, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod, SkinPath};
+use anim_core::{Clip, Mesh, Palette, Pose, Skeleton, Skin, TimePolicy, mannequin};
+use anim_math::{Mat4, Vec3};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinPath};
 use std::path::Path;
 
 /// Where skinning runs.
@@ -16,7 +17,8 @@ pub enum Backend {
     /// In the vertex shader.
     #[default]
     Vertex,
-    /// In a compute pass.
+    /// In a compute pass (`gpu` is accepted too, as `animtool` calls it).
+    #[value(alias = "gpu")]
     Compute,
 }
 
@@ -37,6 +39,14 @@ impl Backend {
             Self::Vertex => "GPU vertex",
             Self::Compute => "GPU compute",
         }
+    }
+}
+
+/// Index of `method`'s palettes in [`Posed`].
+fn method_slot(method: SkinMethod) -> usize {
+    match method {
+        SkinMethod::Lbs => 0,
+        SkinMethod::Dq => 1,
     }
 }
 
@@ -156,17 +166,19 @@ impl Character {
 }
 
 /// A posed instance of a character: pose, world matrices, palettes, CPU skinning buffers.
-/// Reuses its buffers: posing and drawing allocate nothing after the first frame.
+/// Palettes are computed only for the method that draws, when it first draws after a
+/// pose change. Reuses its buffers: posing and drawing allocate nothing after the first
+/// frame of each method.
 #[derive(Clone, Debug)]
 pub struct Posed {
     /// Local transforms.
     pub pose: Pose,
     /// Model-space matrix of every joint.
     pub world: Vec<Mat4>,
-    /// Matrix palette per skin.
-    pub palettes: Vec<Vec<Mat4>>,
-    /// Dual-quaternion palette per skin.
-    pub dual_quats: Vec<Vec<DualQuat>>,
+    /// One palette per skin, per method (indexed by [`method_slot`]).
+    palettes: [Vec<Palette>; 2],
+    /// Whether `palettes[slot]` matches the current world matrices.
+    fresh: [bool; 2],
     /// CPU-skinned positions per part (valid after [`Posed::skin_cpu`]).
     pub positions: Vec<Vec<Vec3>>,
     /// CPU-skinned normals per part.
@@ -179,8 +191,8 @@ impl Posed {
         let mut p = Self {
             pose: ch.skeleton.rest_pose().clone(),
             world: vec![Mat4::identity(); ch.skeleton.len()],
-            palettes: ch.skins.iter().map(|s| vec![Mat4::identity(); s.len()]).collect(),
-            dual_quats: ch.skins.iter().map(|s| vec![DualQuat::identity(); s.len()]).collect(),
+            palettes: SkinMethod::ALL.map(|m| ch.skins.iter().map(|_| Palette::new(m)).collect()),
+            fresh: [false; 2],
             positions: ch.parts.iter().map(|p| p.mesh.positions.clone()).collect(),
             normals: ch.parts.iter().map(|p| p.mesh.normals.clone()).collect(),
         };
@@ -203,17 +215,30 @@ impl Posed {
         self.update(ch)
     }
 
-    /// Recomputes world matrices and palettes from [`Posed::pose`].
+    /// Recomputes the world matrices from [`Posed::pose`]; palettes follow on demand.
     ///
     /// # Errors
     /// A pose that does not fit the skeleton.
     pub fn update(&mut self, ch: &Character) -> Result<(), DemoError> {
         self.pose.local_to_model(&ch.skeleton, &mut self.world)?;
-        for ((skin, m), d) in ch.skins.iter().zip(&mut self.palettes).zip(&mut self.dual_quats) {
-            palette::skinning_matrices(&self.world, skin, m)?;
-            palette::skinning_dual_quats(&self.world, skin, d)?;
-        }
+        self.fresh = [false; 2];
         Ok(())
+    }
+
+    /// The palette of every skin for `method`, computed from the world matrices if they
+    /// changed since it was last asked for.
+    ///
+    /// # Errors
+    /// A skin that names a joint the skeleton does not have.
+    pub fn palettes(&mut self, ch: &Character, method: SkinMethod) -> Result<&[Palette], DemoError> {
+        let slot = method_slot(method);
+        if !self.fresh[slot] {
+            for (skin, p) in ch.skins.iter().zip(&mut self.palettes[slot]) {
+                p.update(&self.world, skin)?;
+            }
+            self.fresh[slot] = true;
+        }
+        Ok(&self.palettes[slot])
     }
 
     /// Skins every part on the CPU into [`Posed::positions`] / [`Posed::normals`] (rigid
@@ -222,6 +247,8 @@ impl Posed {
     /// # Errors
     /// Skinning input that does not fit.
     pub fn skin_cpu(&mut self, ch: &Character, method: SkinMethod) -> Result<(), DemoError> {
+        self.palettes(ch, method)?;
+        let palettes = &self.palettes[method_slot(method)];
         for (i, part) in ch.parts.iter().enumerate() {
             let (pos, nrm) = (&mut self.positions[i], &mut self.normals[i]);
             match (part.skin, &part.mesh.influences) {
@@ -232,12 +259,7 @@ impl Posed {
                         normals: Some(&part.mesh.normals),
                     };
                     let mut out = SkinningOutput { positions: pos, normals: Some(nrm) };
-                    match method {
-                        SkinMethod::Lbs => {
-                            skinning::linear_blend(&input, &self.palettes[s], NormalMode::Direct, &mut out)?
-                        }
-                        SkinMethod::Dq => skinning::dual_quaternion(&input, &self.dual_quats[s], &mut out)?,
-                    }
+                    skinning::skin(&input, &palettes[s], NormalMode::Direct, &mut out)?;
                 }
                 _ => {
                     let m = &self.world[part.joint];
@@ -275,7 +297,10 @@ impl Posed {
     ) -> Result<(), DemoError> {
         if backend == Backend::Cpu {
             self.skin_cpu(ch, method)?;
+        } else {
+            self.palettes(ch, method)?;
         }
+        let palettes = &self.palettes[method_slot(method)];
         for (i, (part, id)) in ch.parts.iter().zip(meshes).enumerate() {
             let skin = part.skin.filter(|_| part.mesh.influences.is_some());
             match (skin, backend) {
@@ -283,9 +308,9 @@ impl Posed {
                 (Some(_), Backend::Cpu) => frame.add_cpu(*id, *model, &self.positions[i], &self.normals[i])?,
                 (Some(s), gpu) => {
                     let path = if gpu == Backend::Compute { SkinPath::Compute } else { SkinPath::VertexShader };
-                    match method {
-                        SkinMethod::Lbs => frame.add_lbs(*id, *model, path, &self.palettes[s])?,
-                        SkinMethod::Dq => frame.add_dq(*id, *model, path, &self.dual_quats[s])?,
+                    match &palettes[s] {
+                        Palette::Matrices(m) => frame.add_lbs(*id, *model, path, m)?,
+                        Palette::DualQuats(d) => frame.add_dq(*id, *model, path, d.dual_quats())?,
                     }
                 }
             }

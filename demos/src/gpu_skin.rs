@@ -10,9 +10,10 @@
 //! transpose, as on the CPU).
 
 use crate::DemoError;
+use anim_core::SkinMethod;
 use anim_core::palette;
 use anim_core::skinning::NormalMode;
-use anim_gltf::{Model, SkinMethod, SkinScratch};
+use anim_gltf::{Model, SkinScratch};
 use anim_math::{DualQuat, Mat4, Vec3};
 use anim_render_vk::{Context, GpuPalette, GpuSkinner};
 use std::sync::Arc;

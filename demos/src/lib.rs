@@ -12,7 +12,7 @@ mod error;
 pub mod gpu_skin;
 pub mod scenes;
 
-pub use app::{App, CommonArgs, HeadlessRun, Key, Orbit, Scene, main, run_headless, run_window};
+pub use app::{App, CommonArgs, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window};
 pub use character::{Backend, Character, Posed};
 pub use error::DemoError;
 pub use gpu_skin::GpuInstanceSkinner;

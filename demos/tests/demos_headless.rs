@@ -2,7 +2,8 @@
 //! (any message fails the run); the viewer's image is checked against the CPU-projected
 //! skinned vertices; one windowed run under `xvfb-run`.
 
-use anim_render_vk::{Context, ContextDesc, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, SkinMethod};
+use anim_core::SkinMethod;
+use anim_render_vk::{Context, ContextDesc, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage};
 use demos::app::HEADLESS_DT;
 use demos::scenes::{ch10_cpu_gpu, ch10_poses, ch14_dq_vs_lbs, seed_bone_texture, seed_rigid_box, viewer};
 use demos::{App, Backend, CommonArgs, Key, Scene, run_headless};
@@ -165,7 +166,12 @@ fn lbs_collapses_and_dq_keeps_the_bar_round_at_180_degrees() {
     let (mut l, mut q) = (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
     skinning::linear_blend(&input, &m, NormalMode::Direct, &mut SkinningOutput { positions: &mut l, normals: None })
         .unwrap();
-    skinning::dual_quaternion(&input, &d, &mut SkinningOutput { positions: &mut q, normals: None }).unwrap();
+    skinning::dual_quaternion(
+        &input,
+        &anim_core::DqPalette::from_rigid(&d),
+        &mut SkinningOutput { positions: &mut q, normals: None },
+    )
+    .unwrap();
     // Vertices of the middle ring (weights 0.5 / 0.5).
     let mid: Vec<usize> = (0..n).filter(|&v| (inf.weights()[2 * v] - 0.5).abs() < 1e-4).collect();
     assert!(!mid.is_empty());

@@ -17,10 +17,11 @@
 //! to the same f32). With `--bin`, `positions`/`normals` are `{"binOffset": BYTES, "length":
 //! FLOATS}` into a little-endian f32 file.
 
-use anim_core::{Pose, Skin, TimePolicy};
-use anim_gltf::{Model, SkinMethod, SkinScratch};
+use anim_core::{Pose, Skin, SkinMethod, TimePolicy};
+use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Vec3};
 use clap::{Parser, Subcommand, ValueEnum};
+use demos::Backend;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -81,11 +82,12 @@ struct SkinArgs {
     #[arg(long, value_enum, default_value_t = Policy::Clamp)]
     time_policy: Policy,
     /// Skinning method.
-    #[arg(long, value_enum, default_value_t = Method::Lbs)]
-    method: Method,
-    /// Where skinning runs.
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
-    backend: BackendKind,
+    #[arg(long, value_parser = demos::method_parser(), default_value = "lbs")]
+    method: SkinMethod,
+    /// Where skinning runs: `cpu`, or `compute` (also called `gpu`): the renderer's compute
+    /// shaders, read back.
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    backend: Backend,
     /// Also write skinned normals.
     #[arg(long)]
     normals: bool,
@@ -112,22 +114,6 @@ impl From<Policy> for TimePolicy {
             Policy::Wrap => TimePolicy::Wrap,
         }
     }
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Method {
-    /// Linear blend skinning.
-    Lbs,
-    /// Dual-quaternion skinning.
-    Dq,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum BackendKind {
-    /// CPU skinning (anim-gltf / anim-core).
-    Cpu,
-    /// GPU compute skinning (comes with the renderer).
-    Gpu,
 }
 
 fn main() -> ExitCode {
@@ -351,21 +337,24 @@ fn sample(file: &Path, clip: &str, time: f32, policy: TimePolicy) -> Result<()> 
 // ---------------------------------------------------------------------------------------------
 // skin
 
-/// The skinning backends. The only place that decides where skinning runs.
-enum Backend {
+/// The skinners behind `--backend`. The only place that decides where skinning runs.
+enum Skinner {
     /// `anim_core`'s CPU loops through [`Model::skin_instance`].
     Cpu { scratch: SkinScratch },
     /// The renderer's compute shaders (lavapipe when there is no GPU), read back.
     Gpu(Box<demos::GpuInstanceSkinner>),
 }
 
-impl Backend {
-    fn new(kind: BackendKind) -> Result<Self> {
-        match kind {
-            BackendKind::Cpu => Ok(Backend::Cpu { scratch: SkinScratch::new() }),
-            BackendKind::Gpu => demos::GpuInstanceSkinner::new()
-                .map(|g| Backend::Gpu(Box::new(g)))
+impl Skinner {
+    fn new(backend: Backend) -> Result<Self> {
+        match backend {
+            Backend::Cpu => Ok(Skinner::Cpu { scratch: SkinScratch::new() }),
+            Backend::Compute => demos::GpuInstanceSkinner::new()
+                .map(|g| Skinner::Gpu(Box::new(g)))
                 .map_err(|e| format!("GPU backend: {e}")),
+            Backend::Vertex => Err("--backend vertex skins while drawing and cannot be read back; use \
+                                    --backend compute (gpu) for GPU skinning"
+                .into()),
         }
     }
 
@@ -379,10 +368,10 @@ impl Backend {
         normals: Option<&mut [Vec3]>,
     ) -> Result<()> {
         match self {
-            Backend::Cpu { scratch } => {
+            Skinner::Cpu { scratch } => {
                 model.skin_instance(instance, world, method, scratch, positions, normals).map_err(|e| e.to_string())
             }
-            Backend::Gpu(g) => {
+            Skinner::Gpu(g) => {
                 g.skin_instance(model, instance, world, method, positions, normals).map_err(|e| e.to_string())
             }
         }
@@ -429,7 +418,7 @@ impl Sink {
 }
 
 fn skin(a: &SkinArgs) -> Result<()> {
-    let mut backend = Backend::new(a.backend)?;
+    let mut backend = Skinner::new(a.backend)?;
     let m = load(&a.file)?;
     let clip = match (&a.clip, a.rest) {
         (Some(c), _) => Some(find_clip(&m, c)?),
@@ -437,10 +426,7 @@ fn skin(a: &SkinArgs) -> Result<()> {
         (None, false) => (!m.clips.is_empty()).then_some(0),
     };
     let times = parse_times(a.times.as_deref(), &m, clip)?;
-    let method = match a.method {
-        Method::Lbs => SkinMethod::Lbs,
-        Method::Dq => SkinMethod::Dq,
-    };
+    let method = a.method;
     let policy: TimePolicy = a.time_policy.into();
     let mut sink = Sink { bin: a.bin.as_ref().map(|_| Vec::new()) };
     let mut s = String::from("{\"model\":");
@@ -450,13 +436,10 @@ fn skin(a: &SkinArgs) -> Result<()> {
     let _ = write!(
         s,
         ",\"method\":\"{}\",\"backend\":\"{}\",\"samples\":[",
-        match a.method {
-            Method::Lbs => "lbs",
-            Method::Dq => "dq",
-        },
+        a.method,
         match a.backend {
-            BackendKind::Cpu => "cpu",
-            BackendKind::Gpu => "gpu",
+            Backend::Cpu => "cpu",
+            Backend::Vertex | Backend::Compute => "gpu",
         }
     );
     let mut pose: Pose = m.skeleton.rest_pose().clone();
@@ -531,7 +514,7 @@ fn skin(a: &SkinArgs) -> Result<()> {
     if let (Some(path), Some(bin)) = (&a.bin, &sink.bin) {
         std::fs::write(path, bin).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    if let Backend::Gpu(g) = &backend
+    if let Skinner::Gpu(g) = &backend
         && g.dropped_scale()
     {
         eprintln!(

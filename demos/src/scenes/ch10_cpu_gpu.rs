@@ -5,8 +5,9 @@ use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Backend, Character, Posed};
 use crate::scenes::viewer::BODY_COLOR;
 use crate::{DemoError, scenes};
+use anim_core::SkinMethod;
 use anim_math::{Mat4, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 
 /// The scene.
 #[derive(Debug)]
@@ -53,7 +54,7 @@ impl Scene for CpuGpu {
             meshes,
             clip,
             time: args.start,
-            method: args.method.into(),
+            method: args.method,
             gpu,
             spacing: radius * 1.2,
             centre,
@@ -88,9 +89,7 @@ impl Scene for CpuGpu {
                 self.clip = Some(self.clip.map_or(0, |c| (c + 1) % self.character.clips.len()));
                 self.time = 0.0;
             }
-            Key::Char('m') => {
-                self.method = if self.method == SkinMethod::Lbs { SkinMethod::Dq } else { SkinMethod::Lbs }
-            }
+            Key::Char('m') => self.method = self.method.next(),
             Key::Char('b') => self.gpu = if self.gpu == Backend::Vertex { Backend::Compute } else { Backend::Vertex },
             _ => {}
         }

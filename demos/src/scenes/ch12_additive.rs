@@ -8,10 +8,11 @@ use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Backend, Character, Posed};
 use crate::scenes::ch12_blend::{BODY_COLOR, find_clip_like, lib_error};
 use crate::{DemoError, scenes};
+use anim_core::SkinMethod;
 use anim_core::additive::make_additive_base_at;
 use anim_core::{Pose, TimePolicy, add_in_place, make_additive_base};
 use anim_math::{Mat4, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 
 /// Change of the amount per key press.
 pub const AMOUNT_STEP: f32 = 0.1;
@@ -135,7 +136,7 @@ impl Scene for AdditiveDemo {
             sweep,
             show_plain: true,
             backend: args.backend,
-            method: args.method.into(),
+            method: args.method,
             centre,
             radius,
             floor: lo.y,

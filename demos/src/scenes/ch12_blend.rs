@@ -6,9 +6,10 @@
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Backend, Character, Posed};
 use crate::{DemoError, scenes};
+use anim_core::SkinMethod;
 use anim_core::{Pose, TimePolicy, blend};
 use anim_math::{Mat4, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 
 /// Seconds for the weight to go from 0 to 1 and back.
 pub const WEIGHT_PERIOD: f32 = 6.0;
@@ -138,7 +139,7 @@ impl Scene for BlendDemo {
             phase: 0.0,
             hold: false,
             paused: false,
-            method: args.method.into(),
+            method: args.method,
             backend: args.backend,
             show_skeleton: false,
             centre,

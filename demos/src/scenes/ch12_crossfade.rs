@@ -6,10 +6,11 @@ use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Backend, Character, Posed};
 use crate::scenes::ch12_blend::{BODY_COLOR, lib_error};
 use crate::{DemoError, scenes};
+use anim_core::SkinMethod;
 use anim_core::crossfade::CrossFadeController;
 use anim_core::{Clip, TimePolicy};
 use anim_math::{Mat4, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 use std::sync::Arc;
 
 /// Seconds between two fades.
@@ -204,7 +205,7 @@ impl Scene for CrossFadeDemo {
             show_sources: true,
             sources,
             backend: args.backend,
-            method: args.method.into(),
+            method: args.method,
             fade_requested: false,
             centre,
             radius: radius * 1.1,

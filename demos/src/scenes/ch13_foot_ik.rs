@@ -13,11 +13,12 @@ use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Backend, Character, Posed};
 use crate::scenes::ch12_blend::{BODY_COLOR, find_clip_like, lib_error};
+use anim_core::SkinMethod;
 use anim_core::mannequin::{ANKLE_HEIGHT, BALL_HEIGHT};
 use anim_core::{Mesh, TimePolicy};
 use anim_ik::{FootGrounding, FootSettings, HeightField, Leg};
 use anim_math::{Mat4, Quat, Transform, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 
 /// Radius of the circle the character walks, metres.
 pub const PATH_RADIUS: f32 = 3.0;
@@ -268,7 +269,7 @@ impl Scene for FootIkDemo {
             paused: false,
             show_skeleton: false,
             backend: args.backend,
-            method: args.method.into(),
+            method: args.method,
             focus_at,
         })
     }

@@ -7,9 +7,10 @@
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Backend, Character, Part, Posed};
 use crate::{DemoError, scenes};
+use anim_core::SkinMethod;
 use anim_core::{Influences, JointDesc, Mesh, Skeleton, Skin};
 use anim_math::{Mat4, Quat, Transform, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 use std::f32::consts::{PI, TAU};
 
 /// Bar length (along +x); the child joint sits at half of it.

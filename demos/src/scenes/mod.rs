@@ -15,8 +15,9 @@ pub mod viewer;
 
 use crate::DemoError;
 use crate::character::{Character, Posed};
+use anim_core::SkinMethod;
 use anim_math::Vec3;
-use anim_render_vk::{FrameData, SkinMethod, lines};
+use anim_render_vk::{FrameData, lines};
 
 /// Centre and radius of a posed character's CPU-skinned bounds.
 pub(crate) fn framing(ch: &Character, posed: &mut Posed) -> Result<(Vec3, Vec3, f32), DemoError> {

@@ -4,8 +4,9 @@
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Backend, Character, Posed};
 use crate::{DemoError, scenes};
+use anim_core::SkinMethod;
 use anim_math::{Mat4, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinMethod};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 
 /// Skin colour of the default look.
 pub const BODY_COLOR: [f32; 3] = [0.86, 0.74, 0.62];
@@ -78,7 +79,7 @@ impl Scene for Viewer {
             by_joint,
             clip,
             time: args.start,
-            method: args.method.into(),
+            method: args.method,
             backend: args.backend,
             show_skeleton: true,
             show_grid: true,
@@ -137,12 +138,7 @@ impl Scene for Viewer {
                 self.time = 0.0;
             }
             Key::Char('r') => self.clip = None,
-            Key::Char('m') => {
-                self.method = match self.method {
-                    SkinMethod::Lbs => SkinMethod::Dq,
-                    SkinMethod::Dq => SkinMethod::Lbs,
-                }
-            }
+            Key::Char('m') => self.method = self.method.next(),
             Key::Char('b') => self.backend = self.backend.next(),
             Key::Char('k') => self.show_skeleton = !self.show_skeleton,
             Key::Char('j') => self.joint_colors = !self.joint_colors,
