@@ -49,10 +49,10 @@ pub use ash;
 pub use context::WindowTarget;
 pub use context::{Context, ContextDesc, VALIDATION_ENV, ValidationLog, validation_from_env};
 pub use error::RenderError;
-pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinMethod, SkinPath, dq_words};
+pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinPath, dq_words, scale_words};
 pub use mesh::{Coloring, GpuMesh, GpuVertex};
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen, RgbaImage};
 pub use renderer::Renderer;
-pub use skinning::{GpuPalette, GpuSkinner};
+pub use skinning::GpuSkinner;
 #[cfg(feature = "window")]
 pub use swapchain::Swapchain;

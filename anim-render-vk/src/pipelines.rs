@@ -20,14 +20,17 @@ pub(crate) mod binding {
     pub const JOINTS: u32 = 2;
     /// Weights, `influences` a vertex (storage, f32).
     pub const WEIGHTS: u32 = 3;
-    /// Skinning palette: mat4 (LBS) or two vec4 (DQ) a joint (storage).
+    /// Skinning palette: mat4 (LBS) or two vec4, real then dual part (DQ), a joint
+    /// (storage).
     pub const PALETTE: u32 = 4;
     /// Skinned output vertices (storage, compute).
     pub const OUT_VERTICES: u32 = 5;
     /// Bone matrices as an RGBA32F texel buffer.
     pub const BONES: u32 = 6;
+    /// Bind-space scale matrices of a DQ palette, three vec4 columns a joint (storage).
+    pub const DQ_SCALES: u32 = 7;
     /// Number of bindings.
-    pub const COUNT: u32 = 7;
+    pub const COUNT: u32 = 8;
 
     /// The descriptor type of `binding`, as the set layout declares it.
     pub fn ty(binding: u32) -> vk::DescriptorType {
@@ -53,10 +56,16 @@ pub(crate) struct Push {
     pub vertex_count: u32,
     pub out_offset: u32,
     pub flags: u32,
+    pub scale_offset: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<Push>() == 104, "Push must match shaders/common.glsl");
 
 /// `Push::flags` bit: LBS normals by the inverse transpose (`FLAG_INVERSE_TRANSPOSE`).
 pub(crate) const FLAG_INVERSE_TRANSPOSE: u32 = 1;
+/// `Push::flags` bit: the DQ palette has scale; read `DQ_SCALES` from `scale_offset`
+/// (`FLAG_DQ_SCALE`).
+pub(crate) const FLAG_DQ_SCALE: u32 = 2;
 
 /// The shared descriptor-set layout (push descriptors) and pipeline layout.
 pub struct PipelineLayout {
@@ -98,7 +107,7 @@ impl PipelineLayout {
         let sets = [set_layout];
         let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets).push_constant_ranges(&ranges);
         // SAFETY: a valid device; `set_layout` was just created and the push range fits the
-        // device's 128-byte minimum (`Push` is 112 bytes).
+        // device's 128-byte minimum (`Push` is 104 bytes, asserted below).
         let raw = match unsafe { d.create_pipeline_layout(&info, None) } {
             Ok(r) => r,
             Err(result) => {

@@ -8,9 +8,10 @@
 //! vertex source), plus its pipeline and any new [`Res`] it reads.
 
 use crate::error::RenderError;
-use crate::frame::{Deform, FrameData, SkinMethod, SkinPath};
+use crate::frame::{Deform, FrameData, SkinPath};
 use crate::mesh::{GpuMesh, GpuVertex};
-use crate::pipelines::{Push, binding};
+use crate::pipelines::{FLAG_DQ_SCALE, Push, binding};
+use anim_core::SkinMethod;
 
 /// A graphics pipeline of [`crate::pipelines::GraphicsPipelines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,23 +51,25 @@ pub(crate) enum Res {
     ComputeOut,
     /// The frame's matrices as an RGBA32F texel view.
     BoneTexels,
+    /// The frame's DQ scale matrices (bound for every DQ draw; read only with
+    /// `FLAG_DQ_SCALE`).
+    DqScales,
 }
 
-/// Descriptor bindings of the skinning inputs read by vertex index.
-const SKIN_INPUTS: &[(u32, Res)] = &[
-    (binding::BIND_VERTICES, Res::BindVertices),
-    (binding::JOINTS, Res::Joints),
-    (binding::WEIGHTS, Res::Weights),
-    (binding::PALETTE, Res::Palette),
-];
-/// [`SKIN_INPUTS`] and the output of a compute skinning dispatch.
-pub(crate) const COMPUTE_BINDINGS: &[(u32, Res)] = &[
-    (binding::BIND_VERTICES, Res::BindVertices),
-    (binding::JOINTS, Res::Joints),
-    (binding::WEIGHTS, Res::Weights),
-    (binding::PALETTE, Res::Palette),
-    (binding::OUT_VERTICES, Res::ComputeOut),
-];
+const BIND_VERTICES: (u32, Res) = (binding::BIND_VERTICES, Res::BindVertices);
+const JOINTS: (u32, Res) = (binding::JOINTS, Res::Joints);
+const WEIGHTS: (u32, Res) = (binding::WEIGHTS, Res::Weights);
+const PALETTE: (u32, Res) = (binding::PALETTE, Res::Palette);
+const OUT: (u32, Res) = (binding::OUT_VERTICES, Res::ComputeOut);
+const SCALES: (u32, Res) = (binding::DQ_SCALES, Res::DqScales);
+/// LBS skinning inputs read by vertex index.
+const LBS_INPUTS: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE];
+/// DQ skinning inputs read by vertex index.
+const DQ_INPUTS: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, SCALES];
+/// LBS compute skinning: the inputs and the output.
+const LBS_COMPUTE: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, OUT];
+/// DQ compute skinning: the inputs and the output.
+const DQ_COMPUTE: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, SCALES, OUT];
 /// Joints, weights and the bone texels.
 const BONE_TEXTURE: &[(u32, Res)] =
     &[(binding::JOINTS, Res::Joints), (binding::WEIGHTS, Res::Weights), (binding::BONES, Res::BoneTexels)];
@@ -109,6 +112,8 @@ pub(crate) enum VertexSource {
 pub(crate) struct ComputeWork {
     /// The pipeline.
     pub pipeline: Comp,
+    /// Its descriptors.
+    pub bindings: &'static [(u32, Res)],
     /// Index of the output buffer in the frame slot.
     pub slot: u32,
 }
@@ -200,6 +205,7 @@ impl FramePlan {
                     vertex_count: mesh.vertex_count(),
                     out_offset: 0,
                     flags: 0,
+                    scale_offset: 0,
                 },
             };
             match inst.deform {
@@ -209,40 +215,62 @@ impl FramePlan {
                     let stride = std::mem::size_of::<GpuVertex>() as u64;
                     item.vertices = VertexSource::CpuVertices(u64::from(vertex_offset) * stride);
                 }
-                Deform::Gpu { method, path, palette_offset } => {
+                Deform::Gpu { method, path, palette_offset, scale_offset } => {
                     skinned("GPU skinning")?;
-                    let (buffer, len, gfx, comp) = match method {
-                        SkinMethod::Lbs => (PaletteBuffer::Matrices, frame.matrices.len(), Gfx::SkinLbs, Comp::Lbs),
-                        SkinMethod::Dq => (PaletteBuffer::DualQuats, frame.dual_quats.len(), Gfx::SkinDq, Comp::Dq),
+                    // Per method: palette buffer and length, vertex-shader pipeline and
+                    // bindings, compute pipeline and bindings.
+                    let (buffer, len, (gfx, draw), compute) = match method {
+                        SkinMethod::Lbs => (
+                            PaletteBuffer::Matrices,
+                            frame.matrices.len(),
+                            (Gfx::SkinLbs, LBS_INPUTS),
+                            (Comp::Lbs, LBS_COMPUTE),
+                        ),
+                        SkinMethod::Dq => (
+                            PaletteBuffer::DualQuats,
+                            frame.dual_quats.len(),
+                            (Gfx::SkinDq, DQ_INPUTS),
+                            (Comp::Dq, DQ_COMPUTE),
+                        ),
                     };
                     range(palette_offset, mesh.joint_bound(), len, "palette")?;
                     item.palette = Some(palette(buffer, palette_offset));
                     item.push.palette_offset = palette_offset;
+                    if let Some(at) = scale_offset {
+                        if method != SkinMethod::Dq {
+                            return Err(RenderError::Input(format!("instance {i}: scale matrices for {method:?}")));
+                        }
+                        range(at, mesh.joint_bound(), frame.dq_scales.len(), "DQ scales")?;
+                        item.push.flags |= FLAG_DQ_SCALE;
+                        item.push.scale_offset = at;
+                    }
                     match path {
                         SkinPath::VertexShader => {
                             item.pipeline = gfx;
-                            item.bindings = SKIN_INPUTS;
+                            item.bindings = draw;
                             item.vertices = VertexSource::Pulled;
                         }
                         SkinPath::Compute => {
-                            item.compute = Some(ComputeWork { pipeline: comp, slot: self.compute_slots });
+                            let (pipeline, bindings) = compute;
+                            item.compute = Some(ComputeWork { pipeline, bindings, slot: self.compute_slots });
                             item.vertices = VertexSource::ComputeOut;
                             self.compute_slots += 1;
                             self.compute_bytes.push(u64::from(mesh.vertex_count()) * 32);
                         }
+                        SkinPath::BoneTexture => {
+                            if method != SkinMethod::Lbs {
+                                return Err(RenderError::Unsupported { path, method });
+                            }
+                            let texels = (palette_offset as usize + mesh.joint_bound()) * 4;
+                            if texels > max_texels as usize {
+                                return Err(RenderError::Input(format!(
+                                    "instance {i}: bone texture beyond the texel limit"
+                                )));
+                            }
+                            item.pipeline = Gfx::BoneTexture;
+                            item.bindings = BONE_TEXTURE;
+                        }
                     }
-                }
-                Deform::BoneTexture { palette_offset } => {
-                    skinned("bone-texture skinning")?;
-                    range(palette_offset, mesh.joint_bound(), frame.matrices.len(), "palette")?;
-                    let texels = (palette_offset as usize + mesh.joint_bound()) * 4;
-                    if texels > max_texels as usize {
-                        return Err(RenderError::Input(format!("instance {i}: bone texture beyond the texel limit")));
-                    }
-                    item.pipeline = Gfx::BoneTexture;
-                    item.bindings = BONE_TEXTURE;
-                    item.palette = Some(palette(PaletteBuffer::Matrices, palette_offset));
-                    item.push.palette_offset = palette_offset;
                 }
             }
             self.items.push(item);

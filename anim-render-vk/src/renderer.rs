@@ -46,6 +46,7 @@ struct FrameSlot {
     camera: StagedBuffer,
     matrices: StagedBuffer,
     dual_quats: StagedBuffer,
+    dq_scales: StagedBuffer,
     cpu_vertices: StagedBuffer,
     lines: StagedBuffer,
 }
@@ -57,6 +58,7 @@ impl FrameSlot {
         let matrices =
             StagedBuffer::new(ctx, 64 * 256, storage | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER, "palette matrices")?;
         let dual_quats = StagedBuffer::new(ctx, 32 * 256, storage, "palette dual quaternions")?;
+        let dq_scales = StagedBuffer::new(ctx, 48 * 256, storage, "palette DQ scales")?;
         let cpu_vertices =
             StagedBuffer::new(ctx, 32 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "CPU-skinned vertices")?;
         let lines = StagedBuffer::new(ctx, 28 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "lines")?;
@@ -74,6 +76,7 @@ impl FrameSlot {
             camera,
             matrices,
             dual_quats,
+            dq_scales,
             cpu_vertices,
             lines,
         })
@@ -243,6 +246,7 @@ impl Renderer {
         slot.camera.stage(&ctx, &[bytemuck::bytes_of(&frame.camera.uniform(aspect))])?;
         slot.matrices.stage(&ctx, &[bytemuck::cast_slice(&frame.matrices)])?;
         slot.dual_quats.stage(&ctx, &[bytemuck::cast_slice(&frame.dual_quats)])?;
+        slot.dq_scales.stage(&ctx, &[bytemuck::cast_slice(&frame.dq_scales)])?;
         slot.cpu_vertices.stage(&ctx, &[bytemuck::cast_slice(&frame.cpu_vertices)])?;
         slot.lines.stage(&ctx, &[bytemuck::cast_slice(&frame.lines), bytemuck::cast_slice(&frame.overlay_lines)])?;
         // Compute outputs: one buffer per compute slot of the plan, grown when needed.
@@ -304,6 +308,7 @@ impl Renderer {
         let palette_readers = (S::VERTEX_SHADER | S::COMPUTE_SHADER, A::SHADER_READ | A::UNIFORM_READ);
         slot.matrices.record_upload(d, cmd, palette_readers);
         slot.dual_quats.record_upload(d, cmd, palette_readers);
+        slot.dq_scales.record_upload(d, cmd, palette_readers);
         let vertex_input = (S::VERTEX_ATTRIBUTE_INPUT, A::VERTEX_ATTRIBUTE_READ);
         slot.cpu_vertices.record_upload(d, cmd, vertex_input);
         slot.lines.record_upload(d, cmd, vertex_input);
@@ -324,6 +329,7 @@ impl Renderer {
                     set.buffer(at, slot.compute_out[k].raw())
                 }
                 Res::BoneTexels => set.texel(at, slot.bone_view.expect("created in prepare").1),
+                Res::DqScales => set.buffer(at, slot.dq_scales.buffer().raw()),
             };
         }
     }
@@ -336,7 +342,7 @@ impl Renderer {
                 Comp::Dq => &self.compute.dq,
             };
             let mut set = Descriptors::default();
-            self.descriptors(slot, item, crate::plan::COMPUTE_BINDINGS, &mut set);
+            self.descriptors(slot, item, work.bindings, &mut set);
             crate::skinning::record_dispatch(d, &self.layout, cmd, pipeline, &set, &item.push);
             any = true;
         }

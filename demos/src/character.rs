@@ -308,10 +308,7 @@ impl Posed {
                 (Some(_), Backend::Cpu) => frame.add_cpu(*id, *model, &self.positions[i], &self.normals[i])?,
                 (Some(s), gpu) => {
                     let path = if gpu == Backend::Compute { SkinPath::Compute } else { SkinPath::VertexShader };
-                    match &palettes[s] {
-                        Palette::Matrices(m) => frame.add_lbs(*id, *model, path, m)?,
-                        Palette::DualQuats(d) => frame.add_dq(*id, *model, path, d.dual_quats())?,
-                    }
+                    frame.add_skinned(*id, *model, path, &palettes[s])?;
                 }
             }
         }

@@ -195,13 +195,18 @@ fn sample_inspect_and_export_default() {
 }
 
 #[test]
-fn gpu_dq_says_when_it_drops_palette_scale() {
-    // dq.gltf's TwistingWithScale scales the child joint: GPU DQ drops that and says so.
+fn gpu_dq_keeps_palette_scale() {
+    // dq.gltf's TwistingWithScale scales the child joint: GPU DQ keeps it (anim-core's
+    // SkinMethod::Dq), so there is no note about dropped scale.
     let out_file = tmp("dq_scaled_gpu.json");
     let args = ["skin", &asset("DQ/dq.gltf"), "--clip", "TwistingWithScale", "--times", "2.5", "--method", "dq"];
     let out = run(&[&args[..], &["--backend", "gpu", "--out", out_file.to_str().unwrap()]].concat());
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("carries scale"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("carries scale"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Fox's palette is rigid: no note.
     let args = ["skin", &asset("Fox/Fox.glb"), "--clip", "0", "--times", "0.5", "--method", "dq", "--backend", "gpu"];
     let out = run(&[&args[..], &["--out", tmp("fox_gpu.json").to_str().unwrap()]].concat());
