@@ -226,12 +226,14 @@ impl Context {
         let mut partial = Partial { entry: &entry, instance: &instance, debug: None, surface: None };
         if desc.validation {
             let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
-            // SAFETY: valid instance and create info.
             let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
                 .message_severity(severity)
                 .message_type(types)
                 .pfn_user_callback(Some(debug_callback))
                 .user_data(Arc::as_ptr(&log) as *mut c_void);
+            // SAFETY: the instance enabled VK_EXT_debug_utils; `user_data` points at the
+            // `ValidationLog` that the context keeps (Arc) until after the messenger is
+            // destroyed in Drop, and the callback only reads it through `&`.
             let m = unsafe { du.create_debug_utils_messenger(&info, None) }.vk("vkCreateDebugUtilsMessengerEXT")?;
             partial.debug = Some((du, m));
         }
@@ -261,7 +263,7 @@ impl Context {
         // SAFETY: the physical device supports the extensions and features (checked in
         // `pick_device`).
         let device = unsafe { instance.create_device(physical, &device_info, None) }.vk("vkCreateDevice")?;
-        // SAFETY: the family was created with one queue.
+        // SAFETY: the device was created with one queue in `queue_family` (index 0 exists).
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: instance.clone(),
@@ -521,12 +523,13 @@ fn pick_device(
     instance: &ash::Instance,
     surface: Option<&(ash::khr::surface::Instance, vk::SurfaceKHR)>,
 ) -> Result<Picked, RenderError> {
-    // SAFETY: plain queries on a valid instance.
+    // SAFETY: `instance` is a live instance; enumeration has no other preconditions.
     let devices = unsafe { instance.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
     let mut best: Option<(u32, Picked)> = None;
     let mut rejected = Vec::new();
     for pd in devices {
-        // SAFETY: `pd` comes from the instance.
+        // SAFETY: `pd` was enumerated from this instance; the queries have no other
+        // preconditions.
         let (props, families, exts) = unsafe {
             (
                 instance.get_physical_device_properties(pd),

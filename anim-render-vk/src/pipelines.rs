@@ -175,7 +175,7 @@ impl Descriptors {
     /// Binds the whole `buffer` at `slot` (a buffer binding of [`binding`]).
     pub(crate) fn buffer(&mut self, slot: u32, buffer: vk::Buffer) -> &mut Self {
         let ty = binding::ty(slot);
-        debug_assert!(ty != vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a texel view");
+        assert!(ty != vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a texel view");
         let buffer = vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE };
         self.add(Entry { binding: slot, ty, buffer, view: vk::BufferView::null() })
     }
@@ -183,7 +183,7 @@ impl Descriptors {
     /// Binds a texel buffer `view` at `slot` (a texel binding of [`binding`]).
     pub(crate) fn texel(&mut self, slot: u32, view: vk::BufferView) -> &mut Self {
         let ty = binding::ty(slot);
-        debug_assert!(ty == vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a buffer");
+        assert!(ty == vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a buffer");
         self.add(Entry { binding: slot, ty, buffer: vk::DescriptorBufferInfo::default(), view })
     }
 

@@ -567,7 +567,66 @@ impl Drop for Renderer {
         for s in &mut self.slots {
             s.destroy(d);
         }
-        // SAFETY: as above.
+        // SAFETY: the device is idle (waited above), so none of the pool's command buffers is
+        // pending; the pool was created from `d` and is destroyed once.
         unsafe { d.destroy_command_pool(self.pool, None) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ContextDesc;
+    use crate::frame::SkinPath;
+    use crate::offscreen::{OFFSCREEN_FORMAT, Offscreen};
+    use anim_core::{Influences, Palette};
+    use anim_math::{Mat4, Vec3};
+
+    /// A steady frame loop rebuilds the plan in place (no reallocation) and alternates the
+    /// frame slots, with every deformation kind in the frame and validation clean.
+    #[test]
+    fn steady_frames_reuse_the_plan_and_alternate_slots() {
+        let ctx = Context::new(&ContextDesc::headless(true)).unwrap();
+        let mut r = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+        let mut target = Offscreen::new(&ctx, 32, 32).unwrap();
+        let mesh = Mesh {
+            positions: vec![Vec3::zeros(), Vec3::x(), Vec3::y()],
+            influences: Some(Influences::new(1, vec![0; 3], vec![1.0; 3], 1).unwrap()),
+            indices: vec![0, 1, 2],
+            ..Mesh::default()
+        };
+        let id = r.add_mesh(&mesh, &Coloring::Uniform([1.0; 3])).unwrap();
+        let lbs = Palette::Matrices(vec![Mat4::identity()]);
+        let dq = Palette::from_matrices(anim_core::SkinMethod::Dq, &[Mat4::new_scaling(2.0)]);
+        let mut frame = FrameData::default();
+        let fill = |f: &mut FrameData| {
+            f.clear();
+            f.add_static(id, Mat4::identity(), [1.0; 3]);
+            for path in [SkinPath::VertexShader, SkinPath::Compute, SkinPath::BoneTexture] {
+                f.add_skinned(id, Mat4::identity(), path, &lbs).unwrap();
+            }
+            for path in [SkinPath::VertexShader, SkinPath::Compute] {
+                f.add_skinned(id, Mat4::identity(), path, &dq).unwrap();
+            }
+            f.add_cpu(id, Mat4::identity(), &mesh.positions, &[Vec3::z(); 3]).unwrap();
+            f.line(Vec3::zeros(), Vec3::x(), [1.0; 4]);
+            f.overlay_line(Vec3::zeros(), Vec3::y(), [1.0; 4]);
+        };
+        fill(&mut frame);
+        target.render(&mut r, &frame).unwrap();
+        let items = (r.plan.items.as_ptr(), r.plan.items.capacity());
+        let compute = r.plan.compute_bytes.as_ptr();
+        let first = r.slot();
+        for k in 1..6 {
+            fill(&mut frame);
+            target.render(&mut r, &frame).unwrap();
+            assert_eq!((r.plan.items.as_ptr(), r.plan.items.capacity()), items);
+            assert_eq!(r.plan.compute_bytes.as_ptr(), compute);
+            assert_eq!(r.slot(), (first + k) % FRAMES_IN_FLIGHT);
+        }
+        assert_eq!(r.plan.items.len(), 7);
+        assert_eq!(r.plan.compute_slots, 2);
+        assert!(r.slots.iter().all(|s| s.compute_out.len() == 2));
+        assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
     }
 }

@@ -413,7 +413,8 @@ impl Image {
                 base_array_layer: 0,
                 layer_count: 1,
             });
-        // SAFETY: the image is bound to memory.
+        // SAFETY: the image is bound to memory (above); the view has the image's format, type
+        // and its one level and layer, with an aspect the callers pick for that format.
         img.view = unsafe { d.create_image_view(&view_info, None) }.vk("vkCreateImageView")?;
         Ok(img)
     }

@@ -22,7 +22,8 @@ use std::sync::Arc;
 /// The surface reports no formats (e.g. an X server at 16-bit depth).
 pub fn surface_format(ctx: &Context) -> Result<vk::SurfaceFormatKHR, RenderError> {
     let sf = ctx.surface_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;
-    // SAFETY: valid physical device and surface.
+    // SAFETY: the surface was created from this context's instance and the physical device
+    // enumerated from it; the query has no other preconditions.
     let formats = unsafe { sf.get_physical_device_surface_formats(ctx.physical_device(), ctx.surface) }
         .vk("vkGetPhysicalDeviceSurfaceFormatsKHR")?;
     let preferred = [vk::Format::B8G8R8A8_UNORM, vk::Format::R8G8B8A8_UNORM];
