@@ -153,6 +153,30 @@ impl Mesh {
         let first = *self.positions.first()?;
         Some(self.positions.iter().fold((first, first), |(lo, hi), p| (lo.inf(p), hi.sup(p))))
     }
+
+    /// Smooth vertex normals from the triangles: each vertex gets the sum of the
+    /// (area-weighted) face normals around it, normalized. A vertex that no triangle uses,
+    /// or whose faces cancel or are degenerate, gets +y. Triangles naming a vertex out of
+    /// range are skipped. For meshes that come without normals.
+    pub fn smooth_normals(&self) -> Vec<Vec3> {
+        let positions = &self.positions;
+        let mut n = vec![Vec3::zeros(); positions.len()];
+        for t in self.indices.chunks_exact(3) {
+            let [a, b, c] = [t[0] as usize, t[1] as usize, t[2] as usize];
+            if a >= positions.len() || b >= positions.len() || c >= positions.len() {
+                continue;
+            }
+            let f = (positions[b] - positions[a]).cross(&(positions[c] - positions[a]));
+            n[a] += f;
+            n[b] += f;
+            n[c] += f;
+        }
+        for v in &mut n {
+            let l = v.norm();
+            *v = if l > 1e-20 { *v / l } else { Vec3::new(0.0, 1.0, 0.0) };
+        }
+        n
+    }
 }
 
 #[cfg(test)]
@@ -168,6 +192,30 @@ mod tests {
         assert_eq!(inf.unweighted(), &[2]);
         assert_eq!(inf.joint_bound(), 2);
         assert_eq!(inf.histogram(), vec![1, 1, 1]);
+    }
+
+    #[test]
+    fn smooth_normals_of_a_folded_quad() {
+        // Two triangles: one in the xy plane (normal +z), one in the xz plane (normal -y
+        // for this winding); the shared edge gets the normalized sum.
+        let mesh = Mesh {
+            positions: vec![
+                Vec3::new(0.0, 0.0, 0.0),
+                Vec3::new(1.0, 0.0, 0.0),
+                Vec3::new(0.0, 1.0, 0.0),
+                Vec3::new(0.0, 0.0, 1.0),
+                Vec3::new(5.0, 5.0, 5.0),
+            ],
+            indices: vec![0, 1, 2, 0, 1, 3, 0, 1, 9],
+            ..Mesh::default()
+        };
+        let n = mesh.smooth_normals();
+        assert!((n[2] - Vec3::z()).norm() < 1e-6);
+        assert!((n[3] + Vec3::y()).norm() < 1e-6);
+        let shared = Vec3::new(0.0, -1.0, 1.0).normalize();
+        assert!((n[0] - shared).norm() < 1e-6 && (n[1] - shared).norm() < 1e-6);
+        // Unused vertex: +y.
+        assert_eq!(n[4], Vec3::y());
     }
 
     #[test]

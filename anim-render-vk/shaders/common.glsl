@@ -14,7 +14,11 @@ layout(push_constant) uniform Push {
     uint influences;       // joint influences per vertex (4, 8, ...)
     uint vertex_count;     // vertices to skin (compute passes)
     uint out_offset;       // first output vertex (compute passes)
-    uint flags;            // bit 0: LBS normals by the inverse transpose (FLAG_INVERSE_TRANSPOSE)
+    uint flags;            // FLAG_* bits below
+    uint scale_offset;     // first DQ scale matrix of this instance (with FLAG_DQ_SCALE)
 } pc;
 
+// LBS normals by the inverse transpose.
 const uint FLAG_INVERSE_TRANSPOSE = 1u;
+// DQ palette with scale: read the bind-space scale matrices (skin_dq.glsl).
+const uint FLAG_DQ_SCALE = 2u;

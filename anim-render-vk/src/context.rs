@@ -1,18 +1,17 @@
 //! The Vulkan context: instance, optional validation with a counting debug messenger,
-//! physical device choice, logical device, one queue, the memory allocator, and (for
-//! windows) the surface.
+//! physical device choice, logical device, one queue, the memory allocator, and (with the
+//! `window` feature) the surface of a window that the context owns.
 //!
 //! Drop order is the reverse of creation: the allocator goes before the device, the device
-//! before the surface, messenger and instance. Every resource keeps an `Arc<Context>`, so the
-//! context outlives all of them.
+//! before the surface, messenger and instance, and the window last. Every resource keeps an
+//! `Arc<Context>`, so the context outlives all of them.
 
 use crate::error::{RenderError, VkCall};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
-use raw_window_handle::{RawDisplayHandle, RawWindowHandle};
 use std::ffi::{CStr, c_void};
 use std::mem::ManuallyDrop;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
@@ -26,23 +25,48 @@ pub fn validation_from_env() -> bool {
     std::env::var(VALIDATION_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
-/// The raw handles of a window to present to.
-#[derive(Clone, Copy, Debug)]
-pub struct WindowHandles {
-    /// Display (X11 connection, Wayland display, …).
-    pub display: RawDisplayHandle,
-    /// The window.
-    pub window: RawWindowHandle,
+/// A window the context can present to: anything that hands out its display and window
+/// handles and can be shared between threads (a `winit::window::Window`, for one).
+///
+/// The context keeps the window (an `Arc`) until the surface created from it is destroyed,
+/// so the handles stay valid for as long as Vulkan uses them.
+#[cfg(feature = "window")]
+pub trait WindowTarget: raw_window_handle::HasWindowHandle + raw_window_handle::HasDisplayHandle + Send + Sync {}
+
+#[cfg(feature = "window")]
+impl<T: raw_window_handle::HasWindowHandle + raw_window_handle::HasDisplayHandle + Send + Sync + ?Sized> WindowTarget
+    for T
+{
 }
 
 /// How to create a [`Context`].
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct ContextDesc {
     /// Enable `VK_LAYER_KHRONOS_validation` with synchronization validation and count every
     /// warning and error it reports (see [`Context::validation_count`]).
     pub validation: bool,
     /// Create a surface for this window (and the swapchain extension); `None` is headless.
-    pub window: Option<WindowHandles>,
+    /// The context owns a reference to the window, so the window outlives its surface.
+    #[cfg(feature = "window")]
+    pub window: Option<Arc<dyn WindowTarget>>,
+}
+
+impl std::fmt::Debug for ContextDesc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("ContextDesc");
+        d.field("validation", &self.validation);
+        #[cfg(feature = "window")]
+        d.field("window", &self.window.is_some());
+        d.finish()
+    }
+}
+
+impl ContextDesc {
+    /// A headless context, with or without validation.
+    pub fn headless(validation: bool) -> Self {
+        #[allow(clippy::needless_update)] // the `window` field exists only with the feature
+        Self { validation, ..Self::default() }
+    }
 }
 
 /// Warnings and errors reported by the validation layer.
@@ -104,17 +128,25 @@ pub struct Context {
     queue: Mutex<vk::Queue>,
     queue_family: u32,
     pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
+    #[cfg_attr(not(feature = "window"), allow(dead_code))]
     pub(crate) swapchain_fn: Option<ash::khr::swapchain::Device>,
     device: ash::Device,
+    #[cfg_attr(not(feature = "window"), allow(dead_code))]
     physical: vk::PhysicalDevice,
     device_name: String,
     limits: vk::PhysicalDeviceLimits,
     pub(crate) surface: vk::SurfaceKHR,
     pub(crate) surface_fn: Option<ash::khr::surface::Instance>,
+    /// Set while a swapchain of the surface exists (a surface takes one swapchain at a time).
+    #[cfg_attr(not(feature = "window"), allow(dead_code))]
+    pub(crate) swapchain_taken: AtomicBool,
     debug: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     log: Arc<ValidationLog>,
     instance: ash::Instance,
     _entry: ash::Entry,
+    /// The window of `surface`, dropped after the surface is destroyed (in `Drop`).
+    #[cfg(feature = "window")]
+    _window: Option<Arc<dyn WindowTarget>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -124,7 +156,8 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    /// Creates instance, device and allocator (and a surface when `desc.window` is set).
+    /// Creates instance, device and allocator (and a surface when `desc.window` is set; the
+    /// context then keeps the window alive until the surface is gone).
     ///
     /// # Errors
     /// No Vulkan loader, no device with Vulkan 1.3 (dynamic rendering, synchronization2) and
@@ -136,7 +169,7 @@ impl Context {
         let mut layers = Vec::new();
         let mut extensions: Vec<*const std::ffi::c_char> = Vec::new();
         if desc.validation {
-            // SAFETY: plain enumeration call.
+            // SAFETY: `entry` holds the loaded loader; enumeration has no preconditions.
             let available =
                 unsafe { entry.enumerate_instance_layer_properties() }.vk("vkEnumerateInstanceLayerProperties")?;
             if !available.iter().any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER)) {
@@ -146,15 +179,23 @@ impl Context {
             extensions.push(ash::ext::debug_utils::NAME.as_ptr());
             // VkValidationFeaturesEXT (synchronization validation) belongs to this extension,
             // which the layer itself provides.
-            // SAFETY: plain enumeration call.
+            // SAFETY: as above; the layer name is a valid C string.
             let layer_exts = unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
                 .vk("vkEnumerateInstanceExtensionProperties")?;
             if layer_exts.iter().any(|e| e.extension_name_as_c_str() == Ok(ash::ext::validation_features::NAME)) {
                 extensions.push(ash::ext::validation_features::NAME.as_ptr());
             }
         }
-        if let Some(w) = desc.window {
-            let required = ash_window::enumerate_required_extensions(w.display).vk("surface extensions")?;
+        #[cfg(feature = "window")]
+        let handles = match &desc.window {
+            Some(w) => Some(window_handles(w.as_ref())?),
+            None => None,
+        };
+        #[cfg(not(feature = "window"))]
+        let handles: Option<std::convert::Infallible> = None;
+        #[cfg(feature = "window")]
+        if let Some((display, _)) = handles {
+            let required = ash_window::enumerate_required_extensions(display).vk("surface extensions")?;
             extensions.extend_from_slice(required);
         }
         let app = vk::ApplicationInfo::default()
@@ -185,26 +226,30 @@ impl Context {
         let mut partial = Partial { entry: &entry, instance: &instance, debug: None, surface: None };
         if desc.validation {
             let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
-            // SAFETY: valid instance and create info.
             let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
                 .message_severity(severity)
                 .message_type(types)
                 .pfn_user_callback(Some(debug_callback))
                 .user_data(Arc::as_ptr(&log) as *mut c_void);
+            // SAFETY: the instance enabled VK_EXT_debug_utils; `user_data` points at the
+            // `ValidationLog` that the context keeps (Arc) until after the messenger is
+            // destroyed in Drop, and the callback only reads it through `&`.
             let m = unsafe { du.create_debug_utils_messenger(&info, None) }.vk("vkCreateDebugUtilsMessengerEXT")?;
             partial.debug = Some((du, m));
         }
-        if let Some(w) = desc.window {
+        #[cfg(feature = "window")]
+        if let Some((display, window)) = handles {
             let sf = ash::khr::surface::Instance::new(&entry, &instance);
-            // SAFETY: the handles come from a live window that the caller keeps alive
-            // longer than the context.
-            let s = unsafe { ash_window::create_surface(&entry, &instance, w.display, w.window, None) }
+            // SAFETY: the handles come from `desc.window`, which the context keeps (`_window`)
+            // until `Drop` has destroyed the surface; the instance enabled the extensions
+            // `enumerate_required_extensions` named for this display.
+            let s = unsafe { ash_window::create_surface(&entry, &instance, display, window, None) }
                 .vk("vkCreateSurfaceKHR")?;
             partial.surface = Some((sf, s));
         }
         let (physical, queue_family, device_name, limits) = pick_device(&instance, partial.surface.as_ref())?;
         let mut device_exts = vec![ash::khr::push_descriptor::NAME.as_ptr()];
-        if desc.window.is_some() {
+        if handles.is_some() {
             device_exts.push(ash::khr::swapchain::NAME.as_ptr());
         }
         let priorities = [1.0f32];
@@ -218,7 +263,7 @@ impl Context {
         // SAFETY: the physical device supports the extensions and features (checked in
         // `pick_device`).
         let device = unsafe { instance.create_device(physical, &device_info, None) }.vk("vkCreateDevice")?;
-        // SAFETY: the family was created with one queue.
+        // SAFETY: the device was created with one queue in `queue_family` (index 0 exists).
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: instance.clone(),
@@ -239,7 +284,7 @@ impl Context {
         let pool_info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(queue_family)
             .flags(vk::CommandPoolCreateFlags::TRANSIENT | vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: valid device.
+        // SAFETY: a valid device and a queue family it was created with.
         let upload_pool = match unsafe { device.create_command_pool(&pool_info, None) } {
             Ok(p) => p,
             Err(result) => {
@@ -250,7 +295,7 @@ impl Context {
             }
         };
         let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
-        let swapchain_fn = desc.window.map(|_| ash::khr::swapchain::Device::new(&instance, &device));
+        let swapchain_fn = handles.map(|_| ash::khr::swapchain::Device::new(&instance, &device));
         let debug = partial.debug.take();
         let (surface_fn, surface) = match partial.surface.take() {
             Some((f, s)) => (Some(f), s),
@@ -271,10 +316,13 @@ impl Context {
             limits,
             surface,
             surface_fn,
+            swapchain_taken: AtomicBool::new(false),
             debug,
             log,
             instance,
             _entry: entry,
+            #[cfg(feature = "window")]
+            _window: desc.window.clone(),
         }))
     }
 
@@ -283,24 +331,19 @@ impl Context {
     /// # Errors
     /// As [`Context::new`].
     pub fn headless() -> Result<Arc<Self>, RenderError> {
-        Self::new(&ContextDesc { validation: validation_from_env(), window: None })
+        Self::new(&ContextDesc::headless(validation_from_env()))
     }
 
     /// The logical device.
     #[inline]
-    pub fn device(&self) -> &ash::Device {
+    pub(crate) fn device(&self) -> &ash::Device {
         &self.device
-    }
-
-    /// The instance.
-    #[inline]
-    pub fn instance(&self) -> &ash::Instance {
-        &self.instance
     }
 
     /// The physical device.
     #[inline]
-    pub fn physical_device(&self) -> vk::PhysicalDevice {
+    #[cfg_attr(not(feature = "window"), allow(dead_code))]
+    pub(crate) fn physical_device(&self) -> vk::PhysicalDevice {
         self.physical
     }
 
@@ -356,13 +399,16 @@ impl Context {
     ///
     /// # Errors
     /// `vkQueueSubmit2` failed.
-    pub fn submit(&self, submits: &[vk::SubmitInfo2<'_>], fence: vk::Fence) -> Result<(), RenderError> {
+    pub(crate) fn submit(&self, submits: &[vk::SubmitInfo2<'_>], fence: vk::Fence) -> Result<(), RenderError> {
         let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        // SAFETY: the queue is locked; the caller built valid submit infos.
+        // SAFETY: the queue's external synchronization is the lock; callers pass submit infos
+        // of recorded (ended) command buffers and live semaphores, and a fence that is
+        // unsignalled and not used by another pending submission.
         unsafe { self.device.queue_submit2(*q, submits, fence) }.vk("vkQueueSubmit2")
     }
 
     /// Presents with the queue lock held.
+    #[cfg_attr(not(feature = "window"), allow(dead_code))]
     pub(crate) fn present(&self, info: &vk::PresentInfoKHR<'_>) -> Result<bool, vk::Result> {
         let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let sf = self.swapchain_fn.as_ref().expect("present is only reachable from a windowed context's swapchain");
@@ -375,7 +421,7 @@ impl Context {
     ///
     /// # Errors
     /// A failing Vulkan call.
-    pub fn run_once(&self, record: impl FnOnce(vk::CommandBuffer)) -> Result<(), RenderError> {
+    pub(crate) fn run_once(&self, record: impl FnOnce(vk::CommandBuffer)) -> Result<(), RenderError> {
         let pool = self.upload_pool.lock().unwrap_or_else(|p| p.into_inner());
         let alloc = vk::CommandBufferAllocateInfo::default()
             .command_pool(*pool)
@@ -461,18 +507,29 @@ impl Drop for Partial<'_> {
     }
 }
 
+/// The raw handles of `w`, which stay valid while `w` is alive.
+#[cfg(feature = "window")]
+fn window_handles(
+    w: &dyn WindowTarget,
+) -> Result<(raw_window_handle::RawDisplayHandle, raw_window_handle::RawWindowHandle), RenderError> {
+    let display = w.display_handle().map_err(|e| RenderError::Surface(format!("no display handle: {e}")))?;
+    let window = w.window_handle().map_err(|e| RenderError::Surface(format!("no window handle: {e}")))?;
+    Ok((display.as_raw(), window.as_raw()))
+}
+
 type Picked = (vk::PhysicalDevice, u32, String, vk::PhysicalDeviceLimits);
 
 fn pick_device(
     instance: &ash::Instance,
     surface: Option<&(ash::khr::surface::Instance, vk::SurfaceKHR)>,
 ) -> Result<Picked, RenderError> {
-    // SAFETY: plain queries on a valid instance.
+    // SAFETY: `instance` is a live instance; enumeration has no other preconditions.
     let devices = unsafe { instance.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
     let mut best: Option<(u32, Picked)> = None;
     let mut rejected = Vec::new();
     for pd in devices {
-        // SAFETY: `pd` comes from the instance.
+        // SAFETY: `pd` was enumerated from this instance; the queries have no other
+        // preconditions.
         let (props, families, exts) = unsafe {
             (
                 instance.get_physical_device_properties(pd),

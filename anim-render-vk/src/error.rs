@@ -33,6 +33,14 @@ pub enum RenderError {
     /// Inputs that do not fit together (lengths, palette sizes, handles), named.
     #[error("invalid input: {0}")]
     Input(String),
+    /// A skinning path that cannot run this method (the bone texture holds matrices only).
+    #[error("the {path:?} skinning path does not support {method:?} skinning")]
+    Unsupported {
+        /// The path asked for.
+        path: crate::frame::SkinPath,
+        /// The palette's method.
+        method: anim_core::SkinMethod,
+    },
     /// CPU-side skinning validation failed.
     #[error(transparent)]
     Skinning(#[from] anim_core::SkinningError),

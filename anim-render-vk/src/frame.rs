@@ -1,36 +1,31 @@
 //! What one frame draws: the camera, instances of registered meshes (static, skinned on
-//! the GPU by vertex or compute shader, skinned on the CPU, or skinned from a bone
-//! texture), their palettes, and debug lines. A [`FrameData`] is plain data that the
+//! the GPU by vertex shader, compute shader or from a bone texture, or skinned on the CPU),
+//! their palettes, and debug lines. A [`FrameData`] is plain data that the
 //! application refills every frame; `clear` keeps its capacity, so a steady frame loop
 //! allocates nothing.
 
 use crate::error::RenderError;
 use crate::mesh::GpuVertex;
-use anim_math::{DualQuat, Mat4, Vec3};
+use anim_core::{DqPalette, Palette, SkinMethod};
+use anim_math::{DualQuat, Mat3, Mat4, Vec3};
 use bytemuck::{Pod, Zeroable};
 
 /// Handle of a mesh registered with [`crate::Renderer::add_mesh`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MeshId(pub(crate) usize);
 
-/// Skinning method.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum SkinMethod {
-    /// Linear blend skinning (matrix palette).
-    #[default]
-    Lbs,
-    /// Dual-quaternion skinning (no scale).
-    Dq,
-}
-
 /// Where GPU skinning runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SkinPath {
-    /// In the vertex shader of the draw.
+    /// In the vertex shader of the draw (LBS or DQ).
     #[default]
     VertexShader,
-    /// In a compute pass that writes a vertex buffer, then drawn by the static pipeline.
+    /// In a compute pass that writes a vertex buffer, then drawn by the static pipeline
+    /// (LBS or DQ).
     Compute,
+    /// In the vertex shader, with the bone matrices read from a texel buffer (seed 003):
+    /// linear blend skinning only, drawn unlit by default.
+    BoneTexture,
 }
 
 /// How an instance's vertices are deformed.
@@ -38,27 +33,25 @@ pub enum SkinPath {
 pub enum Deform {
     /// Drawn as uploaded.
     Static,
-    /// Skinned on the GPU with the palette at `palette_offset` (in [`FrameData::matrices`]
-    /// for LBS, [`FrameData::dual_quats`] for DQ).
+    /// Skinned on the GPU with the palette at `palette_offset`: in [`FrameData::matrices`]
+    /// for [`SkinMethod::Lbs`], in [`FrameData::dual_quats`] for [`SkinMethod::Dq`].
     Gpu {
         /// LBS or DQ.
         method: SkinMethod,
-        /// Vertex or compute shader.
+        /// Vertex shader, compute shader or bone texture.
         path: SkinPath,
         /// First palette entry.
         palette_offset: u32,
+        /// DQ with scale: the first of the palette's scale matrices in
+        /// [`FrameData::dq_scales`]. `None` for LBS and for a rigid DQ palette (the shaders
+        /// then skip the scale work).
+        scale_offset: Option<u32>,
     },
     /// Vertices skinned on the CPU, at `vertex_offset` in [`FrameData::cpu_vertices`]
     /// (uploaded through staging every frame).
     Cpu {
         /// First vertex.
         vertex_offset: u32,
-    },
-    /// Linear blend skinning with the bone matrices read from a texel buffer (seed 003);
-    /// the palette is at `palette_offset` in [`FrameData::matrices`].
-    BoneTexture {
-        /// First palette entry.
-        palette_offset: u32,
     },
 }
 
@@ -188,8 +181,11 @@ pub struct FrameData {
     /// Matrix palettes of all LBS and bone-texture instances, concatenated.
     pub matrices: Vec<Mat4>,
     /// Dual-quaternion palettes of all DQ instances, concatenated: real (x, y, z, w) then
-    /// dual (x, y, z, w).
+    /// dual (x, y, z, w) (see [`dq_words`]).
     pub dual_quats: Vec<[f32; 8]>,
+    /// Bind-space scale matrices `Sᵢ` of the DQ palettes that are not rigid, concatenated:
+    /// the three columns of each, as vec4 with w = 0 (see [`scale_words`]).
+    pub dq_scales: Vec<[[f32; 4]; 3]>,
     /// CPU-skinned vertices of all [`Deform::Cpu`] instances, concatenated.
     pub cpu_vertices: Vec<GpuVertex>,
     /// Depth-tested lines (two vertices a line).
@@ -206,6 +202,7 @@ impl Default for FrameData {
             instances: Vec::new(),
             matrices: Vec::new(),
             dual_quats: Vec::new(),
+            dq_scales: Vec::new(),
             cpu_vertices: Vec::new(),
             lines: Vec::new(),
             overlay_lines: Vec::new(),
@@ -223,6 +220,7 @@ impl FrameData {
         self.instances.clear();
         self.matrices.clear();
         self.dual_quats.clear();
+        self.dq_scales.clear();
         self.cpu_vertices.clear();
         self.lines.clear();
         self.overlay_lines.clear();
@@ -233,44 +231,53 @@ impl FrameData {
         self.instances.push(Instance { mesh, model, tint, lit: true, deform: Deform::Static });
     }
 
-    /// Adds an instance skinned on the GPU by linear blending with `palette`.
+    /// Adds an instance skinned on the GPU along `path` with `palette`, whose variant picks
+    /// the method ([`SkinMethod::Lbs`] for matrices, [`SkinMethod::Dq`] for dual
+    /// quaternions; a DQ palette with scale also appends its scale matrices). The
+    /// bone-texture path is drawn unlit (change it with [`FrameData::style_last`]).
     ///
     /// # Errors
-    /// Too many palette entries in the frame.
-    pub fn add_lbs(&mut self, mesh: MeshId, model: Mat4, path: SkinPath, palette: &[Mat4]) -> Result<(), RenderError> {
-        let palette_offset = offset(self.matrices.len(), "palette matrices")?;
-        self.matrices.extend_from_slice(palette);
-        self.instances.push(Instance {
-            mesh,
-            model,
-            tint: [1.0; 3],
-            lit: true,
-            deform: Deform::Gpu { method: SkinMethod::Lbs, path, palette_offset },
-        });
-        Ok(())
-    }
-
-    /// Adds an instance skinned on the GPU with dual quaternions.
-    ///
-    /// # Errors
-    /// Too many palette entries in the frame.
-    pub fn add_dq(
+    /// [`RenderError::Unsupported`] for a DQ palette on [`SkinPath::BoneTexture`], or too
+    /// many palette entries in the frame.
+    pub fn add_skinned(
         &mut self,
         mesh: MeshId,
         model: Mat4,
         path: SkinPath,
-        palette: &[DualQuat],
+        palette: &Palette,
     ) -> Result<(), RenderError> {
-        let palette_offset = offset(self.dual_quats.len(), "palette dual quaternions")?;
-        self.dual_quats.extend(palette.iter().map(dq_words));
+        let (palette_offset, scale_offset) = match palette {
+            Palette::Matrices(m) => {
+                let offset = offset(self.matrices.len(), "palette matrices")?;
+                self.matrices.extend_from_slice(m);
+                (offset, None)
+            }
+            Palette::DualQuats(_) if path == SkinPath::BoneTexture => {
+                return Err(RenderError::Unsupported { path, method: SkinMethod::Dq });
+            }
+            Palette::DualQuats(d) => self.push_dq(d)?,
+        };
         self.instances.push(Instance {
             mesh,
             model,
             tint: [1.0; 3],
-            lit: true,
-            deform: Deform::Gpu { method: SkinMethod::Dq, path, palette_offset },
+            lit: path != SkinPath::BoneTexture,
+            deform: Deform::Gpu { method: palette.method(), path, palette_offset, scale_offset },
         });
         Ok(())
+    }
+
+    fn push_dq(&mut self, d: &DqPalette) -> Result<(u32, Option<u32>), RenderError> {
+        let palette_offset = offset(self.dual_quats.len(), "palette dual quaternions")?;
+        let scale_offset = if d.is_rigid() {
+            None
+        } else {
+            let at = offset(self.dq_scales.len(), "palette scale matrices")?;
+            self.dq_scales.extend(d.scales().iter().map(scale_words));
+            Some(at)
+        };
+        self.dual_quats.extend(d.dual_quats().iter().map(dq_words));
+        Ok((palette_offset, scale_offset))
     }
 
     /// Adds an instance whose vertices were skinned on the CPU.
@@ -290,23 +297,6 @@ impl FrameData {
         let vertex_offset = offset(self.cpu_vertices.len(), "CPU-skinned vertices")?;
         self.cpu_vertices.extend(positions.iter().zip(normals).map(|(p, n)| GpuVertex::new(p, n)));
         self.instances.push(Instance { mesh, model, tint: [1.0; 3], lit: true, deform: Deform::Cpu { vertex_offset } });
-        Ok(())
-    }
-
-    /// Adds an instance skinned with bone matrices read from a texel buffer.
-    ///
-    /// # Errors
-    /// Too many palette entries in the frame.
-    pub fn add_bone_texture(&mut self, mesh: MeshId, model: Mat4, palette: &[Mat4]) -> Result<(), RenderError> {
-        let palette_offset = offset(self.matrices.len(), "palette matrices")?;
-        self.matrices.extend_from_slice(palette);
-        self.instances.push(Instance {
-            mesh,
-            model,
-            tint: [1.0; 3],
-            lit: false,
-            deform: Deform::BoneTexture { palette_offset },
-        });
         Ok(())
     }
 
@@ -338,6 +328,13 @@ impl FrameData {
 pub fn dq_words(q: &DualQuat) -> [f32; 8] {
     let (r, d) = (&q.as_ref().real.coords, &q.as_ref().dual.coords);
     [r[0], r[1], r[2], r[3], d[0], d[1], d[2], d[3]]
+}
+
+/// A bind-space scale matrix as the GPU stores it: its three columns, each (x, y, z, 0).
+#[inline]
+pub fn scale_words(m: &Mat3) -> [[f32; 4]; 3] {
+    let c = |i: usize| [m[(0, i)], m[(1, i)], m[(2, i)], 0.0];
+    [c(0), c(1), c(2)]
 }
 
 #[cfg(test)]
@@ -376,16 +373,41 @@ mod tests {
     #[test]
     fn frame_lists_and_offsets() {
         let mut f = FrameData::default();
-        f.add_lbs(MeshId(0), Mat4::identity(), SkinPath::Compute, &[Mat4::identity(); 3]).unwrap();
-        f.add_lbs(MeshId(1), Mat4::identity(), SkinPath::VertexShader, &[Mat4::identity(); 2]).unwrap();
-        f.add_dq(MeshId(0), Mat4::identity(), SkinPath::Compute, &[DualQuat::identity()]).unwrap();
-        assert_eq!(f.matrices.len(), 5);
+        let lbs = |n| Palette::Matrices(vec![Mat4::identity(); n]);
+        f.add_skinned(MeshId(0), Mat4::identity(), SkinPath::Compute, &lbs(3)).unwrap();
+        f.add_skinned(MeshId(1), Mat4::identity(), SkinPath::VertexShader, &lbs(2)).unwrap();
+        let rigid = Palette::DualQuats(DqPalette::from_rigid(&[DualQuat::identity()]));
+        f.add_skinned(MeshId(0), Mat4::identity(), SkinPath::Compute, &rigid).unwrap();
+        let scaled = Palette::DualQuats(DqPalette::from_matrices(&[
+            Mat4::identity(),
+            Mat4::new_nonuniform_scaling(&Vec3::new(2.0, 1.0, 0.5)),
+        ]));
+        f.add_skinned(MeshId(0), Mat4::identity(), SkinPath::VertexShader, &scaled).unwrap();
+        f.add_skinned(MeshId(0), Mat4::identity(), SkinPath::BoneTexture, &lbs(1)).unwrap();
+        assert!(matches!(
+            f.add_skinned(MeshId(0), Mat4::identity(), SkinPath::BoneTexture, &rigid),
+            Err(RenderError::Unsupported { path: SkinPath::BoneTexture, method: SkinMethod::Dq })
+        ));
+        assert_eq!(f.instances.len(), 5);
+        assert_eq!(f.matrices.len(), 6);
         assert!(matches!(f.instances[1].deform, Deform::Gpu { palette_offset: 3, .. }));
-        assert!(matches!(f.instances[2].deform, Deform::Gpu { method: SkinMethod::Dq, palette_offset: 0, .. }));
+        let dq = |i: usize| match f.instances[i].deform {
+            Deform::Gpu { method: SkinMethod::Dq, palette_offset, scale_offset, .. } => (palette_offset, scale_offset),
+            d => panic!("{d:?}"),
+        };
+        assert_eq!(dq(2), (0, None));
+        assert_eq!(dq(3), (1, Some(0)));
+        assert!(!f.instances[4].lit);
+        assert_eq!(f.dual_quats.len(), 3);
+        assert_eq!(
+            f.dq_scales,
+            vec![scale_words(&Mat3::identity()), [[2.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.5, 0.0]]]
+        );
         assert_eq!(f.dual_quats[0], [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
         assert!(f.add_cpu(MeshId(0), Mat4::identity(), &[Vec3::zeros()], &[]).is_err());
         let cap = f.instances.capacity();
         f.clear();
-        assert!(f.instances.is_empty() && f.matrices.is_empty() && f.instances.capacity() == cap);
+        assert!(f.instances.is_empty() && f.matrices.is_empty() && f.dq_scales.is_empty());
+        assert_eq!(f.instances.capacity(), cap);
     }
 }

@@ -1,18 +1,22 @@
 //! Vulkan renderer for the anim runtime: headless (offscreen images read back to RGBA8 and
-//! PNG) and windowed (winit surface and a swapchain that survives resize, minimize and
-//! out-of-date), with GPU skinning in vertex and compute shaders (linear blend and dual
-//! quaternion), debug lines and a one-shot compute skinner with readback.
+//! PNG) and windowed (a window surface and a swapchain that survives resize, minimize and
+//! out-of-date; cargo feature `window`, on by default), with GPU skinning in vertex and
+//! compute shaders (linear blend and dual quaternion), debug lines and a one-shot compute
+//! skinner with readback.
 //!
-//! Modules, one concern each: [`context`] (instance, validation, device, queue, allocator),
-//! [`resources`] (buffers and images owning their memory, staged uploads), [`shaders`]
-//! (embedded SPIR-V compiled by `build.rs`), [`pipelines`], [`mesh`] (meshes on the GPU and
-//! debug colourings), [`frame`] (what a frame draws), [`renderer`] (recording a frame),
-//! [`skinning`] (compute skinning and [`GpuSkinner`]), [`lines`], [`offscreen`] and
-//! [`swapchain`].
+//! Public modules, one concern each: [`context`] (instance, validation, device, queue,
+//! allocator), [`mesh`] (meshes on the GPU and debug colourings), [`frame`] (what a frame
+//! draws), [`renderer`] (planning and recording a frame), [`skinning`] ([`GpuSkinner`]),
+//! [`lines`], [`offscreen`] and `swapchain` (with `window`).
+//!
+//! Everything public is safe to call in any order: raw Vulkan objects, pipelines, shaders,
+//! command recording and submission stay inside the crate (modules `resources`,
+//! `pipelines`, `shaders`, `plan`), so safe code cannot record invalid Vulkan work. A
+//! renderer, target or swapchain from another context is rejected with an error.
 //!
 //! ```no_run
 //! use anim_render_vk::{Context, ContextDesc, Renderer, Offscreen, FrameData, OFFSCREEN_FORMAT};
-//! let ctx = Context::new(&ContextDesc { validation: true, window: None })?;
+//! let ctx = Context::new(&ContextDesc::headless(true))?;
 //! let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT)?;
 //! let mut target = Offscreen::new(&ctx, 640, 360)?;
 //! let mut frame = FrameData::default();
@@ -31,19 +35,24 @@ pub mod frame;
 pub mod lines;
 pub mod mesh;
 pub mod offscreen;
-pub mod pipelines;
+mod pipelines;
+mod plan;
 pub mod renderer;
-pub mod resources;
-pub mod shaders;
+mod resources;
+mod shaders;
 pub mod skinning;
+#[cfg(feature = "window")]
 pub mod swapchain;
 
 pub use ash;
-pub use context::{Context, ContextDesc, VALIDATION_ENV, ValidationLog, WindowHandles, validation_from_env};
+#[cfg(feature = "window")]
+pub use context::WindowTarget;
+pub use context::{Context, ContextDesc, VALIDATION_ENV, ValidationLog, validation_from_env};
 pub use error::RenderError;
-pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinMethod, SkinPath, dq_words};
+pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinPath, dq_words, scale_words};
 pub use mesh::{Coloring, GpuMesh, GpuVertex};
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen, RgbaImage};
 pub use renderer::Renderer;
-pub use skinning::{GpuPalette, GpuSkinner};
+pub use skinning::GpuSkinner;
+#[cfg(feature = "window")]
 pub use swapchain::Swapchain;

@@ -155,26 +155,6 @@ pub fn vertex_colors(
     })
 }
 
-/// Smooth vertex normals from the triangles (area-weighted), for meshes without normals.
-pub fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
-    let mut n = vec![Vec3::zeros(); positions.len()];
-    for t in indices.chunks_exact(3) {
-        let [a, b, c] = [t[0] as usize, t[1] as usize, t[2] as usize];
-        if a >= positions.len() || b >= positions.len() || c >= positions.len() {
-            continue;
-        }
-        let f = (positions[b] - positions[a]).cross(&(positions[c] - positions[a]));
-        n[a] += f;
-        n[b] += f;
-        n[c] += f;
-    }
-    for v in &mut n {
-        let l = v.norm();
-        *v = if l > 1e-20 { *v / l } else { Vec3::new(0.0, 1.0, 0.0) };
-    }
-    n
-}
-
 fn color_buffer(ctx: &Arc<Context>, colors: &[[f32; 4]]) -> Result<Buffer, RenderError> {
     Buffer::device_local(
         ctx,
@@ -221,8 +201,7 @@ impl GpuMesh {
         {
             return Err(RenderError::Input(format!("{} influence vertices for {n} positions", inf.vertex_count())));
         }
-        let normals =
-            if mesh.normals.len() == n { mesh.normals.clone() } else { smooth_normals(&mesh.positions, &mesh.indices) };
+        let normals = if mesh.normals.len() == n { mesh.normals.clone() } else { mesh.smooth_normals() };
         let verts: Vec<GpuVertex> = mesh.positions.iter().zip(&normals).map(|(p, q)| GpuVertex::new(p, q)).collect();
         let colors = vertex_colors(coloring, n, mesh.influences.as_ref(), &normals)?;
         let vs = vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT

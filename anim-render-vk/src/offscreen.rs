@@ -55,6 +55,7 @@ impl RgbaImage {
 
 /// A headless render target.
 pub struct Offscreen {
+    ctx: Arc<Context>,
     readback: Buffer,
     depth: Image,
     color: Image,
@@ -100,7 +101,7 @@ impl Offscreen {
             MemoryLocation::GpuToCpu,
             "offscreen readback",
         )?;
-        Ok(Self { readback, depth, color, extent })
+        Ok(Self { ctx: ctx.clone(), readback, depth, color, extent })
     }
 
     /// Width and height.
@@ -114,6 +115,9 @@ impl Offscreen {
     /// # Errors
     /// Invalid frame data or a failing Vulkan call.
     pub fn render(&mut self, renderer: &mut Renderer, frame: &FrameData) -> Result<(), RenderError> {
+        if !Arc::ptr_eq(renderer.context(), &self.ctx) {
+            return Err(RenderError::Input("renderer and offscreen target belong to different contexts".into()));
+        }
         if renderer.color_format() != OFFSCREEN_FORMAT {
             return Err(RenderError::Input(format!(
                 "renderer built for {:?}, offscreen targets are {OFFSCREEN_FORMAT:?}",
@@ -127,7 +131,9 @@ impl Offscreen {
             depth_view: self.depth.view(),
             extent: self.extent,
         };
-        let cmd = renderer.record(frame, &target)?;
+        let (w, h) = self.size();
+        renderer.prepare(frame, w as f32 / h as f32)?;
+        let cmd = renderer.record(&target)?;
         let d = renderer.context().device();
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
@@ -149,7 +155,9 @@ impl Offscreen {
                 layer_count: 1,
             })
             .image_extent(vk::Extent3D { width: self.extent.width, height: self.extent.height, depth: 1 })];
-        // SAFETY: recording; image in TRANSFER_SRC layout, buffer large enough.
+        // SAFETY: `cmd` is recording (returned by `record`, not yet submitted) outside the
+        // pass; the barrier above moved the image to TRANSFER_SRC_OPTIMAL, and the readback
+        // buffer holds width × height × 4 bytes, the whole RGBA8 image.
         unsafe {
             d.cmd_copy_image_to_buffer(
                 cmd,
@@ -161,6 +169,7 @@ impl Offscreen {
         };
         buffer_barrier(d, cmd, self.readback.raw(), (S::COPY, A::TRANSFER_WRITE), (S::HOST, A::HOST_READ));
         renderer.submit(cmd, None, None)?;
+        // The readback is read on the host next, and the images are reused by the next frame.
         renderer.wait_idle()?;
         Ok(())
     }

@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 /// Descriptor bindings of set 0 (see `shaders/*.glsl`).
 pub(crate) mod binding {
+    use ash::vk;
+
     /// Camera uniform buffer.
     pub const CAMERA: u32 = 0;
     /// Bind-pose vertices (storage).
@@ -18,12 +20,26 @@ pub(crate) mod binding {
     pub const JOINTS: u32 = 2;
     /// Weights, `influences` a vertex (storage, f32).
     pub const WEIGHTS: u32 = 3;
-    /// Skinning palette: mat4 (LBS) or two vec4 (DQ) a joint (storage).
+    /// Skinning palette: mat4 (LBS) or two vec4, real then dual part (DQ), a joint
+    /// (storage).
     pub const PALETTE: u32 = 4;
     /// Skinned output vertices (storage, compute).
     pub const OUT_VERTICES: u32 = 5;
     /// Bone matrices as an RGBA32F texel buffer.
     pub const BONES: u32 = 6;
+    /// Bind-space scale matrices of a DQ palette, three vec4 columns a joint (storage).
+    pub const DQ_SCALES: u32 = 7;
+    /// Number of bindings.
+    pub const COUNT: u32 = 8;
+
+    /// The descriptor type of `binding`, as the set layout declares it.
+    pub fn ty(binding: u32) -> vk::DescriptorType {
+        match binding {
+            CAMERA => vk::DescriptorType::UNIFORM_BUFFER,
+            BONES => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+            _ => vk::DescriptorType::STORAGE_BUFFER,
+        }
+    }
 }
 
 /// Depth format of every pass.
@@ -40,10 +56,16 @@ pub(crate) struct Push {
     pub vertex_count: u32,
     pub out_offset: u32,
     pub flags: u32,
+    pub scale_offset: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<Push>() == 104, "Push must match shaders/common.glsl");
 
 /// `Push::flags` bit: LBS normals by the inverse transpose (`FLAG_INVERSE_TRANSPOSE`).
 pub(crate) const FLAG_INVERSE_TRANSPOSE: u32 = 1;
+/// `Push::flags` bit: the DQ palette has scale; read `DQ_SCALES` from `scale_offset`
+/// (`FLAG_DQ_SCALE`).
+pub(crate) const FLAG_DQ_SCALE: u32 = 2;
 
 /// The shared descriptor-set layout (push descriptors) and pipeline layout.
 pub struct PipelineLayout {
@@ -72,30 +94,24 @@ impl PipelineLayout {
                 .descriptor_count(1)
                 .stage_flags(all)
         };
-        let bindings = [
-            b(binding::CAMERA, vk::DescriptorType::UNIFORM_BUFFER),
-            b(binding::BIND_VERTICES, vk::DescriptorType::STORAGE_BUFFER),
-            b(binding::JOINTS, vk::DescriptorType::STORAGE_BUFFER),
-            b(binding::WEIGHTS, vk::DescriptorType::STORAGE_BUFFER),
-            b(binding::PALETTE, vk::DescriptorType::STORAGE_BUFFER),
-            b(binding::OUT_VERTICES, vk::DescriptorType::STORAGE_BUFFER),
-            b(binding::BONES, vk::DescriptorType::UNIFORM_TEXEL_BUFFER),
-        ];
+        let bindings: [vk::DescriptorSetLayoutBinding<'_>; binding::COUNT as usize] =
+            std::array::from_fn(|i| b(i as u32, binding::ty(i as u32)));
         let info = vk::DescriptorSetLayoutCreateInfo::default()
             .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
             .bindings(&bindings);
         let d = ctx.device();
-        // SAFETY: valid device and create info.
+        // SAFETY: a valid device; one binding per slot, all with count 1.
         let set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }.vk("vkCreateDescriptorSetLayout")?;
         let ranges =
             [vk::PushConstantRange::default().stage_flags(all).offset(0).size(std::mem::size_of::<Push>() as u32)];
         let sets = [set_layout];
         let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets).push_constant_ranges(&ranges);
-        // SAFETY: valid device and create info.
+        // SAFETY: a valid device; `set_layout` was just created and the push range fits the
+        // device's 128-byte minimum (`Push` is 104 bytes, asserted below).
         let raw = match unsafe { d.create_pipeline_layout(&info, None) } {
             Ok(r) => r,
             Err(result) => {
-                // SAFETY: unused.
+                // SAFETY: no pipeline layout or command uses the set layout yet.
                 unsafe { d.destroy_descriptor_set_layout(set_layout, None) };
                 return Err(RenderError::Vulkan { call: "vkCreatePipelineLayout", result });
             }
@@ -106,19 +122,76 @@ impl PipelineLayout {
     /// Records the push constants.
     pub(crate) fn push(&self, cmd: vk::CommandBuffer, push: &Push) {
         let all = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT | vk::ShaderStageFlags::COMPUTE;
-        // SAFETY: recording; the range matches the layout.
+        // SAFETY: `cmd` is in the recording state (callers record between begin and end); the
+        // stages, offset 0 and size of `Push` are exactly the layout's one push range.
         unsafe { self.ctx.device().cmd_push_constants(cmd, self.raw, all, 0, bytemuck::bytes_of(push)) };
     }
 
-    /// Records push descriptors for `bind_point`.
+    /// Records the push descriptors of `set` for `bind_point`.
     pub(crate) fn push_descriptors(
         &self,
         cmd: vk::CommandBuffer,
         bind_point: vk::PipelineBindPoint,
-        writes: &[vk::WriteDescriptorSet<'_>],
+        set: &Descriptors,
     ) {
-        // SAFETY: recording; the writes refer to live buffers and match the set layout.
-        unsafe { self.ctx.push_descriptor.cmd_push_descriptor_set(cmd, bind_point, self.raw, 0, writes) };
+        let mut writes = [vk::WriteDescriptorSet::default(); Descriptors::MAX];
+        for (w, e) in writes.iter_mut().zip(&set.entries[..set.len]) {
+            *w = vk::WriteDescriptorSet::default().dst_binding(e.binding).descriptor_type(e.ty);
+            *w = match e.ty {
+                vk::DescriptorType::UNIFORM_TEXEL_BUFFER => w.texel_buffer_view(std::slice::from_ref(&e.view)),
+                _ => w.buffer_info(std::slice::from_ref(&e.buffer)),
+            };
+        }
+        // SAFETY: `cmd` is in the recording state (callers record between begin and end);
+        // every write names a binding of `set_layout` with its declared descriptor type
+        // (`Descriptors` takes the type from `binding::ty`), and the buffers and views are
+        // owned by the renderer, a mesh or the skinner and outlive the submission.
+        unsafe { self.ctx.push_descriptor.cmd_push_descriptor_set(cmd, bind_point, self.raw, 0, &writes[..set.len]) };
+    }
+}
+
+/// One descriptor of a [`Descriptors`] set.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    binding: u32,
+    ty: vk::DescriptorType,
+    buffer: vk::DescriptorBufferInfo,
+    view: vk::BufferView,
+}
+
+/// The descriptors of one draw or dispatch, written with [`PipelineLayout::push_descriptors`]:
+/// whole buffers or texel views by binding, the descriptor type taken from the layout. Fixed
+/// capacity, so building one allocates nothing.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Descriptors {
+    entries: [Entry; Descriptors::MAX],
+    len: usize,
+}
+
+impl Descriptors {
+    /// Every binding of the set layout at most once.
+    const MAX: usize = binding::COUNT as usize;
+
+    /// Binds the whole `buffer` at `slot` (a buffer binding of [`binding`]).
+    pub(crate) fn buffer(&mut self, slot: u32, buffer: vk::Buffer) -> &mut Self {
+        let ty = binding::ty(slot);
+        assert!(ty != vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a texel view");
+        let buffer = vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE };
+        self.add(Entry { binding: slot, ty, buffer, view: vk::BufferView::null() })
+    }
+
+    /// Binds a texel buffer `view` at `slot` (a texel binding of [`binding`]).
+    pub(crate) fn texel(&mut self, slot: u32, view: vk::BufferView) -> &mut Self {
+        let ty = binding::ty(slot);
+        assert!(ty == vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a buffer");
+        self.add(Entry { binding: slot, ty, buffer: vk::DescriptorBufferInfo::default(), view })
+    }
+
+    fn add(&mut self, e: Entry) -> &mut Self {
+        assert!(self.len < Self::MAX, "more descriptors than the set layout has bindings");
+        self.entries[self.len] = e;
+        self.len += 1;
+        self
     }
 }
 
@@ -164,7 +237,8 @@ pub fn compute_pipeline(ctx: &Arc<Context>, layout: &PipelineLayout, spirv: &[u8
         .module(module.raw)
         .name(c"main");
     let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout.raw)];
-    // SAFETY: valid device, module and layout.
+    // SAFETY: a valid device; the module is alive for the call and its `main` uses only
+    // bindings and push constants that `layout` declares (shaders/common.glsl).
     let raw = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) }
         .map_err(|(_, r)| r)
         .vk("vkCreateComputePipelines")?[0];
@@ -266,7 +340,8 @@ pub(crate) fn graphics_pipeline(
         .dynamic_state(&dynamic)
         .layout(layout.raw)
         .push_next(&mut rendering)];
-    // SAFETY: everything referenced by `info` lives until the call returns.
+    // SAFETY: everything referenced by `info` lives until the call returns; the shaders'
+    // interfaces match `layout` and the vertex input state of `desc.layout`.
     let raw = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &info, None) }
         .map_err(|(_, r)| r)
         .vk("vkCreateGraphicsPipelines")?[0];

@@ -3,20 +3,29 @@
 //! all of it; they differ only in where the colour image comes from and what happens to it
 //! afterwards (see `offscreen.rs` and `swapchain.rs`).
 //!
-//! One frame is in flight: a frame waits for the previous frame's fence before it touches
-//! any buffer, so staging buffers and per-frame device buffers can be reused and grown.
+//! A frame is first resolved into a frame plan (`plan.rs`: one item per instance: pipeline,
+//! bindings, vertex source, compute slot, palette range); staging, compute recording and
+//! pass recording all read that plan.
+//!
+//! Two frames are in flight: each [`FRAMES_IN_FLIGHT`] slot owns a command buffer, a fence,
+//! its staging and device buffers, compute outputs and bone texel view. Filling slot N+1
+//! waits only for the fence of the frame that last used that slot (two frames ago), so the
+//! CPU prepares one frame while the GPU draws the previous one.
 
 use crate::context::Context;
 use crate::error::{RenderError, VkCall};
-use crate::frame::{Deform, FrameData, MeshId, SkinMethod, SkinPath};
-use crate::mesh::{Coloring, GpuMesh, GpuVertex};
-use crate::pipelines::{ComputePipelines, GraphicsPipelines, Pipeline, PipelineLayout, Push, binding};
+use crate::frame::{FrameData, MeshId};
+use crate::mesh::{Coloring, GpuMesh};
+use crate::pipelines::{ComputePipelines, Descriptors, GraphicsPipelines, Pipeline, PipelineLayout, binding};
+use crate::plan::{Comp, FramePlan, Gfx, PaletteBuffer, PlanItem, Res, VertexSource};
 use crate::resources::{Buffer, StagedBuffer, image_barrier};
-use crate::skinning::{Dispatch, record_dispatch};
 use anim_core::Mesh;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
+
+/// Frames the CPU may record while the GPU still works on earlier ones.
+pub const FRAMES_IN_FLIGHT: usize = 2;
 
 /// The images a frame renders into.
 #[derive(Clone, Copy, Debug)]
@@ -28,18 +37,79 @@ pub(crate) struct Target {
     pub extent: vk::Extent2D,
 }
 
-/// Owns pipelines, registered meshes and per-frame buffers, and records frames.
-pub struct Renderer {
+/// What one frame in flight owns.
+struct FrameSlot {
     fence: vk::Fence,
-    pool: vk::CommandPool,
     cmd: vk::CommandBuffer,
     bone_view: Option<(vk::Buffer, vk::BufferView)>,
     compute_out: Vec<Buffer>,
     camera: StagedBuffer,
     matrices: StagedBuffer,
     dual_quats: StagedBuffer,
+    dq_scales: StagedBuffer,
     cpu_vertices: StagedBuffer,
     lines: StagedBuffer,
+}
+
+impl FrameSlot {
+    fn new(ctx: &Arc<Context>, cmd: vk::CommandBuffer) -> Result<Self, RenderError> {
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let camera = StagedBuffer::new(ctx, 256, vk::BufferUsageFlags::UNIFORM_BUFFER, "camera")?;
+        let matrices =
+            StagedBuffer::new(ctx, 64 * 256, storage | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER, "palette matrices")?;
+        let dual_quats = StagedBuffer::new(ctx, 32 * 256, storage, "palette dual quaternions")?;
+        let dq_scales = StagedBuffer::new(ctx, 48 * 256, storage, "palette DQ scales")?;
+        let cpu_vertices =
+            StagedBuffer::new(ctx, 32 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "CPU-skinned vertices")?;
+        let lines = StagedBuffer::new(ctx, 28 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "lines")?;
+        // SAFETY: a valid device; the fence is destroyed in `Renderer::drop` (or below on
+        // error, never having been used).
+        let fence = unsafe {
+            ctx.device().create_fence(&vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED), None)
+        }
+        .vk("vkCreateFence")?;
+        Ok(Self {
+            fence,
+            cmd,
+            bone_view: None,
+            compute_out: Vec::new(),
+            camera,
+            matrices,
+            dual_quats,
+            dq_scales,
+            cpu_vertices,
+            lines,
+        })
+    }
+
+    /// The buffer of a palette range.
+    fn palette(&self, b: PaletteBuffer) -> vk::Buffer {
+        match b {
+            PaletteBuffer::Matrices => self.matrices.buffer().raw(),
+            PaletteBuffer::DualQuats => self.dual_quats.buffer().raw(),
+        }
+    }
+
+    /// Destroys the fence and bone view. The GPU must be done with the slot.
+    fn destroy(&mut self, d: &ash::Device) {
+        // SAFETY: the caller waited for the device to be idle, so no submission uses the
+        // view or the fence; both were created from `d`.
+        unsafe {
+            if let Some((_, v)) = self.bone_view.take() {
+                d.destroy_buffer_view(v, None);
+            }
+            d.destroy_fence(self.fence, None);
+        }
+    }
+}
+
+/// Owns pipelines, registered meshes and the resources of the frames in flight, and
+/// records frames.
+pub struct Renderer {
+    pool: vk::CommandPool,
+    slots: Vec<FrameSlot>,
+    current: usize,
+    plan: FramePlan,
     meshes: Vec<GpuMesh>,
     graphics: GraphicsPipelines,
     compute: ComputePipelines,
@@ -55,7 +125,7 @@ impl std::fmt::Debug for Renderer {
 }
 
 impl Renderer {
-    /// Creates pipelines for `color_format` and the per-frame buffers.
+    /// Creates pipelines for `color_format` and the resources of the frames in flight.
     ///
     /// # Errors
     /// A failing Vulkan call.
@@ -63,62 +133,35 @@ impl Renderer {
         let layout = PipelineLayout::new(ctx)?;
         let compute = ComputePipelines::new(ctx, &layout)?;
         let graphics = GraphicsPipelines::new(ctx, &layout, color_format)?;
-        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-        let camera = StagedBuffer::new(ctx, 256, vk::BufferUsageFlags::UNIFORM_BUFFER, "camera")?;
-        let matrices =
-            StagedBuffer::new(ctx, 64 * 256, storage | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER, "palette matrices")?;
-        let dual_quats = StagedBuffer::new(ctx, 32 * 256, storage, "palette dual quaternions")?;
-        let cpu_vertices =
-            StagedBuffer::new(ctx, 32 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "CPU-skinned vertices")?;
-        let lines = StagedBuffer::new(ctx, 28 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "lines")?;
         let d = ctx.device();
         let pool_info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(ctx.queue_family())
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: valid device; objects are destroyed in Drop.
+        // SAFETY: a valid device and create info; the pool is destroyed in Drop (or below).
         let pool = unsafe { d.create_command_pool(&pool_info, None) }.vk("vkCreateCommandPool")?;
-        let alloc = vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: valid pool.
-        let cmd = match unsafe { d.allocate_command_buffers(&alloc) } {
-            Ok(c) => c[0],
-            Err(result) => {
-                // SAFETY: unused pool.
-                unsafe { d.destroy_command_pool(pool, None) };
-                return Err(RenderError::Vulkan { call: "vkAllocateCommandBuffers", result });
-            }
-        };
-        // SAFETY: valid device.
-        let fence = match unsafe {
-            d.create_fence(&vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED), None)
-        } {
-            Ok(f) => f,
-            Err(result) => {
-                // SAFETY: unused pool.
-                unsafe { d.destroy_command_pool(pool, None) };
-                return Err(RenderError::Vulkan { call: "vkCreateFence", result });
-            }
-        };
-        Ok(Self {
-            fence,
+        let mut r = Self {
             pool,
-            cmd,
-            bone_view: None,
-            compute_out: Vec::new(),
-            camera,
-            matrices,
-            dual_quats,
-            cpu_vertices,
-            lines,
+            slots: Vec::with_capacity(FRAMES_IN_FLIGHT),
+            current: 0,
+            plan: FramePlan::default(),
             meshes: Vec::new(),
             graphics,
             compute,
             layout,
             color_format,
             ctx: ctx.clone(),
-        })
+        };
+        // From here on, `Drop` releases what was created (slots and pool).
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(FRAMES_IN_FLIGHT as u32);
+        // SAFETY: `pool` is a valid pool of this device; its buffers are freed with it.
+        let cmds = unsafe { d.allocate_command_buffers(&alloc) }.vk("vkAllocateCommandBuffers")?;
+        for cmd in cmds {
+            r.slots.push(FrameSlot::new(ctx, cmd)?);
+        }
+        Ok(r)
     }
 
     /// The context.
@@ -160,104 +203,83 @@ impl Renderer {
         self.meshes.get(id.0)
     }
 
-    /// Waits until the GPU has finished the last submitted frame.
+    /// Waits until the GPU has finished every submitted frame.
     ///
     /// # Errors
     /// The wait failed (device lost).
     pub fn wait_idle(&self) -> Result<(), RenderError> {
-        // SAFETY: the fence belongs to this device.
-        unsafe { self.ctx.device().wait_for_fences(&[self.fence], true, u64::MAX) }.vk("vkWaitForFences")
-    }
-
-    /// Checks that every instance fits the registered meshes and the frame's palettes.
-    pub(crate) fn check(&self, frame: &FrameData) -> Result<(), RenderError> {
-        for (i, inst) in frame.instances.iter().enumerate() {
-            let mesh = self
-                .meshes
-                .get(inst.mesh.0)
-                .ok_or_else(|| RenderError::Input(format!("instance {i}: unknown mesh {}", inst.mesh.0)))?;
-            let skinned = |what: &str| {
-                if mesh.is_skinned() {
-                    Ok(())
-                } else {
-                    Err(RenderError::Input(format!("instance {i}: {what} of a mesh without influences")))
-                }
-            };
-            let range = |offset: u32, need: usize, len: usize, what: &str| {
-                if offset as usize + need > len {
-                    Err(RenderError::Input(format!(
-                        "instance {i}: {what} at {offset} needs {need} entries, the frame has {len}"
-                    )))
-                } else {
-                    Ok(())
-                }
-            };
-            match inst.deform {
-                Deform::Static => {}
-                Deform::Gpu { method, palette_offset, .. } => {
-                    skinned("GPU skinning")?;
-                    let len = match method {
-                        SkinMethod::Lbs => frame.matrices.len(),
-                        SkinMethod::Dq => frame.dual_quats.len(),
-                    };
-                    range(palette_offset, mesh.joint_bound(), len, "palette")?;
-                }
-                Deform::BoneTexture { palette_offset } => {
-                    skinned("bone-texture skinning")?;
-                    range(palette_offset, mesh.joint_bound(), frame.matrices.len(), "palette")?;
-                    let texels = (palette_offset as usize + mesh.joint_bound()) * 4;
-                    if texels > self.ctx.limits().max_texel_buffer_elements as usize {
-                        return Err(RenderError::Input(format!("instance {i}: bone texture beyond the texel limit")));
-                    }
-                }
-                Deform::Cpu { vertex_offset } => {
-                    range(vertex_offset, mesh.vertex_count() as usize, frame.cpu_vertices.len(), "CPU vertices")?;
-                }
-            }
+        let mut fences = [vk::Fence::null(); FRAMES_IN_FLIGHT];
+        for (f, s) in fences.iter_mut().zip(&self.slots) {
+            *f = s.fence;
         }
-        Ok(())
+        // SAFETY: the fences belong to this device and are either signalled or pending
+        // from a submission (every reset is followed by a submit in `submit`).
+        unsafe { self.ctx.device().wait_for_fences(&fences[..self.slots.len()], true, u64::MAX) }.vk("vkWaitForFences")
     }
 
-    /// Waits for the previous frame, stages this frame's data, and begins recording: uploads,
-    /// compute skinning and the drawing pass into `target`. The colour image ends in
-    /// `COLOR_ATTACHMENT_OPTIMAL`; the caller records what follows and calls
-    /// [`Renderer::submit`].
-    pub(crate) fn record(&mut self, frame: &FrameData, target: &Target) -> Result<vk::CommandBuffer, RenderError> {
+    /// Resolves `frame` into the plan, checking it against the registered meshes.
+    pub(crate) fn check(&mut self, frame: &FrameData) -> Result<(), RenderError> {
+        self.plan.build(frame, &self.meshes, self.ctx.limits().max_texel_buffer_elements)
+    }
+
+    /// The index of the frame slot that the next [`Renderer::prepare`] fills.
+    #[inline]
+    #[cfg_attr(not(feature = "window"), allow(dead_code))]
+    pub(crate) fn slot(&self) -> usize {
+        self.current
+    }
+
+    /// Plans `frame`, waits until the GPU is done with the current slot (the frame two
+    /// submissions ago), and stages the frame's data into the slot. Nothing is recorded yet:
+    /// a caller may still give up (a swapchain that is out of date) and prepare again.
+    ///
+    /// # Errors
+    /// Invalid frame data (nothing is waited for then) or a failing Vulkan call.
+    pub(crate) fn prepare(&mut self, frame: &FrameData, aspect: f32) -> Result<(), RenderError> {
         self.check(frame)?;
-        self.wait_idle()?;
         let ctx = self.ctx.clone();
-        let aspect = target.extent.width.max(1) as f32 / target.extent.height.max(1) as f32;
-        self.camera.stage(&ctx, &[bytemuck::bytes_of(&frame.camera.uniform(aspect))])?;
-        self.matrices.stage(&ctx, &[bytemuck::cast_slice(&frame.matrices)])?;
-        self.dual_quats.stage(&ctx, &[bytemuck::cast_slice(&frame.dual_quats)])?;
-        self.cpu_vertices.stage(&ctx, &[bytemuck::cast_slice(&frame.cpu_vertices)])?;
-        self.lines.stage(&ctx, &[bytemuck::cast_slice(&frame.lines), bytemuck::cast_slice(&frame.overlay_lines)])?;
-        self.ensure_bone_view()?;
-        // Compute outputs: one buffer per compute instance, grown when needed.
-        let mut k = 0;
-        for inst in &frame.instances {
-            if let Deform::Gpu { path: SkinPath::Compute, .. } = inst.deform {
-                let bytes = u64::from(self.meshes[inst.mesh.0].vertex_count()) * 32;
-                if k == self.compute_out.len() || self.compute_out[k].size() < bytes {
-                    let b = Buffer::new(
-                        &ctx,
-                        bytes,
-                        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::VERTEX_BUFFER,
-                        MemoryLocation::GpuOnly,
-                        "compute skinning output",
-                    )?;
-                    if k == self.compute_out.len() {
-                        self.compute_out.push(b);
-                    } else {
-                        self.compute_out[k] = b;
-                    }
-                }
-                k += 1;
+        let slot = &mut self.slots[self.current];
+        // SAFETY: the fence belongs to this device and is signalled or pending (see
+        // `wait_idle`).
+        unsafe { ctx.device().wait_for_fences(&[slot.fence], true, u64::MAX) }.vk("vkWaitForFences")?;
+        // The slot's previous frame has completed: its buffers may be rewritten or replaced.
+        slot.camera.stage(&ctx, &[bytemuck::bytes_of(&frame.camera.uniform(aspect))])?;
+        slot.matrices.stage(&ctx, &[bytemuck::cast_slice(&frame.matrices)])?;
+        slot.dual_quats.stage(&ctx, &[bytemuck::cast_slice(&frame.dual_quats)])?;
+        slot.dq_scales.stage(&ctx, &[bytemuck::cast_slice(&frame.dq_scales)])?;
+        slot.cpu_vertices.stage(&ctx, &[bytemuck::cast_slice(&frame.cpu_vertices)])?;
+        slot.lines.stage(&ctx, &[bytemuck::cast_slice(&frame.lines), bytemuck::cast_slice(&frame.overlay_lines)])?;
+        // Compute outputs: one buffer per compute slot of the plan, grown when needed.
+        for (k, &bytes) in self.plan.compute_bytes.iter().enumerate() {
+            if k < slot.compute_out.len() && slot.compute_out[k].size() >= bytes {
+                continue;
+            }
+            let b = Buffer::new(
+                &ctx,
+                bytes,
+                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::VERTEX_BUFFER,
+                MemoryLocation::GpuOnly,
+                "compute skinning output",
+            )?;
+            if k == slot.compute_out.len() {
+                slot.compute_out.push(b);
+            } else {
+                slot.compute_out[k] = b;
             }
         }
-        let d = ctx.device();
-        let cmd = self.cmd;
-        // SAFETY: the previous submission of `cmd` has completed (fence waited).
+        ensure_bone_view(&ctx, slot)
+    }
+
+    /// Begins the current slot's command buffer and records the prepared frame into
+    /// `target`: uploads, compute skinning and the pass. The colour image ends in
+    /// `COLOR_ATTACHMENT_OPTIMAL`; the caller records what follows and calls
+    /// [`Renderer::submit`]. Call after a successful [`Renderer::prepare`].
+    pub(crate) fn record(&mut self, target: &Target) -> Result<vk::CommandBuffer, RenderError> {
+        let d = self.ctx.device();
+        let slot = &self.slots[self.current];
+        let cmd = slot.cmd;
+        // SAFETY: `prepare` waited for the slot's fence, so the previous submission of `cmd`
+        // has completed and it may be reset and begun again.
         unsafe {
             d.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty()).vk("vkResetCommandBuffer")?;
             d.begin_command_buffer(
@@ -265,99 +287,89 @@ impl Renderer {
                 &vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
             )
             .vk("vkBeginCommandBuffer")?;
-            // Earlier frames' reads of the buffers rewritten below finished before the fence;
-            // this execution dependency states it for the queue as well.
-            let mb = [vk::MemoryBarrier2::default()
-                .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
-                .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-            d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&mb));
         }
-        self.record_uploads(d, cmd);
-        self.record_compute(d, cmd, frame);
-        self.record_pass(d, cmd, frame, target);
+        // Earlier frames' reads of the buffers rewritten below finished before the fence;
+        // this execution dependency states it for the queue as well.
+        let mb = [vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        // SAFETY: `cmd` was begun above.
+        unsafe { d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&mb)) };
+        self.record_uploads(d, cmd, slot);
+        self.record_compute(d, cmd, slot);
+        self.record_pass(d, cmd, slot, target);
         Ok(cmd)
     }
 
-    fn ensure_bone_view(&mut self) -> Result<(), RenderError> {
-        let buf = self.matrices.buffer();
-        if self.bone_view.is_some_and(|(b, _)| b == buf.raw()) {
-            return Ok(());
-        }
-        let d = self.ctx.device();
-        if let Some((_, v)) = self.bone_view.take() {
-            // SAFETY: the previous frame has completed (fence waited in `record`).
-            unsafe { d.destroy_buffer_view(v, None) };
-        }
-        let max = u64::from(self.ctx.limits().max_texel_buffer_elements) * 16;
-        let range = buf.size().min(max) / 16 * 16;
-        let info = vk::BufferViewCreateInfo::default()
-            .buffer(buf.raw())
-            .format(vk::Format::R32G32B32A32_SFLOAT)
-            .offset(0)
-            .range(range);
-        // SAFETY: the buffer was created with UNIFORM_TEXEL_BUFFER usage.
-        let view = unsafe { d.create_buffer_view(&info, None) }.vk("vkCreateBufferView")?;
-        self.bone_view = Some((buf.raw(), view));
-        Ok(())
-    }
-
-    fn record_uploads(&self, d: &ash::Device, cmd: vk::CommandBuffer) {
+    fn record_uploads(&self, d: &ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
-        self.camera.record_upload(d, cmd, (S::VERTEX_SHADER | S::FRAGMENT_SHADER, A::UNIFORM_READ));
+        slot.camera.record_upload(d, cmd, (S::VERTEX_SHADER | S::FRAGMENT_SHADER, A::UNIFORM_READ));
         let palette_readers = (S::VERTEX_SHADER | S::COMPUTE_SHADER, A::SHADER_READ | A::UNIFORM_READ);
-        self.matrices.record_upload(d, cmd, palette_readers);
-        self.dual_quats.record_upload(d, cmd, palette_readers);
+        slot.matrices.record_upload(d, cmd, palette_readers);
+        slot.dual_quats.record_upload(d, cmd, palette_readers);
+        slot.dq_scales.record_upload(d, cmd, palette_readers);
         let vertex_input = (S::VERTEX_ATTRIBUTE_INPUT, A::VERTEX_ATTRIBUTE_READ);
-        self.cpu_vertices.record_upload(d, cmd, vertex_input);
-        self.lines.record_upload(d, cmd, vertex_input);
+        slot.cpu_vertices.record_upload(d, cmd, vertex_input);
+        slot.lines.record_upload(d, cmd, vertex_input);
     }
 
-    fn record_compute(&self, d: &ash::Device, cmd: vk::CommandBuffer, frame: &FrameData) {
-        let mut k = 0;
-        for inst in &frame.instances {
-            let Deform::Gpu { method, path: SkinPath::Compute, palette_offset } = inst.deform else {
-                continue;
+    /// The descriptors `bindings` of `item`, resolved to the slot's and the mesh's buffers.
+    fn descriptors(&self, slot: &FrameSlot, item: &PlanItem, bindings: &[(u32, Res)], set: &mut Descriptors) {
+        let mesh = &self.meshes[item.mesh];
+        let skin = |b: &Option<Buffer>| b.as_ref().expect("planned: skinned meshes have influences").raw();
+        for &(at, res) in bindings {
+            match res {
+                Res::BindVertices => set.buffer(at, mesh.vertices.raw()),
+                Res::Joints => set.buffer(at, skin(&mesh.joints)),
+                Res::Weights => set.buffer(at, skin(&mesh.weights)),
+                Res::Palette => set.buffer(at, slot.palette(item.palette.expect("planned with a palette").buffer)),
+                Res::ComputeOut => {
+                    let k = item.compute.expect("planned with compute work").slot as usize;
+                    set.buffer(at, slot.compute_out[k].raw())
+                }
+                Res::BoneTexels => set.texel(at, slot.bone_view.expect("created in prepare").1),
+                Res::DqScales => set.buffer(at, slot.dq_scales.buffer().raw()),
             };
-            let mesh = &self.meshes[inst.mesh.0];
-            let (pipeline, palette) = match method {
-                SkinMethod::Lbs => (&self.compute.lbs, self.matrices.buffer().raw()),
-                SkinMethod::Dq => (&self.compute.dq, self.dual_quats.buffer().raw()),
-            };
-            let x = Dispatch {
-                bind_vertices: mesh.vertices.raw(),
-                joints: mesh.joints.as_ref().expect("checked: GPU-skinned meshes have influences").raw(),
-                weights: mesh.weights.as_ref().expect("checked: GPU-skinned meshes have influences").raw(),
-                palette,
-                out: self.compute_out[k].raw(),
-                push: Push {
-                    model: inst.model.data.0,
-                    tint: [1.0; 4],
-                    palette_offset,
-                    influences: mesh.influences_per_vertex(),
-                    vertex_count: mesh.vertex_count(),
-                    out_offset: 0,
-                    flags: 0,
-                },
-                pipeline,
-            };
-            record_dispatch(d, &self.layout, cmd, &x);
-            k += 1;
         }
-        if k > 0 {
+    }
+
+    fn record_compute(&self, d: &ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) {
+        let mut any = false;
+        for (item, work) in self.plan.compute_items() {
+            let pipeline = match work.pipeline {
+                Comp::Lbs => &self.compute.lbs,
+                Comp::Dq => &self.compute.dq,
+            };
+            let mut set = Descriptors::default();
+            self.descriptors(slot, item, work.bindings, &mut set);
+            crate::skinning::record_dispatch(d, &self.layout, cmd, pipeline, &set, &item.push);
+            any = true;
+        }
+        if any {
             let mb = [vk::MemoryBarrier2::default()
                 .src_stage_mask(vk::PipelineStageFlags2::COMPUTE_SHADER)
                 .src_access_mask(vk::AccessFlags2::SHADER_STORAGE_WRITE)
                 .dst_stage_mask(vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT)
                 .dst_access_mask(vk::AccessFlags2::VERTEX_ATTRIBUTE_READ)];
-            // SAFETY: recording.
+            // SAFETY: `cmd` is recording (begun in `record`) and outside a render pass.
             unsafe { d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&mb)) };
         }
     }
 
-    fn record_pass(&self, d: &ash::Device, cmd: vk::CommandBuffer, frame: &FrameData, target: &Target) {
+    fn graphics_pipeline(&self, g: Gfx) -> &Pipeline {
+        match g {
+            Gfx::Mesh => &self.graphics.mesh,
+            Gfx::SkinLbs => &self.graphics.skin_lbs,
+            Gfx::SkinDq => &self.graphics.skin_dq,
+            Gfx::BoneTexture => &self.graphics.bone_texture,
+        }
+    }
+
+    fn record_pass(&self, d: &ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot, target: &Target) {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
+        let plan = &self.plan;
         let color_stage = S::COLOR_ATTACHMENT_OUTPUT;
         image_barrier(
             d,
@@ -383,7 +395,7 @@ impl Renderer {
             .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
             .load_op(vk::AttachmentLoadOp::CLEAR)
             .store_op(vk::AttachmentStoreOp::STORE)
-            .clear_value(vk::ClearValue { color: vk::ClearColorValue { float32: frame.clear_color } })];
+            .clear_value(vk::ClearValue { color: vk::ClearColorValue { float32: plan.clear_color } })];
         let depth = vk::RenderingAttachmentInfo::default()
             .image_view(target.depth_view)
             .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
@@ -404,142 +416,93 @@ impl Renderer {
             min_depth: 0.0,
             max_depth: 1.0,
         };
-        let camera_info =
-            [vk::DescriptorBufferInfo { buffer: self.camera.buffer().raw(), offset: 0, range: vk::WHOLE_SIZE }];
-        let camera_write = vk::WriteDescriptorSet::default()
-            .dst_binding(binding::CAMERA)
-            .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-            .buffer_info(&camera_info);
         let gfx = vk::PipelineBindPoint::GRAPHICS;
-        // SAFETY: recording; every buffer bound below outlives the submission (owned by self
-        // or its meshes, which are only replaced after the fence).
+        let camera = slot.camera.buffer().raw();
+        let lines = slot.lines.buffer().raw();
+        // SAFETY: `cmd` is recording (begun in `record`); both attachments were moved to
+        // their attachment layouts by the barriers above and match the pipelines' formats.
         unsafe {
             d.cmd_begin_rendering(cmd, &info);
             d.cmd_set_viewport(cmd, 0, &[viewport]);
             d.cmd_set_scissor(cmd, 0, &[area]);
-            let line_count = frame.lines.len() as u32;
-            if line_count > 0 {
-                self.bind(d, cmd, &self.graphics.lines);
-                self.layout.push_descriptors(cmd, gfx, &[camera_write]);
-                d.cmd_bind_vertex_buffers(cmd, 0, &[self.lines.buffer().raw()], &[0]);
-                d.cmd_draw(cmd, line_count, 1, 0, 0);
+        }
+        let mut set = Descriptors::default();
+        set.buffer(binding::CAMERA, camera);
+        if plan.line_vertices > 0 {
+            self.bind(d, cmd, &self.graphics.lines);
+            self.layout.push_descriptors(cmd, gfx, &set);
+            // SAFETY: inside the pass begun above, with a line pipeline bound; the line
+            // buffer of the slot holds `line_vertices + overlay_vertices` staged vertices.
+            unsafe {
+                d.cmd_bind_vertex_buffers(cmd, 0, &[lines], &[0]);
+                d.cmd_draw(cmd, plan.line_vertices, 1, 0, 0);
             }
-            let mut k = 0;
-            for inst in &frame.instances {
-                let mesh = &self.meshes[inst.mesh.0];
-                let mut push = Push {
-                    model: inst.model.data.0,
-                    tint: [inst.tint[0], inst.tint[1], inst.tint[2], if inst.lit { 1.0 } else { 0.0 }],
-                    palette_offset: 0,
-                    influences: mesh.influences_per_vertex(),
-                    vertex_count: mesh.vertex_count(),
-                    out_offset: 0,
-                    flags: 0,
-                };
-                let colors = mesh.colors.raw();
-                match inst.deform {
-                    Deform::Static => {
-                        self.bind(d, cmd, &self.graphics.mesh);
-                        self.layout.push_descriptors(cmd, gfx, &[camera_write]);
-                        d.cmd_bind_vertex_buffers(cmd, 0, &[mesh.vertices.raw(), colors], &[0, 0]);
-                    }
-                    Deform::Cpu { vertex_offset } => {
-                        self.bind(d, cmd, &self.graphics.mesh);
-                        self.layout.push_descriptors(cmd, gfx, &[camera_write]);
-                        let off = u64::from(vertex_offset) * std::mem::size_of::<GpuVertex>() as u64;
-                        d.cmd_bind_vertex_buffers(cmd, 0, &[self.cpu_vertices.buffer().raw(), colors], &[off, 0]);
-                    }
-                    Deform::Gpu { path: SkinPath::Compute, .. } => {
-                        self.bind(d, cmd, &self.graphics.mesh);
-                        self.layout.push_descriptors(cmd, gfx, &[camera_write]);
-                        d.cmd_bind_vertex_buffers(cmd, 0, &[self.compute_out[k].raw(), colors], &[0, 0]);
-                        k += 1;
-                    }
-                    Deform::Gpu { method, path: SkinPath::VertexShader, palette_offset } => {
-                        let (pipeline, palette) = match method {
-                            SkinMethod::Lbs => (&self.graphics.skin_lbs, self.matrices.buffer().raw()),
-                            SkinMethod::Dq => (&self.graphics.skin_dq, self.dual_quats.buffer().raw()),
-                        };
-                        push.palette_offset = palette_offset;
-                        self.bind(d, cmd, pipeline);
-                        let whole =
-                            |b: vk::Buffer| [vk::DescriptorBufferInfo { buffer: b, offset: 0, range: vk::WHOLE_SIZE }];
-                        let infos = [
-                            whole(mesh.vertices.raw()),
-                            whole(mesh.joints.as_ref().expect("checked: skinned").raw()),
-                            whole(mesh.weights.as_ref().expect("checked: skinned").raw()),
-                            whole(palette),
-                        ];
-                        let slots = [binding::BIND_VERTICES, binding::JOINTS, binding::WEIGHTS, binding::PALETTE];
-                        let w: [vk::WriteDescriptorSet<'_>; 4] = std::array::from_fn(|i| {
-                            vk::WriteDescriptorSet::default()
-                                .dst_binding(slots[i])
-                                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                                .buffer_info(&infos[i])
-                        });
-                        self.layout.push_descriptors(cmd, gfx, &[camera_write, w[0], w[1], w[2], w[3]]);
-                        d.cmd_bind_vertex_buffers(cmd, 1, &[colors], &[0]);
-                    }
-                    Deform::BoneTexture { palette_offset } => {
-                        push.palette_offset = palette_offset;
-                        self.bind(d, cmd, &self.graphics.bone_texture);
-                        let whole =
-                            |b: vk::Buffer| [vk::DescriptorBufferInfo { buffer: b, offset: 0, range: vk::WHOLE_SIZE }];
-                        let ji = whole(mesh.joints.as_ref().expect("checked: skinned").raw());
-                        let wi = whole(mesh.weights.as_ref().expect("checked: skinned").raw());
-                        let views = [self.bone_view.expect("created in record").1];
-                        let writes = [
-                            camera_write,
-                            vk::WriteDescriptorSet::default()
-                                .dst_binding(binding::JOINTS)
-                                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                                .buffer_info(&ji),
-                            vk::WriteDescriptorSet::default()
-                                .dst_binding(binding::WEIGHTS)
-                                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                                .buffer_info(&wi),
-                            vk::WriteDescriptorSet::default()
-                                .dst_binding(binding::BONES)
-                                .descriptor_type(vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
-                                .texel_buffer_view(&views),
-                        ];
-                        self.layout.push_descriptors(cmd, gfx, &writes);
-                        d.cmd_bind_vertex_buffers(cmd, 0, &[mesh.vertices.raw(), colors], &[0, 0]);
-                    }
+        }
+        for item in &plan.items {
+            let mesh = &self.meshes[item.mesh];
+            let mut set = Descriptors::default();
+            set.buffer(binding::CAMERA, camera);
+            self.descriptors(slot, item, item.bindings, &mut set);
+            self.bind(d, cmd, self.graphics_pipeline(item.pipeline));
+            self.layout.push_descriptors(cmd, gfx, &set);
+            self.layout.push(cmd, &item.push);
+            let colors = mesh.colors.raw();
+            let vertices = match item.vertices {
+                VertexSource::Mesh => Some((mesh.vertices.raw(), 0)),
+                VertexSource::CpuVertices(offset) => Some((slot.cpu_vertices.buffer().raw(), offset)),
+                VertexSource::ComputeOut => {
+                    let k = item.compute.expect("planned with compute work").slot as usize;
+                    Some((slot.compute_out[k].raw(), 0))
                 }
-                self.layout.push(cmd, &push);
+                VertexSource::Pulled => None,
+            };
+            // SAFETY: inside the pass, with the item's pipeline bound and its descriptors
+            // and push constants recorded; the plan checked that the vertex source holds
+            // `vertex_count` vertices and the palette covers every joint the mesh names, and
+            // the mesh's index buffer only names its own vertices (checked in `GpuMesh::new`).
+            unsafe {
+                match vertices {
+                    Some((b, offset)) => d.cmd_bind_vertex_buffers(cmd, 0, &[b, colors], &[offset, 0]),
+                    None => d.cmd_bind_vertex_buffers(cmd, 1, &[colors], &[0]),
+                }
                 d.cmd_bind_index_buffer(cmd, mesh.indices.raw(), 0, vk::IndexType::UINT32);
                 d.cmd_draw_indexed(cmd, mesh.index_count(), 1, 0, 0, 0);
             }
-            let overlay_count = frame.overlay_lines.len() as u32;
-            if overlay_count > 0 {
-                self.bind(d, cmd, &self.graphics.overlay);
-                self.layout.push_descriptors(cmd, gfx, &[camera_write]);
-                d.cmd_bind_vertex_buffers(cmd, 0, &[self.lines.buffer().raw()], &[0]);
-                d.cmd_draw(cmd, overlay_count, 1, line_count, 0);
-            }
-            d.cmd_end_rendering(cmd);
         }
+        if plan.overlay_vertices > 0 {
+            self.bind(d, cmd, &self.graphics.overlay);
+            self.layout.push_descriptors(cmd, gfx, &set);
+            // SAFETY: as for the depth-tested lines; the overlay vertices follow them.
+            unsafe {
+                d.cmd_bind_vertex_buffers(cmd, 0, &[lines], &[0]);
+                d.cmd_draw(cmd, plan.overlay_vertices, 1, plan.line_vertices, 0);
+            }
+        }
+        // SAFETY: ends the pass begun above.
+        unsafe { d.cmd_end_rendering(cmd) };
     }
 
     fn bind(&self, d: &ash::Device, cmd: vk::CommandBuffer, p: &Pipeline) {
-        // SAFETY: recording.
+        // SAFETY: `cmd` is recording inside the pass and every graphics pipeline was built
+        // for this renderer's layout and colour format.
         unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, p.raw) };
     }
 
     /// Ends `cmd` and submits it, waiting on `wait` (at colour output) and signalling
-    /// `signal`; the frame fence is signalled when it completes.
+    /// `signal`; the slot's fence is signalled when it completes. Moves on to the next slot.
     pub(crate) fn submit(
-        &self,
+        &mut self,
         cmd: vk::CommandBuffer,
         wait: Option<vk::Semaphore>,
         signal: Option<vk::Semaphore>,
     ) -> Result<(), RenderError> {
         let d = self.ctx.device();
-        // SAFETY: `cmd` is recording; the fence is not in use (waited in `record`).
+        let fence = self.slots[self.current].fence;
+        // SAFETY: `cmd` is the slot's command buffer, begun in `record`; the fence is
+        // signalled (waited in `prepare`) and not used by a pending submission.
         unsafe {
             d.end_command_buffer(cmd).vk("vkEndCommandBuffer")?;
-            d.reset_fences(&[self.fence]).vk("vkResetFences")?;
+            d.reset_fences(&[fence]).vk("vkResetFences")?;
         }
         let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
         let waits = [vk::SemaphoreSubmitInfo::default()
@@ -554,22 +517,116 @@ impl Renderer {
             .command_buffer_infos(&cmds)
             .wait_semaphore_infos(waits)
             .signal_semaphore_infos(signals);
-        self.ctx.submit(&[submit], self.fence)
+        let result = self.ctx.submit(&[submit], fence);
+        if result.is_err() {
+            // Nothing was submitted and the fence is reset: an empty submission signals it
+            // again, so that waiting for this slot cannot hang.
+            let _ = self.ctx.submit(&[vk::SubmitInfo2::default()], fence);
+        }
+        self.current = (self.current + 1) % self.slots.len();
+        result
     }
+}
+
+/// Keeps the slot's RGBA32F view of its matrix buffer current (the buffer is replaced when
+/// it grows).
+fn ensure_bone_view(ctx: &Context, slot: &mut FrameSlot) -> Result<(), RenderError> {
+    let buf = slot.matrices.buffer();
+    if slot.bone_view.is_some_and(|(b, _)| b == buf.raw()) {
+        return Ok(());
+    }
+    let d = ctx.device();
+    if let Some((_, v)) = slot.bone_view.take() {
+        // SAFETY: the slot's previous frame has completed (fence waited in `prepare`), so no
+        // submission uses the view.
+        unsafe { d.destroy_buffer_view(v, None) };
+    }
+    let max = u64::from(ctx.limits().max_texel_buffer_elements) * 16;
+    let range = buf.size().min(max) / 16 * 16;
+    let info = vk::BufferViewCreateInfo::default()
+        .buffer(buf.raw())
+        .format(vk::Format::R32G32B32A32_SFLOAT)
+        .offset(0)
+        .range(range);
+    // SAFETY: the buffer was created with UNIFORM_TEXEL_BUFFER usage and the range is a
+    // multiple of the texel size within the buffer and the device's texel limit.
+    let view = unsafe { d.create_buffer_view(&info, None) }.vk("vkCreateBufferView")?;
+    slot.bone_view = Some((buf.raw(), view));
+    Ok(())
 }
 
 impl Drop for Renderer {
     fn drop(&mut self) {
-        // SAFETY: wait for the GPU, then destroy what this struct created directly; the
+        let d = self.ctx.device();
+        // SAFETY: after the wait no submission of this renderer is pending, so its slots'
+        // fences and views and the pool (with its command buffers) can be destroyed; the
         // fields (buffers, meshes, pipelines, layout) drop afterwards in declaration order.
         unsafe {
-            let d = self.ctx.device();
             let _ = d.device_wait_idle();
-            if let Some((_, v)) = self.bone_view.take() {
-                d.destroy_buffer_view(v, None);
-            }
-            d.destroy_command_pool(self.pool, None);
-            d.destroy_fence(self.fence, None);
         }
+        for s in &mut self.slots {
+            s.destroy(d);
+        }
+        // SAFETY: the device is idle (waited above), so none of the pool's command buffers is
+        // pending; the pool was created from `d` and is destroyed once.
+        unsafe { d.destroy_command_pool(self.pool, None) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ContextDesc;
+    use crate::frame::SkinPath;
+    use crate::offscreen::{OFFSCREEN_FORMAT, Offscreen};
+    use anim_core::{Influences, Palette};
+    use anim_math::{Mat4, Vec3};
+
+    /// A steady frame loop rebuilds the plan in place (no reallocation) and alternates the
+    /// frame slots, with every deformation kind in the frame and validation clean.
+    #[test]
+    fn steady_frames_reuse_the_plan_and_alternate_slots() {
+        let ctx = Context::new(&ContextDesc::headless(true)).unwrap();
+        let mut r = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+        let mut target = Offscreen::new(&ctx, 32, 32).unwrap();
+        let mesh = Mesh {
+            positions: vec![Vec3::zeros(), Vec3::x(), Vec3::y()],
+            influences: Some(Influences::new(1, vec![0; 3], vec![1.0; 3], 1).unwrap()),
+            indices: vec![0, 1, 2],
+            ..Mesh::default()
+        };
+        let id = r.add_mesh(&mesh, &Coloring::Uniform([1.0; 3])).unwrap();
+        let lbs = Palette::Matrices(vec![Mat4::identity()]);
+        let dq = Palette::from_matrices(anim_core::SkinMethod::Dq, &[Mat4::new_scaling(2.0)]);
+        let mut frame = FrameData::default();
+        let fill = |f: &mut FrameData| {
+            f.clear();
+            f.add_static(id, Mat4::identity(), [1.0; 3]);
+            for path in [SkinPath::VertexShader, SkinPath::Compute, SkinPath::BoneTexture] {
+                f.add_skinned(id, Mat4::identity(), path, &lbs).unwrap();
+            }
+            for path in [SkinPath::VertexShader, SkinPath::Compute] {
+                f.add_skinned(id, Mat4::identity(), path, &dq).unwrap();
+            }
+            f.add_cpu(id, Mat4::identity(), &mesh.positions, &[Vec3::z(); 3]).unwrap();
+            f.line(Vec3::zeros(), Vec3::x(), [1.0; 4]);
+            f.overlay_line(Vec3::zeros(), Vec3::y(), [1.0; 4]);
+        };
+        fill(&mut frame);
+        target.render(&mut r, &frame).unwrap();
+        let items = (r.plan.items.as_ptr(), r.plan.items.capacity());
+        let compute = r.plan.compute_bytes.as_ptr();
+        let first = r.slot();
+        for k in 1..6 {
+            fill(&mut frame);
+            target.render(&mut r, &frame).unwrap();
+            assert_eq!((r.plan.items.as_ptr(), r.plan.items.capacity()), items);
+            assert_eq!(r.plan.compute_bytes.as_ptr(), compute);
+            assert_eq!(r.slot(), (first + k) % FRAMES_IN_FLIGHT);
+        }
+        assert_eq!(r.plan.items.len(), 7);
+        assert_eq!(r.plan.compute_slots, 2);
+        assert!(r.slots.iter().all(|s| s.compute_out.len() == 2));
+        assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
     }
 }

@@ -38,7 +38,7 @@ impl Buffer {
         let size = size.max(16);
         let d = ctx.device();
         let info = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
-        // SAFETY: valid device and create info.
+        // SAFETY: a valid device; the create info has a non-zero size and exclusive sharing.
         let raw = unsafe { d.create_buffer(&info, None) }.vk("vkCreateBuffer")?;
         // SAFETY: `raw` is a live buffer of this device.
         let requirements = unsafe { d.get_buffer_memory_requirements(raw) };
@@ -61,7 +61,7 @@ impl Buffer {
         };
         // SAFETY: memory and offset come from an allocation made for these requirements.
         if let Err(result) = unsafe { d.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) } {
-            // SAFETY: not in use.
+            // SAFETY: the buffer was never bound or used.
             unsafe { d.destroy_buffer(raw, None) };
             let _ = ctx.with_allocator(|a| a.free(allocation));
             return Err(RenderError::Vulkan { call: "vkBindBufferMemory", result });
@@ -174,7 +174,9 @@ pub fn copy_buffer(d: &ash::Device, cmd: vk::CommandBuffer, src: &Buffer, dst: &
         return;
     }
     let region = [vk::BufferCopy { src_offset: 0, dst_offset: 0, size }];
-    // SAFETY: both buffers are alive and large enough (checked by the callers).
+    assert!(size <= src.size && size <= dst.size, "copy of {size} bytes between {} and {}", src.size, dst.size);
+    // SAFETY: callers pass a command buffer in the recording state, outside a render pass;
+    // both buffers are alive (borrowed) and hold `size` bytes (asserted above).
     unsafe { d.cmd_copy_buffer(cmd, src.raw, dst.raw, &region) };
 }
 
@@ -196,7 +198,8 @@ pub fn buffer_barrier(
         .dst_access_mask(dst.1)
         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)];
-    // SAFETY: recording into a command buffer in the recording state.
+    // SAFETY: callers pass a command buffer in the recording state, outside a render pass,
+    // and a buffer of this device; the barrier covers the whole buffer on one queue family.
     unsafe { d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().buffer_memory_barriers(&b)) };
 }
 
@@ -228,7 +231,9 @@ pub fn image_barrier(
             base_array_layer: 0,
             layer_count: 1,
         })];
-    // SAFETY: recording into a command buffer in the recording state.
+    // SAFETY: callers pass a command buffer in the recording state, outside a render pass,
+    // an image of this device whose current layout is `layouts.0` (or UNDEFINED, which
+    // discards), and an `aspect` the image's format has.
     unsafe { d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().image_memory_barriers(&b)) };
 }
 
@@ -329,18 +334,6 @@ impl StagedBuffer {
     pub fn buffer(&self) -> &Buffer {
         &self.device
     }
-
-    /// Bytes staged by the last [`StagedBuffer::stage`].
-    #[inline]
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// True when nothing is staged.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 /// An image with one mip level and layer, its view and memory.
@@ -384,9 +377,9 @@ impl Image {
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        // SAFETY: valid device and create info.
+        // SAFETY: a valid device; a 2D image with extent at least 1×1, one level and layer.
         let raw = unsafe { d.create_image(&info, None) }.vk("vkCreateImage")?;
-        // SAFETY: live image.
+        // SAFETY: `raw` is a live image of this device.
         let requirements = unsafe { d.get_image_memory_requirements(raw) };
         let allocation = ctx.with_allocator(|a| {
             a.allocate(&AllocationCreateDesc {
@@ -400,7 +393,7 @@ impl Image {
         let allocation = match allocation {
             Ok(a) => a,
             Err(source) => {
-                // SAFETY: not in use.
+                // SAFETY: the image was never bound or used.
                 unsafe { d.destroy_image(raw, None) };
                 return Err(RenderError::Allocation { what: name.into(), source });
             }
@@ -420,7 +413,8 @@ impl Image {
                 base_array_layer: 0,
                 layer_count: 1,
             });
-        // SAFETY: the image is bound to memory.
+        // SAFETY: the image is bound to memory (above); the view has the image's format, type
+        // and its one level and layer, with an aspect the callers pick for that format.
         img.view = unsafe { d.create_image_view(&view_info, None) }.vk("vkCreateImageView")?;
         Ok(img)
     }
@@ -436,18 +430,6 @@ impl Image {
     pub fn view(&self) -> vk::ImageView {
         self.view
     }
-
-    /// The format.
-    #[inline]
-    pub fn format(&self) -> vk::Format {
-        self.format
-    }
-
-    /// The size in pixels.
-    #[inline]
-    pub fn extent(&self) -> vk::Extent2D {
-        self.extent
-    }
 }
 
 impl Drop for Image {
@@ -462,5 +444,43 @@ impl Drop for Image {
         if let Some(a) = self.allocation.take() {
             let _ = self.ctx.with_allocator(|al| al.free(a));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ContextDesc;
+
+    /// Two copies writing one buffer with no barrier between them (a write-after-write
+    /// hazard) are reported and counted, so a zero count in the other tests means something.
+    #[test]
+    fn synchronization_hazard_is_counted() {
+        let ctx = Context::new(&ContextDesc::headless(true)).unwrap();
+        let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let a = Buffer::new(&ctx, 256, usage, MemoryLocation::GpuOnly, "a").unwrap();
+        let b = Buffer::new(&ctx, 256, usage, MemoryLocation::GpuOnly, "b").unwrap();
+        assert_eq!(ctx.validation_count(), 0);
+        ctx.run_once(|cmd| {
+            copy_buffer(ctx.device(), cmd, &a, &b, 256);
+            copy_buffer(ctx.device(), cmd, &a, &b, 256);
+        })
+        .unwrap();
+        assert!(ctx.validation_count() > 0, "synchronization validation did not report the hazard");
+        let messages = ctx.validation_messages().join("\n");
+        assert!(messages.contains("SYNC-HAZARD-WRITE-AFTER-WRITE"), "{messages}");
+    }
+
+    /// A buffer left alive at `vkDestroyDevice` is reported.
+    #[test]
+    fn a_leaked_object_is_reported_at_teardown() {
+        let ctx = Context::new(&ContextDesc::headless(true)).unwrap();
+        let log = ctx.validation_log();
+        let info = vk::BufferCreateInfo::default().size(64).usage(vk::BufferUsageFlags::STORAGE_BUFFER);
+        // SAFETY: a valid device and create info; the buffer is leaked on purpose.
+        let _leaked = unsafe { ctx.device().create_buffer(&info, None) }.unwrap();
+        assert_eq!(log.count(), 0);
+        drop(ctx);
+        assert!(log.count() > 0, "the leak at vkDestroyDevice went unreported");
     }
 }

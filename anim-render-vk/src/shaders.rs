@@ -41,7 +41,8 @@ impl<'a> Module<'a> {
         let words = ash::util::read_spv(&mut std::io::Cursor::new(bytes))
             .map_err(|e| RenderError::Input(format!("embedded SPIR-V is malformed: {e}")))?;
         let info = vk::ShaderModuleCreateInfo::default().code(&words);
-        // SAFETY: valid device; the words are SPIR-V produced by shaderc.
+        // SAFETY: a valid device; `words` is a whole SPIR-V module (compiled by shaderc in
+        // build.rs, re-aligned by `read_spv`).
         let raw = unsafe { device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
         Ok(Self { device, raw })
     }
@@ -49,7 +50,8 @@ impl<'a> Module<'a> {
 
 impl Drop for Module<'_> {
     fn drop(&mut self) {
-        // SAFETY: modules are only needed while pipelines are created.
+        // SAFETY: the module was created from `device`; pipelines keep no reference to their
+        // modules once created, and a `Module` lives only while pipelines are built.
         unsafe { self.device.destroy_shader_module(self.raw, None) };
     }
 }

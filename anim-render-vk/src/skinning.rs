@@ -1,17 +1,18 @@
 //! Compute skinning: the dispatch the renderer records for [`crate::SkinPath::Compute`]
 //! instances, and [`GpuSkinner`], a one-shot API that skins a vertex array on the GPU and
-//! reads the result back (the same contract as `anim_core::skinning::{linear_blend,
-//! dual_quaternion}`).
+//! reads the result back (the same contract as `anim_core::skinning::skin`).
 
 use crate::context::Context;
 use crate::error::RenderError;
-use crate::frame::{SkinMethod, dq_words};
+use crate::frame::{dq_words, scale_words};
 use crate::mesh::GpuVertex;
-use crate::pipelines::{ComputePipelines, FLAG_INVERSE_TRANSPOSE, Pipeline, PipelineLayout, Push, binding};
+use crate::pipelines::{
+    ComputePipelines, Descriptors, FLAG_DQ_SCALE, FLAG_INVERSE_TRANSPOSE, Pipeline, PipelineLayout, Push, binding,
+};
 use crate::resources::{Buffer, buffer_barrier, copy_buffer};
-use anim_core::skinning::NormalMode;
-use anim_core::{Influences, SkinningError};
-use anim_math::{DualQuat, Mat4, Vec3};
+use anim_core::skinning::{self, NormalMode, SkinningInput};
+use anim_core::{Influences, Palette, SkinMethod};
+use anim_math::{Mat4, Vec3};
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
@@ -19,34 +20,25 @@ use std::sync::Arc;
 /// Workgroup size of the compute passes (`local_size_x` in `shaders/skin_compute.glsl`).
 pub const WORKGROUP: u32 = 64;
 
-/// Buffers of one compute skinning dispatch.
-pub(crate) struct Dispatch<'a> {
-    pub bind_vertices: vk::Buffer,
-    pub joints: vk::Buffer,
-    pub weights: vk::Buffer,
-    pub palette: vk::Buffer,
-    pub out: vk::Buffer,
-    pub push: Push,
-    pub pipeline: &'a Pipeline,
-}
-
-/// Records one compute skinning dispatch (no barriers).
-pub(crate) fn record_dispatch(d: &ash::Device, layout: &PipelineLayout, cmd: vk::CommandBuffer, x: &Dispatch<'_>) {
-    let info = |b: vk::Buffer| [vk::DescriptorBufferInfo { buffer: b, offset: 0, range: vk::WHOLE_SIZE }];
-    let infos = [info(x.bind_vertices), info(x.joints), info(x.weights), info(x.palette), info(x.out)];
-    let slots = [binding::BIND_VERTICES, binding::JOINTS, binding::WEIGHTS, binding::PALETTE, binding::OUT_VERTICES];
-    let writes: [vk::WriteDescriptorSet<'_>; 5] = std::array::from_fn(|i| {
-        vk::WriteDescriptorSet::default()
-            .dst_binding(slots[i])
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-            .buffer_info(&infos[i])
-    });
-    // SAFETY: recording into a command buffer; the buffers are alive until it completes.
-    unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, x.pipeline.raw) };
-    layout.push_descriptors(cmd, vk::PipelineBindPoint::COMPUTE, &writes);
-    layout.push(cmd, &x.push);
-    let (gx, gy) = dispatch_groups(x.push.vertex_count);
-    // SAFETY: as above.
+/// Records one compute skinning dispatch of `push.vertex_count` vertices with the
+/// descriptors `set` (bind vertices, joints, weights, palette, output; no barriers).
+pub(crate) fn record_dispatch(
+    d: &ash::Device,
+    layout: &PipelineLayout,
+    cmd: vk::CommandBuffer,
+    pipeline: &Pipeline,
+    set: &Descriptors,
+    push: &Push,
+) {
+    // SAFETY: `cmd` is recording outside a render pass (callers record dispatches before
+    // the pass or in `run_once`); the pipeline was built with `layout`.
+    unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.raw) };
+    layout.push_descriptors(cmd, vk::PipelineBindPoint::COMPUTE, set);
+    layout.push(cmd, push);
+    let (gx, gy) = dispatch_groups(push.vertex_count);
+    // SAFETY: as above, with the pipeline, all of its descriptors and the push constants
+    // bound; the shader returns for invocations at or past `vertex_count`, and the output
+    // buffer holds `vertex_count` vertices (sized by the callers).
     unsafe { d.cmd_dispatch(cmd, gx, gy, 1) };
 }
 
@@ -57,32 +49,6 @@ pub(crate) fn dispatch_groups(vertices: u32) -> (u32, u32) {
     const MAX_X: u32 = 65_535;
     let groups = vertices.div_ceil(WORKGROUP).max(1);
     if groups <= MAX_X { (groups, 1) } else { (MAX_X, groups.div_ceil(MAX_X)) }
-}
-
-/// The palette handed to [`GpuSkinner::skin`]; its variant picks the method.
-#[derive(Clone, Copy, Debug)]
-pub enum GpuPalette<'a> {
-    /// Linear blend skinning with a matrix palette.
-    Lbs(&'a [Mat4]),
-    /// Dual-quaternion skinning.
-    Dq(&'a [DualQuat]),
-}
-
-impl GpuPalette<'_> {
-    /// The method this palette selects.
-    pub fn method(&self) -> SkinMethod {
-        match self {
-            Self::Lbs(_) => SkinMethod::Lbs,
-            Self::Dq(_) => SkinMethod::Dq,
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Self::Lbs(p) => p.len(),
-            Self::Dq(p) => p.len(),
-        }
-    }
 }
 
 /// One-shot GPU skinning with readback: uploads bind vertices, influences and palette
@@ -122,41 +88,28 @@ impl GpuSkinner {
     }
 
     /// Skins `positions` (and `normals`, when given and asked for) with `palette` on the GPU
-    /// and writes the results into `out_positions` / `out_normals`. `normal_mode` selects how
-    /// LBS transforms normals (as `anim_core::skinning::linear_blend`); DQ ignores it.
+    /// and writes the results into `out_positions` / `out_normals`. The palette's variant
+    /// picks the method, as [`anim_core::skinning::skin`]: `normal_mode` selects how LBS
+    /// transforms normals; DQ follows [`SkinMethod::Dq`] (with the palette's scale, the
+    /// scale work skipped for a rigid palette) and ignores it.
     ///
     /// # Errors
-    /// The same length and palette checks as the CPU functions (as
-    /// [`RenderError::Skinning`]), or a failing Vulkan call.
+    /// The checks of `anim_core::skinning::check` (as [`RenderError::Skinning`]), or a
+    /// failing Vulkan call.
     #[allow(clippy::too_many_arguments)]
     pub fn skin(
         &self,
         positions: &[Vec3],
         normals: Option<&[Vec3]>,
         influences: &Influences,
-        palette: GpuPalette<'_>,
+        palette: &Palette,
         normal_mode: NormalMode,
         out_positions: &mut [Vec3],
         out_normals: Option<&mut [Vec3]>,
     ) -> Result<(), RenderError> {
+        let input = SkinningInput { influences, positions, normals };
+        skinning::check(&input, palette.len(), out_positions.len(), out_normals.as_ref().map(|s| s.len()))?;
         let n = influences.vertex_count();
-        let lens = [
-            ("input positions", positions.len()),
-            ("output positions", out_positions.len()),
-            ("input normals", normals.map_or(n, <[Vec3]>::len)),
-            ("output normals", out_normals.as_ref().map_or(n, |s| s.len())),
-        ];
-        for (what, got) in lens {
-            if got != n {
-                return Err(SkinningError::WrongLength(anim_core::LengthMismatch::new(what, got, n)).into());
-            }
-        }
-        if out_normals.is_some() && normals.is_none() {
-            return Err(SkinningError::WrongLength(anim_core::LengthMismatch::new("input normals", 0, n)).into());
-        }
-        if palette.len() < influences.joint_bound() {
-            return Err(SkinningError::PaletteTooShort { got: palette.len(), needed: influences.joint_bound() }.into());
-        }
         if n == 0 {
             return Ok(());
         }
@@ -165,13 +118,22 @@ impl GpuSkinner {
         let verts: Vec<GpuVertex> =
             (0..n).map(|i| GpuVertex::new(&positions[i], normals.map_or(&zero, |ns| &ns[i]))).collect();
         let joints: Vec<u32> = influences.joints().iter().map(|&j| u32::from(j)).collect();
-        let dq: Vec<[f32; 8]> = match palette {
-            GpuPalette::Lbs(_) => Vec::new(),
-            GpuPalette::Dq(p) => p.iter().map(dq_words).collect(),
+        let mut flags = if normal_mode == NormalMode::InverseTranspose { FLAG_INVERSE_TRANSPOSE } else { 0 };
+        let (dq, scales): (Vec<[f32; 8]>, Vec<[[f32; 4]; 3]>) = match palette {
+            Palette::Matrices(_) => (Vec::new(), Vec::new()),
+            Palette::DualQuats(d) => {
+                let scales = if d.is_rigid() {
+                    Vec::new()
+                } else {
+                    flags |= FLAG_DQ_SCALE;
+                    d.scales().iter().map(scale_words).collect()
+                };
+                (d.dual_quats().iter().map(dq_words).collect(), scales)
+            }
         };
         let palette_bytes: &[u8] = match palette {
-            GpuPalette::Lbs(p) => bytemuck::cast_slice(p),
-            GpuPalette::Dq(_) => bytemuck::cast_slice(&dq),
+            Palette::Matrices(m) => bytemuck::cast_slice(m),
+            Palette::DualQuats(_) => bytemuck::cast_slice(&dq),
         };
         let ctx = &self.ctx;
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
@@ -182,6 +144,8 @@ impl GpuSkinner {
         let wb =
             Buffer::device_local(ctx, bytemuck::cast_slice(influences.weights()), storage, cs, sr, "skin: weights")?;
         let pb = Buffer::device_local(ctx, palette_bytes, storage, cs, sr, "skin: palette")?;
+        // Bound for DQ even when rigid (the shader declares it), read only with FLAG_DQ_SCALE.
+        let sb = Buffer::device_local(ctx, bytemuck::cast_slice(&scales), storage, cs, sr, "skin: DQ scales")?;
         let bytes = (n * std::mem::size_of::<GpuVertex>()) as u64;
         let out = Buffer::new(
             ctx,
@@ -192,9 +156,9 @@ impl GpuSkinner {
         )?;
         let readback =
             Buffer::new(ctx, bytes, vk::BufferUsageFlags::TRANSFER_DST, MemoryLocation::GpuToCpu, "skin: readback")?;
-        let pipeline = match palette {
-            GpuPalette::Lbs(_) => &self.pipelines.lbs,
-            GpuPalette::Dq(_) => &self.pipelines.dq,
+        let pipeline = match palette.method() {
+            SkinMethod::Lbs => &self.pipelines.lbs,
+            SkinMethod::Dq => &self.pipelines.dq,
         };
         let push = Push {
             model: Mat4::identity().data.0,
@@ -203,20 +167,21 @@ impl GpuSkinner {
             influences: influences.per_vertex() as u32,
             vertex_count,
             out_offset: 0,
-            flags: if normal_mode == NormalMode::InverseTranspose { FLAG_INVERSE_TRANSPOSE } else { 0 },
+            flags,
+            scale_offset: 0,
         };
         let d = ctx.device();
+        let mut set = Descriptors::default();
+        set.buffer(binding::BIND_VERTICES, bind.raw())
+            .buffer(binding::JOINTS, jb.raw())
+            .buffer(binding::WEIGHTS, wb.raw())
+            .buffer(binding::PALETTE, pb.raw())
+            .buffer(binding::OUT_VERTICES, out.raw());
+        if palette.method() == SkinMethod::Dq {
+            set.buffer(binding::DQ_SCALES, sb.raw());
+        }
         ctx.run_once(|cmd| {
-            let x = Dispatch {
-                bind_vertices: bind.raw(),
-                joints: jb.raw(),
-                weights: wb.raw(),
-                palette: pb.raw(),
-                out: out.raw(),
-                push,
-                pipeline,
-            };
-            record_dispatch(d, &self.layout, cmd, &x);
+            record_dispatch(d, &self.layout, cmd, pipeline, &set, &push);
             buffer_barrier(
                 d,
                 cmd,

@@ -1,12 +1,16 @@
 //! Presenting to a window: a swapchain that is recreated on resize and when the surface
 //! reports out-of-date or suboptimal, and that skips frames while the window is minimized
 //! (zero extent). FIFO present mode (always available).
+//!
+//! Two frames are in flight (see [`crate::renderer::FRAMES_IN_FLIGHT`]): each renderer frame
+//! slot has its own acquire semaphore, each swapchain image its own "rendered" semaphore;
+//! the depth image is shared, its reuse ordered by the pass's layout barrier.
 
 use crate::context::Context;
 use crate::error::{RenderError, VkCall};
 use crate::frame::FrameData;
 use crate::pipelines::DEPTH_FORMAT;
-use crate::renderer::{Renderer, Target};
+use crate::renderer::{FRAMES_IN_FLIGHT, Renderer, Target};
 use crate::resources::{Image, image_barrier};
 use ash::vk;
 use std::sync::Arc;
@@ -18,7 +22,8 @@ use std::sync::Arc;
 /// The surface reports no formats (e.g. an X server at 16-bit depth).
 pub fn surface_format(ctx: &Context) -> Result<vk::SurfaceFormatKHR, RenderError> {
     let sf = ctx.surface_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;
-    // SAFETY: valid physical device and surface.
+    // SAFETY: the surface was created from this context's instance and the physical device
+    // enumerated from it; the query has no other preconditions.
     let formats = unsafe { sf.get_physical_device_surface_formats(ctx.physical_device(), ctx.surface) }
         .vk("vkGetPhysicalDeviceSurfaceFormatsKHR")?;
     let preferred = [vk::Format::B8G8R8A8_UNORM, vk::Format::R8G8B8A8_UNORM];
@@ -37,7 +42,7 @@ pub struct Swapchain {
     images: Vec<vk::Image>,
     views: Vec<vk::ImageView>,
     depth: Option<Image>,
-    acquired: vk::Semaphore,
+    acquired: [vk::Semaphore; FRAMES_IN_FLIGHT],
     rendered: Vec<vk::Semaphore>,
     format: vk::SurfaceFormatKHR,
     extent: vk::Extent2D,
@@ -56,25 +61,32 @@ impl Swapchain {
     /// current extent wins when it reports one).
     ///
     /// # Errors
-    /// Headless context, no surface format, or a failing call.
+    /// Headless context, a context that already has a swapchain, no surface format, or a
+    /// failing call.
     pub fn new(ctx: &Arc<Context>, width: u32, height: u32) -> Result<Self, RenderError> {
         let format = surface_format(ctx)?;
-        // SAFETY: valid device.
-        let acquired = unsafe { ctx.device().create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }
-            .vk("vkCreateSemaphore")?;
+        if ctx.swapchain_taken.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return Err(RenderError::Surface("the context's surface already has a swapchain".into()));
+        }
+        // From here on `Drop` releases what exists (null handles are skipped).
         let mut s = Self {
             ctx: ctx.clone(),
             raw: vk::SwapchainKHR::null(),
             images: Vec::new(),
             views: Vec::new(),
             depth: None,
-            acquired,
+            acquired: [vk::Semaphore::null(); FRAMES_IN_FLIGHT],
             rendered: Vec::new(),
             format,
             extent: vk::Extent2D { width, height },
             dirty: true,
             created: 0,
         };
+        for a in &mut s.acquired {
+            // SAFETY: a valid device; the semaphore is destroyed in Drop.
+            *a = unsafe { ctx.device().create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }
+                .vk("vkCreateSemaphore")?;
+        }
         s.recreate(width, height)?;
         Ok(s)
     }
@@ -99,7 +111,8 @@ impl Swapchain {
 
     fn destroy_views(&mut self) {
         let d = self.ctx.device();
-        // SAFETY: the device is idle (callers wait) so nothing uses the views/semaphores.
+        // SAFETY: callers waited for the device to be idle, so no submission or presentation
+        // uses the views or semaphores.
         unsafe {
             for v in self.views.drain(..) {
                 d.destroy_image_view(v, None);
@@ -121,7 +134,7 @@ impl Swapchain {
         let d = ctx.device();
         let sf = ctx.surface_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;
         let swf = ctx.swapchain_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;
-        // SAFETY: plain query.
+        // SAFETY: the surface and physical device belong to this context's instance.
         let caps = unsafe { sf.get_physical_device_surface_capabilities(ctx.physical_device(), ctx.surface) }
             .vk("vkGetPhysicalDeviceSurfaceCapabilitiesKHR")?;
         let extent = if caps.current_extent.width != u32::MAX {
@@ -137,7 +150,7 @@ impl Swapchain {
             self.dirty = true;
             return Ok(());
         }
-        // SAFETY: wait until the old swapchain's images are no longer used.
+        // SAFETY: a valid device; afterwards nothing uses the old swapchain's images.
         unsafe { d.device_wait_idle() }.vk("vkDeviceWaitIdle")?;
         self.destroy_views();
         let mut count = caps.min_image_count + 1;
@@ -159,14 +172,15 @@ impl Swapchain {
             .present_mode(vk::PresentModeKHR::FIFO)
             .clipped(true)
             .old_swapchain(old);
-        // SAFETY: valid surface and create info; the old swapchain is retired below.
+        // SAFETY: the surface belongs to this context and is used by no other swapchain
+        // (`swapchain_taken`); `old` is this swapchain's previous one (retired below).
         let raw = unsafe { swf.create_swapchain(&info, None) }.vk("vkCreateSwapchainKHR")?;
         if old != vk::SwapchainKHR::null() {
             // SAFETY: device idle; the old swapchain is no longer used.
             unsafe { swf.destroy_swapchain(old, None) };
         }
         self.raw = raw;
-        // SAFETY: the new swapchain.
+        // SAFETY: `raw` was just created from `swf`.
         self.images = unsafe { swf.get_swapchain_images(raw) }.vk("vkGetSwapchainImagesKHR")?;
         for &image in &self.images {
             let vi = vk::ImageViewCreateInfo::default()
@@ -180,9 +194,9 @@ impl Swapchain {
                     base_array_layer: 0,
                     layer_count: 1,
                 });
-            // SAFETY: a swapchain image of this device.
+            // SAFETY: `image` belongs to the new swapchain and the view matches its format.
             self.views.push(unsafe { d.create_image_view(&vi, None) }.vk("vkCreateImageView")?);
-            // SAFETY: valid device.
+            // SAFETY: a valid device; destroyed in `destroy_views`.
             self.rendered.push(
                 unsafe { d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None) }.vk("vkCreateSemaphore")?,
             );
@@ -211,7 +225,20 @@ impl Swapchain {
     ///
     /// # Errors
     /// Invalid frame data or a failing call (other than out-of-date, which recreates).
+    ///
+    /// The renderer must come from this swapchain's context and be built for its
+    /// [`Swapchain::format`]; otherwise this is an error.
     pub fn draw(&mut self, renderer: &mut Renderer, frame: &FrameData) -> Result<bool, RenderError> {
+        if !Arc::ptr_eq(renderer.context(), &self.ctx) {
+            return Err(RenderError::Input("renderer and swapchain belong to different contexts".into()));
+        }
+        if renderer.color_format() != self.format.format {
+            return Err(RenderError::Input(format!(
+                "renderer built for {:?}, the swapchain is {:?}",
+                renderer.color_format(),
+                self.format.format
+            )));
+        }
         if self.dirty {
             let e = self.extent;
             self.recreate(e.width, e.height)?;
@@ -219,15 +246,17 @@ impl Swapchain {
                 return Ok(false);
             }
         }
-        // Reject a bad frame before acquiring: an acquired image must be submitted, or its
-        // semaphore would stay signalled.
-        renderer.check(frame)?;
-        // Both the previous frame's submission and this acquire use `acquired`: wait first.
-        renderer.wait_idle()?;
+        // Plan, check and stage before acquiring (an acquired image must be submitted, or
+        // its semaphore would stay signalled); this waits for the frame that last used the
+        // renderer's current slot, and with it for the last wait on that slot's semaphore.
+        let aspect = self.extent.width as f32 / self.extent.height as f32;
+        renderer.prepare(frame, aspect)?;
+        let acquire = self.acquired[renderer.slot() % FRAMES_IN_FLIGHT];
         let ctx = self.ctx.clone();
         let swf = ctx.swapchain_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;
-        // SAFETY: valid swapchain; the semaphore is unsignalled (its last wait completed).
-        let acquired = unsafe { swf.acquire_next_image(self.raw, u64::MAX, self.acquired, vk::Fence::null()) };
+        // SAFETY: a live swapchain; `acquire` is unsignalled: the submission that last waited
+        // on it used the same renderer slot, whose fence `prepare` waited for.
+        let acquired = unsafe { swf.acquire_next_image(self.raw, u64::MAX, acquire, vk::Fence::null()) };
         let index = match acquired {
             Ok((i, suboptimal)) => {
                 if suboptimal {
@@ -249,7 +278,7 @@ impl Swapchain {
             depth_view: depth.view(),
             extent: self.extent,
         };
-        let cmd = renderer.record(frame, &target)?;
+        let cmd = renderer.record(&target)?;
         image_barrier(
             ctx.device(),
             cmd,
@@ -259,7 +288,7 @@ impl Swapchain {
             (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
             (vk::PipelineStageFlags2::NONE, vk::AccessFlags2::NONE),
         );
-        renderer.submit(cmd, Some(self.acquired), Some(self.rendered[index]))?;
+        renderer.submit(cmd, Some(acquire), Some(self.rendered[index]))?;
         let swapchains = [self.raw];
         let indices = [index as u32];
         let waits = [self.rendered[index]];
@@ -276,19 +305,25 @@ impl Swapchain {
 
 impl Drop for Swapchain {
     fn drop(&mut self) {
-        // SAFETY: idle device; views and semaphores, then the swapchain.
+        // SAFETY: a valid device; after the wait nothing uses the swapchain's objects.
         unsafe {
             let _ = self.ctx.device().device_wait_idle();
         }
         self.destroy_views();
-        // SAFETY: as above.
+        // SAFETY: the device is idle (above); semaphores, then the swapchain, all created
+        // here from this device (null handles are skipped).
         unsafe {
-            self.ctx.device().destroy_semaphore(self.acquired, None);
+            for a in self.acquired {
+                if a != vk::Semaphore::null() {
+                    self.ctx.device().destroy_semaphore(a, None);
+                }
+            }
             if let Some(swf) = &self.ctx.swapchain_fn
                 && self.raw != vk::SwapchainKHR::null()
             {
                 swf.destroy_swapchain(self.raw, None);
             }
         }
+        self.ctx.swapchain_taken.store(false, std::sync::atomic::Ordering::SeqCst);
     }
 }

@@ -5,9 +5,11 @@
 mod common;
 
 use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Influences, Mesh};
-use anim_math::{Mat4, Quat, Vec3, dual};
-use anim_render_vk::{Camera, Coloring, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, SkinPath, lines};
+use anim_core::{Influences, Mesh, Palette, SkinMethod};
+use anim_math::{Mat4, Quat, Vec3};
+use anim_render_vk::{
+    Camera, Coloring, FrameData, MeshId, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, RgbaImage, SkinPath, lines,
+};
 
 const W: u32 = 160;
 const H: u32 = 120;
@@ -98,6 +100,22 @@ fn static_quad_and_clear_colour() {
     common::assert_clean(&ctx);
 }
 
+/// The skinned vertices of `palette` on the CPU (the reference the GPU paths must match).
+fn cpu_skin(r: &Renderer, id: MeshId, inf: &Influences, palette: &Palette) -> (Vec<Vec3>, Vec<Vec3>) {
+    let gpu = r.mesh(id).unwrap();
+    let (bind_p, bind_n) = (gpu.bind_positions(), gpu.bind_normals());
+    let input = SkinningInput { influences: inf, positions: bind_p, normals: Some(bind_n) };
+    let (mut p, mut n) = (vec![Vec3::zeros(); bind_p.len()], vec![Vec3::zeros(); bind_p.len()]);
+    skinning::skin(
+        &input,
+        palette,
+        NormalMode::Direct,
+        &mut SkinningOutput { positions: &mut p, normals: Some(&mut n) },
+    )
+    .unwrap();
+    (p, n)
+}
+
 #[test]
 fn skinning_paths_draw_the_same_image() {
     let ctx = common::context();
@@ -105,28 +123,19 @@ fn skinning_paths_draw_the_same_image() {
     let mut target = Offscreen::new(&ctx, W, H).unwrap();
     let mesh = bar(16);
     let id = r.add_mesh(&mesh, &Coloring::ByJoint).unwrap();
-    let palette = bar_palette(1.2);
-    let dqs: Vec<_> = palette.iter().map(dual::from_rigid_matrix).collect();
-    let gpu = r.mesh(id).unwrap();
-    let (bind_p, bind_n) = (gpu.bind_positions().to_vec(), gpu.bind_normals().to_vec());
     let inf = mesh.influences.as_ref().unwrap();
-    let input = SkinningInput { influences: inf, positions: &bind_p, normals: Some(&bind_n) };
-    let n = bind_p.len();
-    let (mut lp, mut ln, mut dp, mut dn) =
-        (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n], vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
-    skinning::linear_blend(
-        &input,
-        &palette,
-        NormalMode::Direct,
-        &mut SkinningOutput { positions: &mut lp, normals: Some(&mut ln) },
-    )
-    .unwrap();
-    skinning::dual_quaternion(
-        &input,
-        &anim_core::DqPalette::from_rigid(&dqs),
-        &mut SkinningOutput { positions: &mut dp, normals: Some(&mut dn) },
-    )
-    .unwrap();
+    let matrices = bar_palette(1.2);
+    let lbs = Palette::Matrices(matrices.clone());
+    let dq = Palette::from_matrices(SkinMethod::Dq, &matrices);
+    assert!(dq.dual_quats().unwrap().is_rigid());
+    // The bent joint also grows non-uniformly about its pivot: a DQ palette with scale.
+    let pivot = Mat4::new_translation(&Vec3::new(2.0, 0.0, 0.0));
+    let grow = pivot * Mat4::new_nonuniform_scaling(&Vec3::new(1.4, 1.8, 0.7)) * pivot.try_inverse().unwrap();
+    let dq_scaled = Palette::from_matrices(SkinMethod::Dq, &[matrices[0], matrices[1] * grow]);
+    assert!(!dq_scaled.dual_quats().unwrap().is_rigid());
+    let (lp, ln) = cpu_skin(&r, id, inf, &lbs);
+    let (dp, dn) = cpu_skin(&r, id, inf, &dq);
+    let (sp, sn) = cpu_skin(&r, id, inf, &dq_scaled);
     let model = Mat4::new_translation(&Vec3::new(-2.0, -0.5, 0.0));
     let mut frame = FrameData { camera: camera_front(7.0), ..FrameData::default() };
     let mut shot = |fill: &dyn Fn(&mut FrameData)| {
@@ -135,30 +144,46 @@ fn skinning_paths_draw_the_same_image() {
         target.render(&mut r, &frame).unwrap();
         target.image().unwrap()
     };
-    let lbs_vs = shot(&|f| f.add_lbs(id, model, SkinPath::VertexShader, &palette).unwrap());
-    let lbs_cs = shot(&|f| f.add_lbs(id, model, SkinPath::Compute, &palette).unwrap());
+    fn gpu(id: MeshId, model: Mat4, path: SkinPath, palette: &Palette) -> impl Fn(&mut FrameData) + '_ {
+        move |f| f.add_skinned(id, model, path, palette).unwrap()
+    }
+    let lbs_vs = shot(&gpu(id, model, SkinPath::VertexShader, &lbs));
+    let lbs_cs = shot(&gpu(id, model, SkinPath::Compute, &lbs));
     let lbs_cpu = shot(&|f| f.add_cpu(id, model, &lp, &ln).unwrap());
     let lbs_tex = shot(&|f| {
-        f.add_bone_texture(id, model, &palette).unwrap();
+        f.add_skinned(id, model, SkinPath::BoneTexture, &lbs).unwrap();
         f.style_last([1.0; 3], true);
     });
-    let dq_vs = shot(&|f| f.add_dq(id, model, SkinPath::VertexShader, &dqs).unwrap());
-    let dq_cs = shot(&|f| f.add_dq(id, model, SkinPath::Compute, &dqs).unwrap());
+    let dq_vs = shot(&gpu(id, model, SkinPath::VertexShader, &dq));
+    let dq_cs = shot(&gpu(id, model, SkinPath::Compute, &dq));
     let dq_cpu = shot(&|f| f.add_cpu(id, model, &dp, &dn).unwrap());
-    let rest = shot(&|f| f.add_lbs(id, model, SkinPath::VertexShader, &bar_palette(0.0)).unwrap());
+    let scaled_vs = shot(&gpu(id, model, SkinPath::VertexShader, &dq_scaled));
+    let scaled_cs = shot(&gpu(id, model, SkinPath::Compute, &dq_scaled));
+    let scaled_cpu = shot(&|f| f.add_cpu(id, model, &sp, &sn).unwrap());
+    let rest = shot(&gpu(id, model, SkinPath::VertexShader, &Palette::Matrices(bar_palette(0.0))));
     for (name, a, b) in [
         ("LBS vertex vs compute", &lbs_vs, &lbs_cs),
         ("LBS vertex vs CPU", &lbs_vs, &lbs_cpu),
         ("LBS vertex vs bone texture", &lbs_vs, &lbs_tex),
         ("DQ vertex vs compute", &dq_vs, &dq_cs),
         ("DQ vertex vs CPU", &dq_vs, &dq_cpu),
+        ("scaled DQ vertex vs compute", &scaled_vs, &scaled_cs),
+        ("scaled DQ vertex vs CPU", &scaled_vs, &scaled_cpu),
     ] {
         let f = diff_fraction(a, b, 2);
         assert!(f < 0.002, "{name}: {:.3}% of pixels differ", f * 100.0);
     }
-    // The bend shows (the palette is used) and LBS and DQ differ (the bend is large).
+    // The bend shows (the palette is used), LBS and DQ differ (the bend is large), and the
+    // scale shows (it is not dropped).
     assert!(diff_fraction(&lbs_vs, &rest, 2) > 0.01);
     assert!(diff_fraction(&lbs_vs, &dq_vs, 2) > 0.001);
+    assert!(diff_fraction(&dq_vs, &scaled_vs, 2) > 0.01);
+    // A DQ palette cannot go through the bone texture.
+    let mut f = FrameData::default();
+    assert!(matches!(
+        f.add_skinned(id, model, SkinPath::BoneTexture, &dq),
+        Err(RenderError::Unsupported { path: SkinPath::BoneTexture, method: SkinMethod::Dq })
+    ));
     common::assert_clean(&ctx);
 }
 
@@ -178,9 +203,9 @@ fn several_instances_each_with_its_own_palette() {
     for (i, (p, path)) in places.iter().zip(paths).enumerate() {
         let palette = [Mat4::new_translation(p)];
         if i < 2 {
-            frame.add_lbs(id, Mat4::identity(), path, &palette).unwrap();
+            frame.add_skinned(id, Mat4::identity(), path, &Palette::Matrices(palette.to_vec())).unwrap();
         } else {
-            frame.add_dq(id, Mat4::identity(), path, &[dual::from_rigid_matrix(&palette[0])]).unwrap();
+            frame.add_skinned(id, Mat4::identity(), path, &Palette::from_matrices(SkinMethod::Dq, &palette)).unwrap();
         }
         frame.style_last([1.0; 3], false);
     }
@@ -230,11 +255,12 @@ fn frame_errors_name_the_instance() {
     let id = r.add_mesh(&bar(4), &Coloring::ByJoint).unwrap();
     let stat = r.add_mesh(&common::quad(1.0), &Coloring::Uniform([1.0; 3])).unwrap();
     let mut frame = FrameData::default();
-    frame.add_lbs(id, Mat4::identity(), SkinPath::Compute, &[Mat4::identity()]).unwrap();
+    let one = Palette::Matrices(vec![Mat4::identity()]);
+    frame.add_skinned(id, Mat4::identity(), SkinPath::Compute, &one).unwrap();
     let e = target.render(&mut r, &frame).unwrap_err().to_string();
     assert!(e.contains("instance 0") && e.contains("palette"), "{e}");
     frame.clear();
-    frame.add_lbs(stat, Mat4::identity(), SkinPath::VertexShader, &[Mat4::identity()]).unwrap();
+    frame.add_skinned(stat, Mat4::identity(), SkinPath::VertexShader, &one).unwrap();
     let e = target.render(&mut r, &frame).unwrap_err().to_string();
     assert!(e.contains("without influences"), "{e}");
     frame.clear();

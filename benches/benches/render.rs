@@ -12,10 +12,10 @@
 //! Run: `cargo bench -p benches --bench render`.
 
 use anim_core::skinning::NormalMode;
-use anim_core::{Mesh, Skin, palette};
+use anim_core::{DqPalette, Mesh, Palette, Skin, palette};
 use anim_math::{DualQuat, Mat4, Vec3};
 use anim_render_vk::{
-    Coloring, Context, ContextDesc, FrameData, GpuPalette, GpuSkinner, OFFSCREEN_FORMAT, Offscreen, Renderer, SkinPath,
+    Coloring, Context, ContextDesc, FrameData, GpuSkinner, OFFSCREEN_FORMAT, Offscreen, Renderer, SkinPath,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::time::Duration;
@@ -28,7 +28,7 @@ fn context() -> std::sync::Arc<Context> {
     ctx
 }
 
-fn palettes() -> (Vec<Mat4>, Vec<DualQuat>) {
+fn palettes() -> (Palette, Palette) {
     let skeleton = benches::skeleton(JOINTS);
     let clip = benches::clip(&skeleton, 4.0, 30.0);
     let mut pose = skeleton.rest_pose().clone();
@@ -40,7 +40,7 @@ fn palettes() -> (Vec<Mat4>, Vec<DualQuat>) {
     let mut d = vec![DualQuat::identity(); JOINTS];
     palette::skinning_matrices(&model, &skin, &mut m).expect("palette");
     palette::skinning_dual_quats(&model, &skin, &mut d).expect("palette");
-    (m, d)
+    (Palette::Matrices(m), Palette::DualQuats(DqPalette::from_rigid(&d)))
 }
 
 fn compute_skinning(c: &mut Criterion) {
@@ -59,14 +59,14 @@ fn compute_skinning(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("lbs", n), &n, |b, _| {
             b.iter(|| {
                 frame.clear();
-                frame.add_lbs(id, Mat4::identity(), SkinPath::Compute, &m).expect("palette fits");
+                frame.add_skinned(id, Mat4::identity(), SkinPath::Compute, &m).expect("palette fits");
                 target.render(&mut renderer, &frame).expect("frame");
             })
         });
         g.bench_with_input(BenchmarkId::new("dq", n), &n, |b, _| {
             b.iter(|| {
                 frame.clear();
-                frame.add_dq(id, Mat4::identity(), SkinPath::Compute, &d).expect("palette fits");
+                frame.add_skinned(id, Mat4::identity(), SkinPath::Compute, &d).expect("palette fits");
                 target.render(&mut renderer, &frame).expect("frame");
             })
         });
@@ -88,15 +88,7 @@ fn one_shot_skinning(c: &mut Criterion) {
     g.bench_function("lbs_with_normals_16k", |b| {
         b.iter(|| {
             skinner
-                .skin(
-                    &positions,
-                    Some(&normals),
-                    &influences,
-                    GpuPalette::Lbs(&m),
-                    NormalMode::Direct,
-                    &mut out_p,
-                    Some(&mut out_n),
-                )
+                .skin(&positions, Some(&normals), &influences, &m, NormalMode::Direct, &mut out_p, Some(&mut out_n))
                 .expect("skinning")
         })
     });
@@ -114,7 +106,7 @@ fn frame(c: &mut Criterion) {
     let joints = man.skeleton.len();
     let mut pose = man.skeleton.rest_pose().clone();
     let mut model = vec![Mat4::identity(); joints];
-    let mut pal = vec![Mat4::identity(); joints];
+    let mut pal = Palette::Matrices(vec![Mat4::identity(); joints]);
     let mut g = c.benchmark_group("frame");
     g.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
     for count in [1usize, 8, 32] {
@@ -128,9 +120,11 @@ fn frame(c: &mut Criterion) {
                 for i in 0..count {
                     clip.sample(i as f32 * 0.13, anim_core::TimePolicy::Wrap, &mut pose).expect("pose fits");
                     pose.local_to_model(&man.skeleton, &mut model).expect("pose fits");
-                    palette::skinning_matrices(&model, &skin, &mut pal).expect("palette");
+                    pal.update(&model, &skin).expect("palette");
                     let at = Vec3::new((i % 8) as f32 * 1.5 - 5.25, 0.0, -((i / 8) as f32) * 1.5);
-                    frame.add_lbs(id, Mat4::new_translation(&at), SkinPath::VertexShader, &pal).expect("palette fits");
+                    frame
+                        .add_skinned(id, Mat4::new_translation(&at), SkinPath::VertexShader, &pal)
+                        .expect("palette fits");
                 }
                 target.render(&mut renderer, &frame).expect("frame");
             })

@@ -58,8 +58,8 @@ use crate::character::Backend;
 use anim_core::SkinMethod;
 use anim_math::Vec3;
 use anim_render_vk::{
-    Camera, Context, ContextDesc, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, Swapchain,
-    WindowHandles, swapchain, validation_from_env,
+    Camera, Context, ContextDesc, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, Swapchain, swapchain,
+    validation_from_env,
 };
 use clap::builder::TypedValueParser as _;
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -391,7 +391,6 @@ pub fn main<S: Scene>() -> ExitCode {
 
 mod window {
     use super::*;
-    use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
     use winit::application::ApplicationHandler;
     use winit::dpi::PhysicalSize;
     use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -405,7 +404,7 @@ mod window {
         swapchain: Swapchain,
         renderer: Renderer,
         ctx: Arc<Context>,
-        window: Window,
+        window: Arc<Window>,
         last: Instant,
         title_at: Instant,
         frame_ms: f32,
@@ -429,12 +428,10 @@ mod window {
             let attrs = Window::default_attributes()
                 .with_title(S::NAME)
                 .with_inner_size(PhysicalSize::new(self.args.width, self.args.height));
-            let window = el.create_window(attrs).map_err(|e| DemoError::Window(e.to_string()))?;
-            let handles = WindowHandles {
-                display: window.display_handle().map_err(|e| DemoError::Window(e.to_string()))?.as_raw(),
-                window: window.window_handle().map_err(|e| DemoError::Window(e.to_string()))?.as_raw(),
-            };
-            let ctx = Context::new(&ContextDesc { validation: self.args.validation_on(), window: Some(handles) })?;
+            let window = Arc::new(el.create_window(attrs).map_err(|e| DemoError::Window(e.to_string()))?);
+            // The context keeps the window alive until its surface is destroyed.
+            let ctx =
+                Context::new(&ContextDesc { validation: self.args.validation_on(), window: Some(window.clone()) })?;
             let format = swapchain::surface_format(&ctx)?;
             let mut renderer = Renderer::new(&ctx, format.format)?;
             let size = window.inner_size();

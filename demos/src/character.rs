@@ -6,7 +6,6 @@ use anim_core::SkinMethod;
 use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
 use anim_core::{Clip, Mesh, Palette, Pose, Skeleton, Skin, TimePolicy};
 use anim_math::{Mat4, Vec3};
-use anim_render_vk::mesh::smooth_normals;
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinPath};
 use std::path::Path;
 
@@ -81,7 +80,7 @@ pub struct Character {
 
 fn with_normals(mut mesh: Mesh) -> Mesh {
     if mesh.normals.len() != mesh.positions.len() {
-        mesh.normals = smooth_normals(&mesh.positions, &mesh.indices);
+        mesh.normals = mesh.smooth_normals();
     }
     mesh
 }
@@ -325,10 +324,7 @@ impl Posed {
                 (Some(_), Backend::Cpu) => frame.add_cpu(*id, *model, &self.positions[i], &self.normals[i])?,
                 (Some(s), gpu) => {
                     let path = if gpu == Backend::Compute { SkinPath::Compute } else { SkinPath::VertexShader };
-                    match &palettes[s] {
-                        Palette::Matrices(m) => frame.add_lbs(*id, *model, path, m)?,
-                        Palette::DualQuats(d) => frame.add_dq(*id, *model, path, d.dual_quats())?,
-                    }
+                    frame.add_skinned(*id, *model, path, &palettes[s])?;
                 }
             }
         }

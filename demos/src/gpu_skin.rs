@@ -4,18 +4,15 @@
 //! back), unskinned ones are placed by their node on the CPU exactly as the CPU backend
 //! does.
 //!
-//! Differences from the CPU backend, by design: dual-quaternion skinning on the GPU drops
-//! any scale in the palette (the CPU path blends bind-space scales first), so DQ results
-//! agree only for palettes without scale; LBS agrees everywhere (normals by the inverse
-//! transpose, as on the CPU).
+//! Both methods agree with the CPU backend: LBS with normals by the inverse transpose, DQ
+//! with bind-space scale (anim-core's `SkinMethod::Dq`).
 
 use crate::DemoError;
-use anim_core::SkinMethod;
-use anim_core::palette;
 use anim_core::skinning::NormalMode;
+use anim_core::{Palette, SkinMethod};
 use anim_gltf::{Model, SkinScratch};
-use anim_math::{DualQuat, Mat4, Vec3};
-use anim_render_vk::{Context, GpuPalette, GpuSkinner};
+use anim_math::{Mat4, Vec3};
+use anim_render_vk::{Context, GpuSkinner};
 use std::sync::Arc;
 
 /// Skins glTF mesh instances on the GPU (see the module docs).
@@ -23,9 +20,7 @@ use std::sync::Arc;
 pub struct GpuInstanceSkinner {
     skinner: GpuSkinner,
     scratch: SkinScratch,
-    matrices: Vec<Mat4>,
-    dual_quats: Vec<DualQuat>,
-    dropped_scale: bool,
+    palette: Palette,
 }
 
 impl GpuInstanceSkinner {
@@ -42,20 +37,7 @@ impl GpuInstanceSkinner {
     /// # Errors
     /// Pipeline creation failed.
     pub fn with_context(ctx: &Arc<Context>) -> Result<Self, DemoError> {
-        Ok(Self {
-            skinner: GpuSkinner::new(ctx)?,
-            scratch: SkinScratch::new(),
-            matrices: Vec::new(),
-            dual_quats: Vec::new(),
-            dropped_scale: false,
-        })
-    }
-
-    /// True once a DQ skin had scale in its palette, which GPU dual-quaternion skinning
-    /// drops (the CPU backend, [`Model::skin_instance`], keeps it): the two backends then
-    /// disagree for that model.
-    pub fn dropped_scale(&self) -> bool {
-        self.dropped_scale
+        Ok(Self { skinner: GpuSkinner::new(ctx)?, scratch: SkinScratch::new(), palette: Palette::default() })
     }
 
     /// The Vulkan context (for its validation count).
@@ -97,30 +79,13 @@ impl GpuInstanceSkinner {
         let normals = if mesh.normals.is_empty() { None } else { normals };
         let src_normals = normals.as_ref().map(|_| mesh.normals.as_slice());
         let skin = &model.skins[s].skin;
-        let gpu_palette = match method {
-            SkinMethod::Lbs => {
-                self.matrices.resize(skin.len(), Mat4::identity());
-                palette::skinning_matrices(world, skin, &mut self.matrices)?;
-                GpuPalette::Lbs(&self.matrices)
-            }
-            SkinMethod::Dq => {
-                self.matrices.resize(skin.len(), Mat4::identity());
-                palette::skinning_matrices(world, skin, &mut self.matrices)?;
-                let scaled = self
-                    .matrices
-                    .iter()
-                    .any(|m| (0..3).any(|c| (m.fixed_view::<3, 1>(0, c).norm() - 1.0).abs() > 1e-4));
-                self.dropped_scale |= scaled;
-                self.dual_quats.resize(skin.len(), DualQuat::identity());
-                palette::skinning_dual_quats(world, skin, &mut self.dual_quats)?;
-                GpuPalette::Dq(&self.dual_quats)
-            }
-        };
+        self.palette.set_method(method);
+        self.palette.update(world, skin)?;
         self.skinner.skin(
             &mesh.positions,
             src_normals,
             influences,
-            gpu_palette,
+            &self.palette,
             NormalMode::InverseTranspose,
             positions,
             normals,

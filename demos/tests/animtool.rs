@@ -195,16 +195,33 @@ fn sample_inspect_and_export_default() {
 }
 
 #[test]
-fn gpu_dq_says_when_it_drops_palette_scale() {
-    // dq.gltf's TwistingWithScale scales the child joint: GPU DQ drops that and says so.
+fn gpu_dq_keeps_palette_scale() {
+    // dq.gltf's TwistingWithScale scales a joint, so its DQ palettes carry scale: both
+    // backends follow anim-core's scale-aware SkinMethod::Dq and agree on every vertex.
+    let file = asset("DQ/dq.gltf");
+    let base = ["skin", &file, "--clip", "TwistingWithScale", "--times", "0.5,1.5,2.5", "--method", "dq", "--normals"];
+    let cpu = skin_json("dq_scaled_cpu.json", &[&base[..], &["--backend", "cpu"]].concat());
     let out_file = tmp("dq_scaled_gpu.json");
-    let args = ["skin", &asset("DQ/dq.gltf"), "--clip", "TwistingWithScale", "--times", "2.5", "--method", "dq"];
-    let out = run(&[&args[..], &["--backend", "gpu", "--out", out_file.to_str().unwrap()]].concat());
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("carries scale"), "{}", String::from_utf8_lossy(&out.stderr));
-    // Fox's palette is rigid: no note.
-    let args = ["skin", &asset("Fox/Fox.glb"), "--clip", "0", "--times", "0.5", "--method", "dq", "--backend", "gpu"];
-    let out = run(&[&args[..], &["--out", tmp("fox_gpu.json").to_str().unwrap()]].concat());
-    assert!(out.status.success());
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("carries scale"));
+    let out = run(&[&base[..], &["--backend", "gpu", "--out", out_file.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "no note or warning: {}", String::from_utf8_lossy(&out.stderr));
+    let gpu: Value = serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let all = |j: &Value, key: &str| -> Vec<f32> {
+        j["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["primitives"].as_array().unwrap().iter().flat_map(|p| floats(&p[key])))
+            .collect()
+    };
+    let (cp, gp) = (all(&cpu, "positions"), all(&gpu, "positions"));
+    assert!(!cp.is_empty() && cp.len() == gp.len());
+    let (lo, hi) = cp.chunks(3).fold(([f32::MAX; 3], [f32::MIN; 3]), |(lo, hi), p| {
+        (std::array::from_fn(|i| lo[i].min(p[i])), std::array::from_fn(|i| hi[i].max(p[i])))
+    });
+    let diagonal = (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f32>().sqrt();
+    let worst = cp.iter().zip(&gp).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(worst <= 1e-5 * diagonal, "worst {worst} of diagonal {diagonal}");
+    let (cn, gn) = (all(&cpu, "normals"), all(&gpu, "normals"));
+    assert!(cn.iter().zip(&gn).all(|(a, b)| (a - b).abs() < 1e-4));
 }

@@ -381,9 +381,10 @@ fn bone_texture_leaves_a_vertex_without_weights_at_rest() {
     frame.camera.target = Vec3::new(0.5, 0.5, 0.0);
     frame.clear_color = [0.0, 0.0, 0.0, 1.0];
     let centre = Vec3::new(0.5, 0.5, 0.0);
+    let palette = anim_core::Palette::Matrices(vec![moved; 3]);
     let mut shot = |mesh| {
         frame.clear();
-        frame.add_bone_texture(mesh, Mat4::identity(), &[moved; 3]).unwrap();
+        frame.add_skinned(mesh, Mat4::identity(), anim_render_vk::SkinPath::BoneTexture, &palette).unwrap();
         target.render(&mut renderer, &frame).unwrap();
         let img = target.image().unwrap();
         (pixel_at(&img, &frame.camera, centre), foreground(&img).len())

@@ -1,6 +1,6 @@
 //! `GpuInstanceSkinner` (the GPU backend of `animtool skin`) against the CPU backend
-//! (`Model::skin_instance`) on the shared assets: LBS everywhere, DQ on models whose
-//! palettes carry no scale. Positions to 1e-5 of the bounding-box diagonal, normals to 1e-4.
+//! (`Model::skin_instance`) on the shared assets, LBS and scale-aware DQ. Positions to 1e-5
+//! of the bounding-box diagonal, normals to 1e-4.
 
 use anim_core::SkinMethod;
 use anim_core::{Pose, TimePolicy};
@@ -16,9 +16,11 @@ fn check(rel: &str, methods: &[SkinMethod]) {
     let mut scratch = SkinScratch::new();
     let mut pose = Pose::identity(model.skeleton.len());
     let mut world = vec![Mat4::identity(); model.skeleton.len()];
-    let clip = 0;
-    let dur = model.clips[clip].duration();
-    for t in [0.0, 0.45 * dur, dur] {
+    // Every clip (dq.gltf's third, TwistingWithScale, is the one whose palettes carry scale).
+    let times = (0..model.clips.len())
+        .flat_map(|c| [0.0, 0.45, 1.0].map(|f| (c, f * model.clips[c].duration())))
+        .collect::<Vec<_>>();
+    for (clip, t) in times {
         model.sample_pose(clip, t, TimePolicy::Clamp, &mut pose).unwrap();
         model.world_matrices(&pose, &mut world).unwrap();
         for (i, inst) in model.meshes.iter().enumerate() {
@@ -32,8 +34,8 @@ fn check(rel: &str, methods: &[SkinMethod]) {
                 let tol = 1e-5 * (hi - lo).norm();
                 let dp = cp.iter().zip(&gp).map(|(a, b)| (a - b).norm()).fold(0.0f32, f32::max);
                 let dn = cn.iter().zip(&gn).map(|(a, b)| (a - b).norm()).fold(0.0f32, f32::max);
-                assert!(dp <= tol, "{rel} instance {i} t={t} {method:?}: position error {dp} > {tol}");
-                assert!(dn < 1e-4, "{rel} instance {i} t={t} {method:?}: normal error {dn}");
+                assert!(dp <= tol, "{rel} clip {clip} instance {i} t={t} {method:?}: position error {dp} > {tol}");
+                assert!(dn < 1e-4, "{rel} clip {clip} instance {i} t={t} {method:?}: normal error {dn}");
             }
         }
     }
@@ -51,11 +53,16 @@ fn fox_lbs_and_dq() {
 }
 
 #[test]
-fn rigged_simple_lbs() {
-    check("RiggedSimple/RiggedSimple.glb", &[SkinMethod::Lbs]);
+fn rigged_simple_lbs_and_dq() {
+    check("RiggedSimple/RiggedSimple.glb", &[SkinMethod::Lbs, SkinMethod::Dq]);
 }
 
 #[test]
-fn woman_lbs() {
-    check("Woman/Woman.gltf", &[SkinMethod::Lbs]);
+fn woman_lbs_and_dq() {
+    check("Woman/Woman.gltf", &[SkinMethod::Lbs, SkinMethod::Dq]);
+}
+
+#[test]
+fn dq_with_scale_lbs_and_dq() {
+    check("DQ/dq.gltf", &[SkinMethod::Lbs, SkinMethod::Dq]);
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// A context with validation and synchronization validation on.
 pub fn context() -> Arc<Context> {
-    Context::new(&ContextDesc { validation: true, window: None }).expect("Vulkan context (lavapipe) with validation")
+    Context::new(&ContextDesc::headless(true)).expect("Vulkan context (lavapipe) with validation")
 }
 
 /// Fails with the messages when the validation layer reported anything.

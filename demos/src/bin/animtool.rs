@@ -514,14 +514,6 @@ fn skin(a: &SkinArgs) -> Result<()> {
     if let (Some(path), Some(bin)) = (&a.bin, &sink.bin) {
         std::fs::write(path, bin).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    if let Skinner::Gpu(g) = &backend
-        && g.dropped_scale()
-    {
-        eprintln!(
-            "animtool: note: this model's skinning palette carries scale, which GPU dual-quaternion skinning \
-             drops; the CPU backend keeps it, so `--backend cpu --method dq` gives different positions"
-        );
-    }
     Ok(())
 }
 

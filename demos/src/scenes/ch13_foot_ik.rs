@@ -17,7 +17,6 @@ use anim_core::{Mesh, TimePolicy};
 use anim_ik::{FootGrounding, FootSettings, HeightField, Leg};
 use anim_mannequin::{ANKLE_HEIGHT, BALL_HEIGHT};
 use anim_math::{Mat4, Quat, Transform, Vec3};
-use anim_render_vk::mesh::smooth_normals;
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 
 /// Radius of the circle the character walks, metres.
@@ -73,7 +72,7 @@ pub fn ground_mesh() -> (Mesh, Vec<[f32; 4]>, usize) {
             mesh.indices.extend_from_slice(&[v(i, k), v(i + 1, k + 1), v(i + 1, k)]);
         }
     }
-    mesh.normals = smooth_normals(&mesh.positions, &mesh.indices);
+    mesh.normals = mesh.smooth_normals();
     (mesh, colors, n)
 }
 

@@ -14,9 +14,9 @@
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
-use anim_core::{Influences, JointDesc, Mesh, Pose, Skeleton, Skin, palette};
+use anim_core::{Influences, JointDesc, Mesh, Palette, Pose, Skeleton, Skin};
 use anim_math::{Mat4, Quat, Transform, Vec3};
-use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
+use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinPath};
 
 /// Weights of (b0, b1, b2) at grid column x in [0, 8] (seed 003's table, interpolated).
 pub fn seed_weights(x: f32) -> [f32; 3] {
@@ -116,7 +116,7 @@ pub struct BoneTexture {
     pub view: View,
     pose: Pose,
     model: Vec<Mat4>,
-    palette: Vec<Mat4>,
+    palette: Palette,
     /// Seconds.
     pub time: f32,
     /// Time stands still.
@@ -145,7 +145,7 @@ impl Scene for BoneTexture {
         Ok(Self {
             pose: skeleton.rest_pose().clone(),
             model: vec![Mat4::identity(); 3],
-            palette: vec![Mat4::identity(); 3],
+            palette: Palette::Matrices(vec![Mat4::identity(); 3]),
             skin,
             skeleton,
             meshes,
@@ -173,9 +173,9 @@ impl Scene for BoneTexture {
             l.rotation = rot;
         }
         self.pose.local_to_model(&self.skeleton, &mut self.model)?;
-        palette::skinning_matrices(&self.model, &self.skin, &mut self.palette)?;
+        self.palette.update(&self.model, &self.skin)?;
         frame.clear_color = [0.08, 0.08, 0.1, 1.0];
-        frame.add_bone_texture(self.meshes[self.view as usize], Mat4::identity(), &self.palette)?;
+        frame.add_skinned(self.meshes[self.view as usize], Mat4::identity(), SkinPath::BoneTexture, &self.palette)?;
         for j in 1..3 {
             let a = self.model[j - 1].column(3).xyz();
             let b = self.model[j].column(3).xyz();
