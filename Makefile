@@ -1,8 +1,8 @@
 # The two commands of the README, plus the checks CI runs. Every target first runs the
-# idempotent setup (system packages, merged shaderc archive, glTF validator), which does
+# idempotent setup (system packages such as glslc, the glTF validator), which does
 # nothing in well under a second when all is present.
 
-.PHONY: setup run test lint bench-build bench docs
+.PHONY: setup run test lint package bench-build bench docs
 
 setup:
 	@scripts/setup.sh
@@ -19,6 +19,12 @@ lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+	cargo clippy -p anim-math --all-targets --features mint -- -D warnings
+
+# Every library crate packaged as crates.io would get it and built from its .crate file
+# (demos and benches are not published); fails on a .crate over crates.io's 10 MB.
+package: setup
+	scripts/package.sh
 
 bench-build: setup
 	cargo bench --workspace --no-run

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Idempotent setup: installs the system packages the workspace needs and builds the
-# merged shaderc archive that `shaderc-sys` links against. When everything is already
-# present it only checks, in well under a second.
+# Idempotent setup: installs the system packages the workspace needs (glslc, which
+# anim-render-vk's build.rs compiles the shaders with; the Vulkan loader, lavapipe and the
+# validation layers the tests run on; Xvfb for the windowed test) and the glTF validator.
+# When everything is already present it only checks, in well under a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(mesa-vulkan-drivers libvulkan1 vulkan-validationlayers vulkan-tools
-          libshaderc-dev glslang-dev spirv-tools glslc xvfb xauth)
+          glslc xvfb xauth)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -33,25 +34,4 @@ scripts/validate-gltf.sh --install-only
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust (>= 1.89) with rustup first" >&2
   exit 1
-fi
-
-# shaderc on Debian 12: libshaderc.so.1 is underlinked and libshaderc_combined.a lacks
-# glslang, so merge Debian's static archives into one libshaderc_combined.a. The folder is
-# what .cargo/config.toml gives shaderc-sys as SHADERC_LIB_DIR.
-out=.deps/shaderc/libshaderc_combined.a
-if [ ! -f "$out" ]; then
-  libdir=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
-  mkdir -p .deps/shaderc
-  {
-    echo "CREATE $out"
-    for a in libshaderc_combined.a libglslang.a libSPIRV.a libMachineIndependent.a \
-             libGenericCodeGen.a libOSDependent.a libOGLCompiler.a libHLSL.a \
-             libglslang-default-resource-limits.a libSPIRV-Tools-opt.a libSPIRV-Tools.a; do
-      if [ ! -f "$libdir/$a" ]; then echo "setup: missing $libdir/$a" >&2; exit 1; fi
-      echo "ADDLIB $libdir/$a"
-    done
-    echo "SAVE"
-    echo "END"
-  } | ar -M
-  echo "setup: wrote $out" >&2
 fi

@@ -946,3 +946,8 @@ mod tests {
         assert!(worst < 0.05, "an edge stretched by {worst} m");
     }
 }
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

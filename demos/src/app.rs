@@ -365,7 +365,14 @@ pub fn run_headless<S: Scene>(args: &CommonArgs) -> Result<HeadlessRun<S>, DemoE
 /// whether it succeeded (validation messages count as failure).
 pub fn main<S: Scene>() -> ExitCode {
     let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).try_init();
-    let args = parse_args::<S>();
+    let mut args = parse_args::<S>();
+    // No display to open a window on: render headless instead of failing, and say where the
+    // picture went and how to get a window.
+    let no_display = !args.headless && !display_available();
+    if no_display {
+        args.headless = true;
+        args.out = Some(args.out.take().unwrap_or_else(|| default_out(S::NAME)));
+    }
     let result = if args.headless {
         run_headless::<S>(&args).map(|run| {
             println!(
@@ -376,6 +383,13 @@ pub fn main<S: Scene>() -> ExitCode {
                 run.context.validation_count(),
                 args.out.as_ref().map_or_else(String::new, |o| format!(", wrote {}", o.display()))
             );
+            if no_display {
+                println!(
+                    "{}: no display here (DISPLAY and WAYLAND_DISPLAY are unset), so it rendered headless instead of \
+                     opening a window.\n  For a window, run it in a desktop session (X11 or Wayland).",
+                    S::NAME
+                );
+            }
         })
     } else {
         run_window::<S>(&args)
@@ -387,6 +401,24 @@ pub fn main<S: Scene>() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether a window can be opened: always on Windows and macOS; elsewhere (X11 and
+/// Wayland) only when `DISPLAY`, `WAYLAND_DISPLAY` or `WAYLAND_SOCKET` names a display, as
+/// winit requires.
+fn display_available() -> bool {
+    if cfg!(any(windows, target_os = "macos")) {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"].iter().any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+/// Where a run without a display writes its frame when `--out` is not given:
+/// `target/NAME.png` when started from the workspace (as `make run` does), else `NAME.png`.
+fn default_out(name: &str) -> PathBuf {
+    let target = std::path::Path::new("target");
+    let file = format!("{name}.png");
+    if target.is_dir() { target.join(file) } else { PathBuf::from(file) }
 }
 
 mod window {
