@@ -9,7 +9,8 @@
 
 use crate::skinning::SkinMethod;
 use crate::{PoseError, Skin, pose::affine_mul};
-use anim_math::{DualQuat, Mat3, Mat4, Transform, dual};
+use anim_math::nalgebra::{Rotation3, Translation3};
+use anim_math::{DualQuat, Mat3, Mat4, Quat, Transform, dual};
 
 /// How far a palette matrix's linear part may be from orthonormal (column lengths from 1,
 /// column dot products from 0) and still count as carrying no scale. Rounding through a
@@ -92,29 +93,28 @@ impl DqPalette {
     }
 
     /// Splits each matrix `m = [A | t]` into `q = (R, t)` ([`dual::from_rigid_matrix`])
-    /// and `S = Rᵀ · A`. Rigidity is decided first and cheaply (`A` orthonormal with a
-    /// positive determinant, within [`RIGID_TOLERANCE`], means `S = I`); the scale
-    /// matrices are computed only when some joint carries scale, so a rigid palette costs
-    /// little more than its dual quaternions.
+    /// and `S = Rᵀ · A`. A joint whose `A` is a rotation (orthonormal with a positive
+    /// determinant, within [`RIGID_TOLERANCE`]) gets exactly `S = I` without computing it,
+    /// so a rigid palette costs little more than its dual quaternions; the palette is
+    /// rigid when every joint is.
     fn fill(&mut self, n: usize, matrix: impl Fn(usize) -> Mat4) {
-        self.dual_quats.clear();
+        // Sized first, then written in place: cheaper than pushing two vectors per joint.
+        self.dual_quats.resize(n, DualQuat::identity());
+        self.scales.resize(n, Mat3::identity());
         let mut rigid = true;
-        for i in 0..n {
+        for (i, (q_out, s_out)) in self.dual_quats.iter_mut().zip(&mut self.scales).enumerate() {
             let m = matrix(i);
-            rigid = rigid && is_orthonormal(&m);
-            self.dual_quats.push(dual::from_rigid_matrix(&m));
-        }
-        if rigid {
-            // Write the identities only when the length changed (or scales were set).
-            if !self.rigid || self.scales.len() != n {
-                self.scales.clear();
-                self.scales.resize(n, Mat3::identity());
-            }
-        } else {
-            self.scales.clear();
-            for (i, q) in self.dual_quats.iter().enumerate() {
-                let r = q.rotation().to_rotation_matrix().into_inner();
-                self.scales.push(r.transpose() * matrix(i).fixed_view::<3, 3>(0, 0));
+            if is_orthonormal(&m) {
+                // Already a rotation: read it directly, no column normalization needed.
+                let r = Rotation3::from_matrix_unchecked(m.fixed_view::<3, 3>(0, 0).into_owned());
+                let t = Translation3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
+                *q_out = DualQuat::from_parts(t, Quat::from_rotation_matrix(&r));
+                *s_out = Mat3::identity();
+            } else {
+                rigid = false;
+                let q = dual::from_rigid_matrix(&m);
+                *s_out = q.rotation().to_rotation_matrix().into_inner().transpose() * m.fixed_view::<3, 3>(0, 0);
+                *q_out = q;
             }
         }
         self.rigid = rigid;

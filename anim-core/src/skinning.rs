@@ -503,7 +503,7 @@ pub fn dual_quaternion(
     if palette.is_rigid() {
         dq_rigid(input, palette.dual_quats(), out);
     } else {
-        dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
+        dq_scaled(input, palette, out);
     }
     keep_unweighted(input, out);
     Ok(())
@@ -518,6 +518,27 @@ fn dq_rigid(input: &SkinningInput, palette: &[DualQuat], out: &mut SkinningOutpu
         return;
     }
     dispatch!(input.influences.per_vertex(), dq_kernel(input, palette, out));
+}
+
+/// The scale-aware dual-quaternion loops, on AVX2 when the CPU has it.
+fn dq_scaled(input: &SkinningInput, palette: &DqPalette, out: &mut SkinningOutput) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2() {
+        // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
+        unsafe { dq_scaled_avx2(input, palette, out) };
+        return;
+    }
+    dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
+}
+
+/// The scale-aware DQ loops compiled for AVX2 (see [`lbs_avx2`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dq_scaled_avx2(input: &SkinningInput, palette: &DqPalette, out: &mut SkinningOutput) {
+    dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
 }
 
 /// The scale-aware dual-quaternion loop ([`SkinMethod::Dq`] steps 1 to 4).

@@ -38,9 +38,11 @@ pub fn from_rigid_matrix(m: &Mat4) -> DualQuat {
     };
     let basis = Mat3::from_columns(&[norm(c0), norm(c1), norm(c2)]);
     // Under shear the normalized basis is not orthogonal and the quaternion read from it
-    // is not of unit length; renormalizing makes it the rotation it is then used as.
+    // is not of unit length; renormalizing makes it the rotation it is then used as. A
+    // rotation's quaternion is unit to rounding already, and is left as it is.
+    let q = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(basis)).into_inner();
     let rotation =
-        Quat::new_normalize(Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(basis)).into_inner());
+        if (q.norm_squared() - 1.0).abs() > EPSILON { Quat::new_normalize(q) } else { Quat::new_unchecked(q) };
     let translation = Vec3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
     DualQuat::from_parts(Translation3::from(translation), rotation)
 }

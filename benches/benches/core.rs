@@ -72,9 +72,22 @@ fn hierarchy(c: &mut Criterion) {
             skinning_matrices(&model, &skin, black_box(&mut pal)).expect("skin fits");
         })
     });
+    // The bench clip scales its joints: the DQ palette computes bind-space scales.
     g.bench_function("pose_to_dual_quat_palette", |b| {
         b.iter(|| {
             pose.local_to_model(&skeleton, &mut model).expect("lengths match");
+            black_box(&mut dq_palette).update(&model, &skin).expect("skin fits");
+        })
+    });
+    // The same pose without scale: a rigid palette, dual quaternions only.
+    let mut rigid_pose = pose.clone();
+    rigid_pose.locals_mut().iter_mut().for_each(|l| l.scale = Vec3::new(1.0, 1.0, 1.0));
+    rigid_pose.local_to_model(&skeleton, &mut model).expect("lengths match");
+    dq_palette.update(&model, &skin).expect("skin fits");
+    assert!(dq_palette.is_rigid(), "a pose without scale gives a rigid palette");
+    g.bench_function("pose_to_dual_quat_palette_rigid", |b| {
+        b.iter(|| {
+            rigid_pose.local_to_model(&skeleton, &mut model).expect("lengths match");
             black_box(&mut dq_palette).update(&model, &skin).expect("skin fits");
         })
     });
@@ -91,10 +104,12 @@ fn skinning(c: &mut Criterion) {
     pose.local_to_model(&skeleton, &mut model).expect("lengths match");
     let mut pal = vec![Mat4::identity(); JOINTS];
     skinning_matrices(&model, &skin, &mut pal).expect("skin fits");
-    let dqs = DqPalette::from_matrices(&pal);
-    // The same palette with a non-uniform scale on every joint: the scale-aware DQ loop.
-    let scaled: Vec<Mat4> = pal.iter().map(|m| m * Mat4::new_nonuniform_scaling(&Vec3::new(1.0, 1.2, 0.9))).collect();
-    let dqs_scaled = DqPalette::from_matrices(&scaled);
+    // The clip animates scale, so this palette carries it: `dq_scaled` runs the scale-aware
+    // loop. `dq` runs the rigid loop on the same joints' rigid parts (what a rig without
+    // scale gets).
+    let dqs_scaled = DqPalette::from_matrices(&pal);
+    assert!(!dqs_scaled.is_rigid(), "the bench clip scales its joints");
+    let dqs = DqPalette::from_rigid(dqs_scaled.dual_quats());
 
     let mut out_p = vec![Vec3::zeros(); VERTICES];
     let mut out_n = vec![Vec3::zeros(); VERTICES];
