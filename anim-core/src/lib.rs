@@ -33,10 +33,12 @@
 #![warn(missing_docs)]
 
 pub mod additive;
+pub mod anim_texture;
 pub mod bake;
 pub mod blend;
 pub mod clip;
 pub mod crossfade;
+pub mod crowd;
 mod error;
 pub mod mesh;
 pub mod palette;
@@ -46,8 +48,12 @@ mod skin;
 pub mod skinning;
 pub mod track;
 
+pub use anim_texture::{
+    AnimAtlas, AtlasClip, AtlasError, AtlasSource, BakeSettings, FramePair, TexelFormat, TextureLayout,
+};
 pub use bake::BakedClip;
 pub use clip::{Clip, JointTracks, SamplingCache, ScalarCurve, TimePolicy};
+pub use crowd::{CharacterDesc, Crowd, CrowdInstance};
 pub use error::{ClipError, LengthMismatch, PoseError, SkeletonError, SkinningError, TrackError};
 pub use mesh::{Influences, Mesh};
 pub use palette::{DqPalette, Palette};
