@@ -81,16 +81,43 @@ pub struct AtlasClip {
     pub bounds: (Vec3, Vec3),
 }
 
-#[allow(unused_variables)]
 impl AtlasClip {
     /// The playback time after `time` advanced by `dt` (negative runs backwards):
     /// wrapped into `[0, duration)` when looping, clamped to `[0, duration]` otherwise.
+    /// A non-finite result (from non-finite input) becomes `0`.
+    #[inline]
     pub fn advance(&self, time: f32, dt: f32) -> f32 {
-        todo!()
+        let t = time + dt;
+        let d = self.duration;
+        let r = if self.looping {
+            if (0.0..d).contains(&t) {
+                t
+            } else {
+                // One subtraction covers the usual step over the end; rem_euclid the rest.
+                let w = t.rem_euclid(d);
+                if w >= d { 0.0 } else { w }
+            }
+        } else {
+            t.clamp(0.0, d)
+        };
+        if r.is_finite() { r } else { 0.0 }
     }
+
     /// The columns and factor at `time` (wrapped or clamped first, as in [`Self::advance`]).
+    /// Frame `f` of the clip holds time `f / rate`; past the last frame (a clamped end)
+    /// both columns are the last one.
+    #[inline]
     pub fn frame_pair(&self, time: f32) -> FramePair {
-        todo!()
+        let t = self.advance(time, 0.0);
+        let last = self.frame_count.saturating_sub(1);
+        let pos = (t * self.rate).max(0.0);
+        let f = pos.floor();
+        let i = (f as u32).min(last);
+        if i >= last {
+            let c = self.first_frame + last;
+            return FramePair { frame0: c, frame1: c, t: 0.0 };
+        }
+        FramePair { frame0: self.first_frame + i, frame1: self.first_frame + i + 1, t: (pos - f).clamp(0.0, 1.0) }
     }
 }
 
