@@ -55,10 +55,10 @@
 
 use crate::DemoError;
 use crate::character::Backend;
-use anim_core::SkinMethod;
+use anim_core::{SkinMethod, TexelFormat, TextureLayout};
 use anim_math::Vec3;
 use anim_render_vk::{
-    Camera, Context, ContextDesc, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, Swapchain, swapchain,
+    Camera, Context, ContextDesc, CrowdPath, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, Swapchain, swapchain,
     validation_from_env,
 };
 use clap::builder::TypedValueParser as _;
@@ -119,7 +119,72 @@ pub struct CommonArgs {
     /// so the swapchain is recreated twice.
     #[arg(long, hide = true)]
     pub exercise_resize: bool,
+    /// Options of the crowd demo (hidden from the other demos' `--help`).
+    #[command(flatten)]
+    pub crowd: CrowdArgs,
 }
+
+/// The options of `ch15_crowd`.
+#[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "Crowd")]
+pub struct CrowdArgs {
+    /// Number of characters.
+    #[arg(long, default_value_t = 4096)]
+    pub count: u32,
+    /// GPU path: book (texture fetches per influence in the vertex shader), palette-vertex
+    /// or palette-compute (also called compute: a compute pass evaluates palettes once per
+    /// joint, then vertex or compute skinning).
+    #[arg(long, default_value = "book")]
+    pub path: CrowdPath,
+    /// Animation atlas written by `animtool bake` (default: bake the character's clips at
+    /// start).
+    #[arg(long)]
+    pub anim_texture: Option<PathBuf>,
+    /// Baking rate, frames a second.
+    #[arg(long, default_value_t = 30.0)]
+    pub rate: f32,
+    /// Texel layout of the baked atlas: model-trs (the book's), matrix or dq.
+    #[arg(long, default_value = "model-trs")]
+    pub layout: String,
+    /// Texel precision of the baked atlas: f32 or f16.
+    #[arg(long, default_value = "f32")]
+    pub texel_format: String,
+    /// Draw every character (no GPU frustum culling).
+    #[arg(long)]
+    pub no_cull: bool,
+    /// Distance from the camera beyond which characters skin with their strongest
+    /// influence only.
+    #[arg(long)]
+    pub lod_distance: Option<f32>,
+    /// Threads for the crowd's time update (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seed of the random clips, phases, speeds and headings.
+    #[arg(long, default_value_t = 15)]
+    pub seed: u64,
+}
+
+impl CrowdArgs {
+    /// `--layout` parsed.
+    ///
+    /// # Errors
+    /// An unknown layout name.
+    pub fn layout(&self) -> Result<TextureLayout, DemoError> {
+        self.layout.parse().map_err(|e| DemoError::Args(format!("--layout: {e}")))
+    }
+
+    /// `--texel-format` parsed.
+    ///
+    /// # Errors
+    /// An unknown format name.
+    pub fn texel_format(&self) -> Result<TexelFormat, DemoError> {
+        self.texel_format.parse().map_err(|e| DemoError::Args(format!("--texel-format: {e}")))
+    }
+}
+
+/// Options only `ch15_crowd` reads.
+const CROWD_OPTIONS: &[&str] =
+    &["count", "path", "anim_texture", "rate", "layout", "texel_format", "no_cull", "lod_distance", "threads", "seed"];
 
 impl CommonArgs {
     /// Arguments for a headless run of `frames` frames at `width × height`, validation on.
@@ -311,7 +376,12 @@ fn title_controls<S: Scene>() -> String {
 
 /// Parses the command line of demo `S` (its name, description and controls in `--help`).
 pub fn parse_args<S: Scene>() -> CommonArgs {
-    let cmd = CommonArgs::command().name(S::NAME).about(S::ABOUT).after_help(controls_help::<S>());
+    let mut cmd = CommonArgs::command().name(S::NAME).about(S::ABOUT).after_help(controls_help::<S>());
+    if S::NAME != "ch15_crowd" {
+        for id in CROWD_OPTIONS {
+            cmd = cmd.mut_arg(*id, |a| a.hide(true));
+        }
+    }
     let matches = cmd.get_matches();
     CommonArgs::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }

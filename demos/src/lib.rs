@@ -11,12 +11,13 @@
 pub mod app;
 pub mod chain;
 pub mod character;
+pub mod crowd;
 mod error;
 pub mod gpu_skin;
 pub mod scenes;
 pub mod stage;
 
-pub use app::{App, CommonArgs, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window};
+pub use app::{App, CommonArgs, CrowdArgs, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window};
 pub use character::{Backend, Character, Posed};
 pub use error::DemoError;
 pub use gpu_skin::GpuInstanceSkinner;

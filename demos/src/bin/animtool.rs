@@ -6,7 +6,15 @@
 //! animtool skin FILE [--clip NAME|INDEX | --rest] --times T0,T1,…|keys|mid [--time-policy clamp|wrap]
 //!               [--method lbs|dq] [--backend cpu|gpu] [--normals] --out OUT.json [--bin OUT.bin]
 //! animtool export-default OUT.glb
+//! animtool bake FILE --rate HZ --out OUT.atlas [--layout model-trs|matrix|dq] [--format f32|f16]
+//!               [--clamp]
 //! ```
+//!
+//! `bake` writes every clip of the file's first skinned mesh into one animation atlas in
+//! the format of `anim_core::anim_texture` (documented there), which `ch15_crowd
+//! --anim-texture OUT.atlas --model FILE` loads, and prints each clip's place in it and the
+//! bake error (the largest skinned-position deviation from exact sampling, as a fraction
+//! of the bind-pose bounding-box diagonal).
 //!
 //! `skin` writes
 //! `{"model", "clip": {"index", "name", "duration"} | null, "method", "backend", "samples": [{"time",
@@ -21,7 +29,9 @@ use anim_core::{Pose, Skin, SkinMethod, TimePolicy};
 use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Vec3};
 use clap::{Parser, Subcommand, ValueEnum};
+use anim_core::{AnimAtlas, AtlasSource, BakeSettings, TexelFormat, TextureLayout};
 use demos::Backend;
+use demos::crowd::CrowdCharacter;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -62,6 +72,31 @@ enum Command {
         /// Output .glb path.
         out: PathBuf,
     },
+    /// Bake every clip of the first skinned mesh into an animation atlas for `ch15_crowd
+    /// --anim-texture`.
+    Bake(BakeArgs),
+}
+
+#[derive(clap::Args)]
+struct BakeArgs {
+    /// A .gltf or .glb file (`default` for the built-in mannequin).
+    file: PathBuf,
+    /// Frames a second.
+    #[arg(long, default_value_t = 30.0)]
+    rate: f32,
+    /// Texel layout: model-trs (the book's: model-space translation, rotation, scale), matrix
+    /// (skinning matrices, 3 texels) or dq (skinning dual quaternions, 2 texels; rigid skins).
+    #[arg(long, default_value = "model-trs")]
+    layout: String,
+    /// Texel precision: f32 or f16.
+    #[arg(long, default_value = "f32")]
+    format: String,
+    /// Clips clamp at their ends instead of looping.
+    #[arg(long)]
+    clamp: bool,
+    /// Output atlas path.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -124,6 +159,7 @@ fn main() -> ExitCode {
         Command::Sample { file, clip, time, time_policy } => sample(&file, &clip, time, time_policy.into()),
         Command::Skin(args) => skin(&args),
         Command::ExportDefault { out } => export_default(&out),
+        Command::Bake(args) => bake(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -522,4 +558,51 @@ fn skin(a: &SkinArgs) -> Result<()> {
 
 fn export_default(out: &Path) -> Result<()> {
     std::fs::write(out, anim_gltf::mannequin_glb()).map_err(|e| format!("{}: {e}", out.display()))
+}
+
+fn bake(a: &BakeArgs) -> Result<()> {
+    let layout: TextureLayout = a.layout.parse().map_err(|e| format!("--layout: {e}"))?;
+    let format: TexelFormat = a.format.parse().map_err(|e| format!("--format: {e}"))?;
+    let character = if a.file.as_os_str() == "default" {
+        demos::Character::mannequin()
+    } else {
+        demos::Character::from_gltf(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?
+    };
+    let (cc, skipped) = CrowdCharacter::new(character).map_err(|e| e.to_string())?;
+    let ch = &cc.character;
+    let sources: Vec<AtlasSource<'_>> = ch.clips.iter().map(|clip| AtlasSource { clip, looping: !a.clamp }).collect();
+    let settings = BakeSettings { rate: a.rate, layout, format };
+    let atlas = AnimAtlas::bake(&ch.skeleton, cc.skin(), &[cc.mesh()], &sources, &settings)
+        .map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let clips: Vec<&anim_core::Clip> = ch.clips.iter().collect();
+    let error = anim_core::anim_texture::bake_error(&atlas, &ch.skeleton, cc.skin(), &[cc.mesh()], &clips, 4)
+        .map_err(|e| e.to_string())?;
+    atlas.save(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    let bytes = std::fs::metadata(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?.len();
+    println!(
+        "{}: {} clip(s), {} skin joints, {layout} {format}, {} x {} texels, {bytes} bytes, rigid: {}",
+        a.out.display(),
+        atlas.clips().len(),
+        atlas.joint_count(),
+        atlas.width(),
+        atlas.height(),
+        atlas.is_rigid()
+    );
+    for (i, c) in atlas.clips().iter().enumerate() {
+        println!(
+            "  clip {i} {:?}: frames {}..{} ({} at {:.3} Hz), {:.4} s, {}",
+            c.name,
+            c.first_frame,
+            c.first_frame + c.frame_count,
+            c.frame_count,
+            c.rate,
+            c.duration,
+            if c.looping { "looping" } else { "clamped" }
+        );
+    }
+    println!("  bake error: {error}");
+    if skipped > 0 {
+        println!("  note: only the first skinned mesh is baked; {skipped} other part(s) left out");
+    }
+    Ok(())
 }

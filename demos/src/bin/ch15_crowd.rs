@@ -1,0 +1,6 @@
+//! `ch15_crowd`: see [`demos::scenes::ch15_crowd`]. Run with `--help` for options and
+//! controls; `--headless --frames N --out shot.png` renders without a display.
+
+fn main() -> std::process::ExitCode {
+    demos::main::<demos::scenes::ch15_crowd::CrowdScene>()
+}

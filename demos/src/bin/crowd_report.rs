@@ -1,0 +1,283 @@
+//! `crowd_report`: GPU time of each crowd pass for crowds of 1k to 1M characters, on every
+//! path and texel layout, next to the device's measured copy bandwidth.
+//!
+//! ```text
+//! crowd_report [--model FILE] [--counts 1000,10000,100000,1000000] [--paths book,palette-vertex,palette-compute]
+//!              [--layouts model-trs,matrix,dq] [--method lbs|dq] [--frames 9] [--width 1920 --height 1080]
+//!              [--copy-mib 1024] [--validation]
+//! ```
+//!
+//! Each configuration renders `--frames` frames (after 3 warm-up frames) of a crowd that
+//! fills the view (culling on, every character visible), and prints the median GPU time of
+//! each pass from the renderer's timestamp queries: `cull`, `palette` (pose evaluation,
+//! palette paths), `skin` (compute skinning, palette-compute) and `draw` (the render pass;
+//! on the book path it includes pose evaluation and skinning in the vertex shader). `anim`
+//! is pose evaluation plus skinning: `cull + palette + skin` on the palette-compute path.
+//!
+//! Traffic is the compulsory memory traffic of those passes, estimated from the data sizes
+//! (atlas texels read, palettes written and read, bind vertices and influences read,
+//! skinned vertices written); `% bw` divides it by `anim` time and by the copy bandwidth
+//! measured in the same run (read + write bytes a second of a large buffer copy).
+//!
+//! `--model` defaults to the built-in mannequin; the issue's reference is Fox
+//! (`--model Fox.glb`: 24 joints, 1,728 vertices, 4 influences).
+
+use anim_core::{BakeSettings, SkinMethod, TexelFormat, TextureLayout};
+use anim_math::Vec3;
+use anim_render_vk::{
+    Camera, Context, ContextDesc, CrowdDraw, CrowdPath, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer,
+    measure_copy_bandwidth,
+};
+use clap::Parser;
+use demos::crowd::{CrowdCharacter, grid_half_extent, populate};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "crowd_report", about = "GPU time per crowd pass for 1k to 1M characters, per path and layout")]
+struct Args {
+    /// glTF character (default: the built-in mannequin).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Crowd sizes.
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000")]
+    counts: Vec<u32>,
+    /// Paths to measure.
+    #[arg(long, value_delimiter = ',', default_value = "book,palette-vertex,palette-compute")]
+    paths: Vec<CrowdPath>,
+    /// Texel layouts to measure (dq only on rigid skins).
+    #[arg(long, value_delimiter = ',', default_value = "model-trs,matrix,dq")]
+    layouts: Vec<String>,
+    /// Texel precision.
+    #[arg(long, default_value = "f32")]
+    format: String,
+    /// Skinning method.
+    #[arg(long, value_parser = demos::method_parser(), default_value = "lbs")]
+    method: SkinMethod,
+    /// Baking rate, frames a second.
+    #[arg(long, default_value_t = 30.0)]
+    rate: f32,
+    /// Measured frames per configuration (after 3 warm-up frames).
+    #[arg(long, default_value_t = 9)]
+    frames: u32,
+    /// Image width.
+    #[arg(long, default_value_t = 1920)]
+    width: u32,
+    /// Image height.
+    #[arg(long, default_value_t = 1080)]
+    height: u32,
+    /// Size of the buffer copied to measure bandwidth, MiB.
+    #[arg(long, default_value_t = 1024)]
+    copy_mib: u64,
+    /// Vulkan validation; any message fails the run.
+    #[arg(long)]
+    validation: bool,
+}
+
+type Error = Box<dyn std::error::Error>;
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Compulsory bytes of pose evaluation plus skinning for one character on `path`.
+fn traffic(path: CrowdPath, layout: TextureLayout, texel_bytes: u64, joints: u64, vertices: u64, influences: u64) -> u64 {
+    let texels = layout.texels_per_joint() as u64;
+    // Two frames of every joint, fetched once per joint.
+    let atlas_per_joint = 2 * texels * texel_bytes;
+    let palette_entry = 48;
+    let vertex_in = 32 + influences * 8;
+    match path {
+        // Per vertex: bind vertex and influences, plus (cache permitting) the atlas once per joint.
+        CrowdPath::Book => joints * atlas_per_joint + vertices * vertex_in,
+        // Palette written once, read by every vertex (from cache after the first).
+        CrowdPath::PaletteVertex => joints * (atlas_per_joint + 2 * palette_entry) + vertices * vertex_in,
+        // As above, plus the skinned vertices written and read back by the draw.
+        CrowdPath::PaletteCompute => joints * (atlas_per_joint + 2 * palette_entry) + vertices * (vertex_in + 32),
+    }
+}
+
+fn run(args: &Args) -> Result<(), Error> {
+    let context = Context::new(&ContextDesc { validation: args.validation, window: None })?;
+    println!("device: {}", context.device_name());
+    let copy_bytes = args.copy_mib * 1024 * 1024;
+    let bandwidth = measure_copy_bandwidth(&context, copy_bytes, 5)?;
+    println!("copy bandwidth: {bandwidth:.1} GB/s (read + write, {} MiB buffer, median of 5)", args.copy_mib);
+    let format: TexelFormat = args.format.parse().map_err(|e| format!("--format: {e}"))?;
+    let (cc, _) = CrowdCharacter::new(demos::Character::load(args.model.as_deref())?)?;
+    let mesh = cc.mesh();
+    let (lo, hi) = mesh.bounds().unwrap_or((Vec3::zeros(), Vec3::new(1.0, 1.0, 1.0)));
+    let size = (hi - lo).x.max((hi - lo).z).max((hi - lo).y * 0.5);
+    let spacing = size * 1.6;
+    let influences = mesh.influences.as_ref().map_or(0, |i| i.per_vertex()) as u64;
+    println!(
+        "character: {}, {} skin joints, {} vertices, {} influences, {} triangles; {} frames measured per row, {}x{}",
+        cc.character.name,
+        cc.skin().len(),
+        mesh.vertex_count(),
+        influences,
+        mesh.indices.len() / 3,
+        args.frames,
+        args.width,
+        args.height
+    );
+    println!(
+        "{:<9} {:<15} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9} {:>6} {:>8}",
+        "layout", "path", "count", "cull", "palette", "skin", "anim", "draw", "CPU upd", "traffic", "% bw", "visible"
+    );
+    for layout_name in &args.layouts {
+        let layout: TextureLayout = layout_name.parse().map_err(|e| format!("--layouts: {e}"))?;
+        let atlas = match cc.bake(&BakeSettings { rate: args.rate, layout, format }) {
+            Ok(a) => a,
+            Err(e) => {
+                println!("{layout:<9} skipped: {e}");
+                continue;
+            }
+        };
+        if args.method == SkinMethod::Dq && !atlas.is_rigid() {
+            println!("{layout:<9} skipped: DQ needs a rigid skin");
+            continue;
+        }
+        let texel_bytes = match format {
+            TexelFormat::F32 => 16,
+            TexelFormat::F16 => 8,
+        };
+        for &count in &args.counts {
+            let mut crowd = populate(&atlas, count as usize, spacing, 15)?;
+            let half = grid_half_extent(count as usize, spacing) + size;
+            // Looking down at the whole field: every character is in view.
+            let centre = Vec3::new(0.0, lo.y, 0.0);
+            let fov = Camera::default().fov_y;
+            let distance = half * std::f32::consts::SQRT_2 / (fov * 0.5).tan() * 1.1;
+            let camera = Camera {
+                eye: centre + Vec3::new(0.0, distance, distance * 0.05),
+                target: centre,
+                near: distance * 0.01,
+                far: distance * 4.0,
+                ..Camera::default()
+            };
+            for &path in &args.paths {
+                let row = measure(&context, args, &atlas, &cc, &mut crowd, count, path, camera.clone());
+                match row {
+                    Ok(m) => {
+                        let bytes = count as u64
+                            * traffic(
+                                path,
+                                layout,
+                                texel_bytes,
+                                cc.skin().len() as u64,
+                                mesh.vertex_count() as u64,
+                                influences,
+                            );
+                        let anim = m.cull + m.palette + m.skin;
+                        let (anim_col, frac) = if path == CrowdPath::Book {
+                            ("in draw".to_owned(), bytes as f64 / (m.draw * 1e-3) / 1e9 / bandwidth * 100.0)
+                        } else {
+                            (format!("{anim:.3}"), bytes as f64 / (anim * 1e-3) / 1e9 / bandwidth * 100.0)
+                        };
+                        println!(
+                            "{:<9} {:<15} {:>8} {:>8.3} {:>8.3} {:>8.3} {:>9} {:>9.3} {:>8.3} {:>8.2}G {:>5.1}% {:>8}",
+                            layout.to_string(),
+                            path.to_string(),
+                            count,
+                            m.cull,
+                            m.palette,
+                            m.skin,
+                            anim_col,
+                            m.draw,
+                            m.cpu,
+                            bytes as f64 / 1e9,
+                            frac,
+                            m.visible.map_or_else(|| "-".to_owned(), |v| v.to_string())
+                        );
+                    }
+                    Err(e) => println!("{:<9} {:<15} {:>8} skipped: {e}", layout.to_string(), path.to_string(), count),
+                }
+            }
+        }
+    }
+    println!("times in ms (GPU medians from timestamp queries; CPU upd: Crowd::update_parallel)");
+    if args.validation && context.validation_count() > 0 {
+        return Err(format!(
+            "{} validation message(s), first: {}",
+            context.validation_count(),
+            context.validation_messages().first().cloned().unwrap_or_default()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+struct Measured {
+    cull: f64,
+    palette: f64,
+    skin: f64,
+    draw: f64,
+    cpu: f64,
+    visible: Option<u32>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    context: &std::sync::Arc<Context>,
+    args: &Args,
+    atlas: &anim_core::AnimAtlas,
+    cc: &CrowdCharacter,
+    crowd: &mut anim_core::Crowd,
+    count: u32,
+    path: CrowdPath,
+    camera: Camera,
+) -> Result<Measured, Error> {
+    let mut renderer = Renderer::new(context, OFFSCREEN_FORMAT)?;
+    let mut target = Offscreen::new(context, args.width, args.height)?;
+    let mesh = renderer.add_mesh(cc.mesh(), &anim_render_vk::Coloring::Uniform([0.8, 0.72, 0.62]))?;
+    let id = renderer.add_crowd(mesh, atlas, count)?;
+    let mut frame = FrameData { camera, ..FrameData::default() };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (mut cull, mut palette, mut skin, mut draw, mut cpu) = (vec![], vec![], vec![], vec![], vec![]);
+    let mut visible = None;
+    for i in 0..args.frames + 3 {
+        let start = Instant::now();
+        crowd.update_parallel(1.0 / 60.0, threads);
+        let cpu_ms = start.elapsed().as_secs_f64() * 1e3;
+        renderer.set_crowd_instances(id, crowd.instances())?;
+        frame.clear();
+        frame.add_crowd(CrowdDraw { crowd: id, path, method: args.method, cull: true, lod_distance: None, tint: [1.0; 3] });
+        target.render(&mut renderer, &frame)?;
+        if i < 3 {
+            continue;
+        }
+        let stats = renderer.frame_stats().ok_or("the device has no timestamp queries")?;
+        cull.push(stats.pass("cull").unwrap_or(0.0));
+        palette.push(stats.pass("palette").unwrap_or(0.0));
+        skin.push(stats.pass("skin").unwrap_or(0.0));
+        draw.push(stats.pass("draw").unwrap_or(0.0));
+        cpu.push(cpu_ms);
+        visible = renderer.crowd_visible(id);
+    }
+    Ok(Measured {
+        cull: median(&mut cull),
+        palette: median(&mut palette),
+        skin: median(&mut skin),
+        draw: median(&mut draw),
+        cpu: median(&mut cpu),
+        visible,
+    })
+}
+
+fn main() -> ExitCode {
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).try_init();
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("crowd_report: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

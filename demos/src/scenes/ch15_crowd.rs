@@ -1,0 +1,177 @@
+//! Chapter 15: a field of characters drawn as one instanced crowd. Every clip of the
+//! character is baked into one animation texture (or loaded from `animtool bake`'s file
+//! with `--anim-texture`); each character plays a random clip at its own phase and speed.
+//! The CPU only advances times ([`anim_core::Crowd::update`], over all cores) and uploads
+//! 64 bytes a character; the GPU culls, evaluates poses and skins.
+//!
+//! Paths (`--path`, key `p`): `book` samples the texture in the vertex shader for every
+//! influence of every vertex (the book's way); `palette-vertex` and `palette-compute`
+//! evaluate each visible character's palette once per joint in a compute pass and skin
+//! from it in the vertex shader or in a compute pass.
+//!
+//! The title bar and stdout show the character count, the visible count after culling, the
+//! GPU time of each pass and the CPU time a frame.
+
+use crate::DemoError;
+use crate::app::{CommonArgs, Key, Scene};
+use crate::crowd::{CrowdCharacter, grid_half_extent, populate};
+use crate::stage::ground;
+use anim_core::{AnimAtlas, BakeSettings, Crowd, SkinMethod};
+use anim_math::Vec3;
+use anim_render_vk::{Coloring, CrowdDraw, CrowdId, CrowdPath, FrameData, Renderer};
+use std::time::Instant;
+
+/// Skin colour of the crowd (each character's tint varies a little around it).
+pub const CROWD_COLOR: [f32; 3] = [0.80, 0.72, 0.62];
+
+/// The crowd scene.
+#[derive(Debug)]
+pub struct CrowdScene {
+    /// Characters' state.
+    pub crowd: Crowd,
+    /// The crowd registered with the renderer.
+    pub id: CrowdId,
+    /// How the crowd is animated and skinned on the GPU.
+    pub path: CrowdPath,
+    /// LBS or DQ (DQ needs a rigid atlas).
+    pub method: SkinMethod,
+    /// Frustum culling on the GPU.
+    pub cull: bool,
+    /// Distance beyond which characters skin with one influence.
+    pub lod_distance: Option<f32>,
+    /// Threads for the crowd update.
+    pub threads: usize,
+    /// Time stands still.
+    pub paused: bool,
+    rigid: bool,
+    centre: Vec3,
+    radius: f32,
+    floor: f32,
+    cpu_ms: f32,
+    frames: u32,
+    status: String,
+}
+
+impl CrowdScene {
+    /// The last stats line (character count, visible count, GPU pass times, CPU time).
+    pub fn stats_line(&self) -> &str {
+        &self.status
+    }
+}
+
+impl Scene for CrowdScene {
+    const NAME: &'static str = "ch15_crowd";
+    const ABOUT: &'static str =
+        "Chapter 15: thousands of characters, each with its own clip, phase and speed, in one instanced draw.";
+    const CONTROLS: &'static [(&'static str, &'static str)] = &[
+        ("p", "path: book / palette-vertex / palette-compute"),
+        ("m", "LBS / DQ"),
+        ("u", "GPU culling on / off"),
+        ("space", "pause"),
+    ];
+
+    fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
+        let c = &args.crowd;
+        let (cc, skipped) = CrowdCharacter::new(crate::Character::load(args.model.as_deref())?)?;
+        if skipped > 0 {
+            log::warn!("{}: drawing one skinned part; {skipped} other part(s) left out", cc.character.name);
+        }
+        let atlas: AnimAtlas = match &c.anim_texture {
+            Some(path) => cc.load_atlas(path)?,
+            None => cc.bake(&BakeSettings { rate: c.rate, layout: c.layout()?, format: c.texel_format()? })?,
+        };
+        if args.method == SkinMethod::Dq && !atlas.is_rigid() {
+            return Err(DemoError::Args("--method dq needs a rigid skin; this atlas is not rigid".into()));
+        }
+        let (lo, hi) = cc.mesh().bounds().unwrap_or((Vec3::zeros(), Vec3::new(1.0, 1.0, 1.0)));
+        let size = (hi - lo).x.max((hi - lo).z).max((hi - lo).y * 0.5);
+        let spacing = size * 1.6;
+        let count = c.count as usize;
+        let crowd = populate(&atlas, count, spacing, c.seed)?;
+        let mesh = renderer.add_mesh(cc.mesh(), &Coloring::Uniform(CROWD_COLOR))?;
+        let id = renderer.add_crowd(mesh, &atlas, c.count)?;
+        let half = grid_half_extent(count, spacing) + size;
+        let threads = c.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        Ok(Self {
+            crowd,
+            id,
+            path: c.path,
+            method: args.method,
+            cull: !c.no_cull,
+            lod_distance: c.lod_distance,
+            threads,
+            paused: false,
+            rigid: atlas.is_rigid(),
+            centre: Vec3::new(0.0, lo.y + (hi.y - lo.y) * 0.5, 0.0),
+            radius: half.max(size),
+            floor: lo.y,
+            cpu_ms: 0.0,
+            frames: 0,
+            status: String::new(),
+        })
+    }
+
+    fn focus(&self) -> (Vec3, f32) {
+        (self.centre, self.radius * 0.8)
+    }
+
+    fn view_angles(&self) -> (f32, f32) {
+        (0.6, 0.45)
+    }
+
+    fn prepare(&mut self, renderer: &mut Renderer) -> Result<(), DemoError> {
+        // The instances the last update computed go to the GPU with this frame.
+        renderer.set_crowd_instances(self.id, self.crowd.instances())?;
+        if let Some(stats) = renderer.frame_stats() {
+            let visible = renderer.crowd_visible(self.id).map_or_else(|| "all".to_owned(), |v| v.to_string());
+            self.status = format!(
+                "{} characters, {visible} visible, {} {} · GPU {stats} · CPU {:.3} ms",
+                self.crowd.len(),
+                self.path,
+                self.method.name(),
+                self.cpu_ms
+            );
+        }
+        self.frames += 1;
+        if self.frames % 30 == 0 && !self.status.is_empty() {
+            println!("{}: {}", Self::NAME, self.status);
+        }
+        Ok(())
+    }
+
+    fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
+        let start = Instant::now();
+        if !self.paused {
+            self.crowd.update_parallel(dt, self.threads);
+        }
+        self.cpu_ms = start.elapsed().as_secs_f32() * 1e3;
+        frame.add_crowd(CrowdDraw {
+            crowd: self.id,
+            path: self.path,
+            method: self.method,
+            cull: self.cull,
+            lod_distance: self.lod_distance,
+            tint: [1.0; 3],
+        });
+        ground(frame, self.radius, self.floor);
+        Ok(())
+    }
+
+    fn key(&mut self, key: Key) {
+        match key {
+            Key::Char('p') => {
+                let all = CrowdPath::ALL;
+                let i = all.iter().position(|p| *p == self.path).unwrap_or(0);
+                self.path = all[(i + 1) % all.len()];
+            }
+            Key::Char('m') if self.rigid => self.method = self.method.next(),
+            Key::Char('u') => self.cull = !self.cull,
+            Key::Space => self.paused = !self.paused,
+            _ => {}
+        }
+    }
+
+    fn status(&self) -> String {
+        self.status.clone()
+    }
+}

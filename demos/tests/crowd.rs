@@ -1,0 +1,149 @@
+//! `ch15_crowd`, `animtool bake` and `crowd_report` on lavapipe with validation on: a crowd
+//! of 1,000 characters draws, culling removes the characters out of view, an atlas file
+//! written by `animtool bake` loads in the demo and one of another skin is refused.
+
+use anim_render_vk::RgbaImage;
+use demos::scenes::ch15_crowd::CrowdScene;
+use demos::{CommonArgs, Scene, run_headless};
+use std::path::PathBuf;
+use std::process::Command;
+
+const W: u32 = 320;
+const H: u32 = 200;
+
+fn asset(rel: &str) -> String {
+    format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+/// Fraction of pixels that differ from the clear colour of the top-left corner.
+fn foreground(img: &RgbaImage) -> f32 {
+    let bg = img.pixel(0, 0);
+    let mut n = 0;
+    for y in 0..img.height {
+        for x in 0..img.width {
+            if img.pixel(x, y).iter().zip(&bg).any(|(a, b)| a.abs_diff(*b) > 1) {
+                n += 1;
+            }
+        }
+    }
+    n as f32 / (img.width * img.height) as f32
+}
+
+fn args(extra: &[&str]) -> CommonArgs {
+    let mut v: Vec<String> =
+        ["ch15_crowd", "--headless", "--validation", "--frames", "3", "--width", &W.to_string(), "--height", &H.to_string()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    v.extend(extra.iter().map(|s| s.to_string()));
+    <CommonArgs as clap::Parser>::parse_from(v)
+}
+
+#[test]
+fn thousand_characters_draw_and_culling_counts_what_is_in_view() {
+    for path in ["book", "palette-vertex", "palette-compute"] {
+        let mut run = run_headless::<CrowdScene>(&args(&["--count", "1000", "--path", path]))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(run.context.validation_count(), 0, "{}", run.context.validation_messages().join("\n"));
+        let fg = foreground(&run.image);
+        assert!(fg > 0.05, "{path}: only {:.1}% of the image shows characters or grid", fg * 100.0);
+        // The framing shows the whole field.
+        let all = run.renderer.crowd_visible(run.app.scene.id);
+        assert_eq!(all, Some(1000), "{path}: the default framing shows every character");
+        // Looking closely at the middle leaves most characters out of the frustum.
+        run.app.orbit.zoom(0.15);
+        let mut target = anim_render_vk::Offscreen::new(&run.context, W, H).unwrap();
+        for _ in 0..2 {
+            run.app.step(&mut run.renderer, 1.0 / 30.0).unwrap();
+            target.render(&mut run.renderer, &run.app.frame).unwrap();
+        }
+        let near = run.renderer.crowd_visible(run.app.scene.id).unwrap();
+        assert!(near > 0 && near < 500, "{path}: {near} of 1000 visible when zoomed in");
+        assert!(run.app.scene.stats_line().contains("1000 characters"), "{}", run.app.scene.stats_line());
+        drop(target);
+        assert_eq!(run.context.validation_count(), 0, "{}", run.context.validation_messages().join("\n"));
+    }
+}
+
+#[test]
+fn different_clips_and_times_differ_on_screen() {
+    // Two seeds give the same positions but other clips, phases and headings.
+    let a = run_headless::<CrowdScene>(&args(&["--count", "16", "--seed", "1"])).unwrap();
+    let b = run_headless::<CrowdScene>(&args(&["--count", "16", "--seed", "2"])).unwrap();
+    let differing = (0..H)
+        .flat_map(|y| (0..W).map(move |x| (x, y)))
+        .filter(|&(x, y)| a.image.pixel(x, y) != b.image.pixel(x, y))
+        .count();
+    assert!(differing > 200, "only {differing} pixels differ between two crowds");
+}
+
+#[test]
+fn animtool_bake_writes_an_atlas_the_demo_loads() {
+    let out = tmp("fox.atlas");
+    let fox = asset("Fox/Fox.glb");
+    let res = Command::new(env!("CARGO_BIN_EXE_animtool"))
+        .args(["bake", &fox, "--rate", "30", "--layout", "matrix", "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(res.status.success(), "{}", String::from_utf8_lossy(&res.stderr));
+    let text = String::from_utf8_lossy(&res.stdout);
+    assert!(text.contains("3 clip(s)") && text.contains("Survey") && text.contains("bake error"), "{text}");
+
+    let run = run_headless::<CrowdScene>(&args(&[
+        "--count",
+        "64",
+        "--model",
+        &fox,
+        "--anim-texture",
+        out.to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert!(foreground(&run.image) > 0.02);
+    drop(run);
+
+    // The mannequin's skin is not Fox's.
+    let err = run_headless::<CrowdScene>(&args(&["--count", "8", "--anim-texture", out.to_str().unwrap()]))
+        .err()
+        .expect("an atlas of another skin is refused");
+    assert!(err.to_string().contains("joint"), "{err}");
+
+    // A file that is not an atlas.
+    let bad = tmp("not.atlas");
+    std::fs::write(&bad, b"hello, not an atlas").unwrap();
+    let err = run_headless::<CrowdScene>(&args(&["--count", "8", "--anim-texture", bad.to_str().unwrap()]))
+        .err()
+        .expect("garbage is refused");
+    assert!(!err.to_string().is_empty());
+}
+
+#[test]
+fn crowd_report_runs_on_lavapipe() {
+    let res = Command::new(env!("CARGO_BIN_EXE_crowd_report"))
+        .args([
+            "--counts",
+            "50",
+            "--frames",
+            "1",
+            "--width",
+            "64",
+            "--height",
+            "64",
+            "--copy-mib",
+            "8",
+            "--layouts",
+            "model-trs,dq",
+            "--validation",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&res.stdout);
+    assert!(res.status.success(), "{text}\n{}", String::from_utf8_lossy(&res.stderr));
+    assert!(text.contains("device:") && text.contains("copy bandwidth"), "{text}");
+    for path in ["book", "palette-vertex", "palette-compute"] {
+        assert!(text.lines().any(|l| l.contains(path) && l.contains(" 50 ")), "{path} missing:\n{text}");
+    }
+}
