@@ -47,7 +47,8 @@ impl FrameStats {
 
     /// Total GPU milliseconds: the sum of all passes (0 without timings).
     pub fn gpu_ms(&self) -> f64 {
-        self.passes.iter().map(|p| p.ms).sum()
+        // A fold from +0.0: `Sum` for floats starts at -0.0, which would print as "-0.000".
+        self.passes.iter().fold(0.0, |total, p| total + p.ms)
     }
 }
 
@@ -333,14 +334,10 @@ pub fn measure_copy_bandwidth(ctx: &Arc<Context>, bytes: u64, repeats: u32) -> R
         return Err(RenderError::Input("the queue writes no timestamps".into()));
     }
     let location = MemoryLocation::GpuOnly;
-    let src = Buffer::new(ctx, bytes, vk::BufferUsageFlags::TRANSFER_SRC, location, "bandwidth: source")?;
-    let dst = Buffer::new(
-        ctx,
-        bytes,
-        vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::TRANSFER_SRC,
-        location,
-        "bandwidth: destination",
-    )?;
+    // TRANSFER_DST on the source too: `vkCmdFillBuffer` writes it once.
+    let usage = vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    let src = Buffer::new(ctx, bytes, usage, location, "bandwidth: source")?;
+    let dst = Buffer::new(ctx, bytes, usage, location, "bandwidth: destination")?;
     let d = ctx.device();
     let transfer = vk::PipelineStageFlags2::ALL_TRANSFER;
     let write = vk::AccessFlags2::TRANSFER_WRITE;
