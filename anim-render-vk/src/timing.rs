@@ -364,7 +364,7 @@ pub fn measure_copy_bandwidth(ctx: &Arc<Context>, bytes: u64, repeats: u32) -> R
     ms.sort_by(f64::total_cmp);
     let mid = ms.len() / 2;
     let median = if ms.len() % 2 == 1 { ms[mid] } else { 0.5 * (ms[mid - 1] + ms[mid]) };
-    if !(median > 0.0) {
+    if median.is_nan() || median <= 0.0 {
         return Err(RenderError::Input(format!("a copy of {bytes} bytes is too short to time")));
     }
     Ok(2.0 * bytes as f64 / (median * 1e-3) / 1e9)
