@@ -197,7 +197,7 @@ impl GpuTimer {
             pool: vk::QueryPool::null(),
             max_marks,
             mask: if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 },
-            names: Vec::with_capacity(max_marks as usize),
+            names: Vec::with_capacity(max_marks.min(64) as usize),
             begun: false,
         };
         if bits == 0 {
