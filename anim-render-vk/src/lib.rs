@@ -43,6 +43,7 @@ mod shaders;
 pub mod skinning;
 #[cfg(feature = "window")]
 pub mod swapchain;
+pub mod timing;
 
 pub use ash;
 #[cfg(feature = "window")]
@@ -56,3 +57,4 @@ pub use renderer::Renderer;
 pub use skinning::GpuSkinner;
 #[cfg(feature = "window")]
 pub use swapchain::Swapchain;
+pub use timing::{FrameStats, PassTime, measure_copy_bandwidth};
