@@ -3,14 +3,20 @@
 //!
 //! # Layout
 //! The atlas is an image `width × height` texels of 4 channels, stored row-major
-//! (texel `(x, y)` is element `y · width + x` of [`AnimAtlas::texels`]; [`AnimAtlas::texel`] decodes one):
+//! (texel `(x, y)` is element `y · width + x` of [`AnimAtlas::texels`];
+//! [`AnimAtlas::texel`] decodes one):
 //! - **x is the frame.** Clip `c` occupies columns `first_frame .. first_frame + frame_count`
 //!   ([`AtlasClip`]); its frame `f` is the clip sampled at `min(f / rate, duration)`, so
-//!   the last frame is exactly the clip's end.
+//!   the last frame is exactly the clip's end. `frame_count = ceil(duration · bake rate) + 1`
+//!   (at least 2) and the clip's own `rate = (frame_count − 1) / duration`, a little above
+//!   the bake rate so that the frames divide the clip evenly. A clip of zero duration has
+//!   2 identical frames and `rate` = the bake rate. Clips follow each other in bake order
+//!   from column 0; the width is at most [`MAX_WIDTH`].
 //! - **y is `joint · texels_per_joint + k`**, `joint` being the *skin* joint (the index
 //!   mesh influences use), `k` a texel of the [`TextureLayout`]:
 //!   - [`TextureLayout::ModelTrs`] (the book's layout, 3 texels): the joint's model-space
-//!     translation `(x, y, z, 0)`, rotation `(i, j, k, w)` and scale `(x, y, z, 0)`. The
+//!     translation `(x, y, z, 0)`, rotation `(i, j, k, w)` and scale `(x, y, z, 0)` (the
+//!     model matrix decomposed by [`Transform::from_matrix`]; shear is dropped). The
 //!     shader builds `T·R·S` and multiplies by the joint's inverse bind matrix
 //!     ([`AnimAtlas::inverse_bind`]). 4 influences × 2 frames × 3 texels = 24 fetches a
 //!     vertex.
@@ -18,23 +24,59 @@
 //!     `model · inverse_bind` (the fourth row is `0 0 0 1`).
 //!   - [`TextureLayout::SkinDualQuat`] (2 texels): the skinning dual quaternion's real
 //!     part `(i, j, k, w)` and dual part `(i, j, k, w)`. Rigid skins only.
-//! - Texels are 32-bit floats or half floats ([`TexelFormat`]).
+//! - Texels are 32-bit floats or half floats ([`TexelFormat`]; converted with
+//!   `half::f16::from_f32`, round to nearest; a value beyond ±65504 is an error).
 //!
 //! Rotations and dual quaternions are sign-aligned with the previous frame of their clip,
 //! so interpolating neighbours always takes the short way.
 //!
 //! # Interpolation (CPU reader and shaders do exactly this)
 //! A character samples its clip at a [`FramePair`] `(frame0, frame1, t)`; an optional
-//! second clip is blended in with weight `w` (the book's in-shader blend). Per joint:
-//! - `ModelTrs`: translation and scale `lerp`, rotation `nlerp` (hemisphere-checked) —
-//!   first between the two frames of each clip, then between the clips by `w`; then
-//!   `M = T·R·S · inverse_bind`.
-//! - `SkinMatrix`: the three rows are `lerp`ed the same way.
-//! - `SkinDualQuat`: both parts are blended linearly (the second sign-flipped when the
-//!   real parts' dot product is negative) and divided by the real part's length.
+//! second clip is blended in with weight `w` (the book's in-shader blend). Below,
+//! `mix(a, b, t) = a·(1 − t) + b·t` (GLSL's `mix`) on all four channels, and
+//! `nlerp(a, b, t) = normalize(mix(a, ±b, t))` with `b` negated when `dot(a, b) < 0`.
+//! Per joint:
+//! - `ModelTrs`: translation and scale `mix`, rotation `nlerp` — first between the two
+//!   frames of each clip (by `t`), then between the clips (by `w`; the rotation is
+//!   normalized after each of the two steps); then `M = T·R·S · inverse_bind`, `R` the
+//!   matrix of the unit quaternion.
+//! - `SkinMatrix`: the three rows are `mix`ed the same way (frames, then clips).
+//! - `SkinDualQuat`: both parts are blended linearly (the second dual quaternion negated
+//!   when the real parts' dot product is negative) and divided by the real part's length;
+//!   again first between the frames, then between the clips, normalizing after each step.
+//!   The matrix is the rotation of the real part `r` with translation
+//!   `2 · vec(d · conj(r))`.
 //!
 //! The resulting palette skins with either [`crate::SkinMethod`]. Dual quaternion
-//! skinning needs a rigid atlas ([`AnimAtlas::is_rigid`]).
+//! skinning needs a rigid atlas ([`AnimAtlas::is_rigid`]: every skinning matrix of every
+//! frame is orthonormal within [`RIGID_TOLERANCE`]). [`AnimAtlas::palette`] is this
+//! computation on the CPU, and [`bake_error`] measures how far it is from the source clips.
+//!
+//! # File format
+//! [`AnimAtlas::write_to`] and [`AnimAtlas::read_from`] (and [`AnimAtlas::save`] /
+//! [`AnimAtlas::load`]) use one little-endian binary layout, no padding. `u32` and `f32`
+//! are 4 bytes, `u8` 1, a *string* is a `u32` byte length (at most [`MAX_NAME_BYTES`])
+//! followed by that many bytes of UTF-8.
+//!
+//! | Field | Type | Meaning |
+//! |---|---|---|
+//! | magic | 8 bytes | `ANIMATLS` ([`FILE_MAGIC`]) |
+//! | version | `u32` | `1` ([`FILE_VERSION`]) |
+//! | layout | `u32` | `0` model-trs, `1` matrix, `2` dq |
+//! | format | `u32` | `0` f32, `1` f16 |
+//! | joint count `J` | `u32` | skin joints, at most [`MAX_FILE_JOINTS`]; `J · texels_per_joint` ≤ [`MAX_HEIGHT`] |
+//! | width `W` | `u32` | columns, `2 ..= 16384` |
+//! | rigid | `u8` | `0` or `1` (must be `1` for the dq layout) |
+//! | clip count `C` | `u32` | `1 ..= W / 2` |
+//! | `C` clips | | each: name (string), first frame `u32`, frame count `u32` (≥ 2, `first + count ≤ W`), rate `f32` (> 0), duration `f32` (≥ 0), looping `u8` (`0`/`1`), bounds min `x y z`, max `x y z` (6 × `f32`) |
+//! | `J` joint names | strings | skin order |
+//! | `J` inverse binds | 16 × `f32` each | column-major |
+//! | texels | `W · J · texels_per_joint` texels | image order (row `y`, then column `x`), 4 channels each: `f32`, or `f16` bit patterns as `u16` |
+//!
+//! The file ends after the last texel. Every float must be finite. The reader checks
+//! every field as it goes, reads strings and texels in bounded chunks (it never reserves
+//! memory for data the stream has not delivered), and reports the first fault as a typed
+//! [`AtlasError`] naming the field; it never panics.
 
 use crate::palette::RIGID_TOLERANCE;
 use crate::pose::affine_mul;
@@ -42,6 +84,8 @@ use crate::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
 use crate::{Clip, Mesh, Palette, Skeleton, Skin, SkinMethod, TimePolicy};
 use anim_math::{Mat4, Transform, Vec3, dual};
 use std::fmt;
+use std::io::{Read, Write};
+use std::path::Path;
 use std::str::FromStr;
 use thiserror::Error;
 
@@ -249,6 +293,24 @@ pub enum AtlasError {
         /// The joint's name.
         joint_name: String,
     },
+    /// A value does not fit a half float ([`TexelFormat::F16`] holds magnitudes up to 65504).
+    #[error(
+        "clip {clip} ({name:?}) frame {frame}: skin joint {joint} texel {texel} holds {value}, too large for a half float"
+    )]
+    HalfOverflow {
+        /// Index of the clip.
+        clip: usize,
+        /// Its name.
+        name: String,
+        /// Frame of the clip.
+        frame: u32,
+        /// Skin joint.
+        joint: usize,
+        /// Texel of the joint (`0 .. texels_per_joint`).
+        texel: u32,
+        /// The value.
+        value: f32,
+    },
     /// Dual-quaternion skinning was asked of an atlas that is not rigid.
     #[error("dual-quaternion skinning needs a rigid atlas; this one has scaled joints")]
     DqNeedsRigid,
@@ -346,7 +408,7 @@ pub enum AtlasError {
         /// The field.
         what: String,
         /// Declared length.
-        len: u32,
+        len: u64,
         /// The limit.
         max: u32,
     },
@@ -418,7 +480,6 @@ impl TextureLayout {
         }
     }
 
-    #[allow(dead_code)]
     const fn code(self) -> u32 {
         match self {
             Self::ModelTrs => 0,
@@ -427,7 +488,6 @@ impl TextureLayout {
         }
     }
 
-    #[allow(dead_code)]
     fn from_code(c: u32) -> Option<Self> {
         Self::ALL.into_iter().find(|l| l.code() == c)
     }
@@ -476,7 +536,6 @@ impl TexelFormat {
         }
     }
 
-    #[allow(dead_code)]
     const fn code(self) -> u32 {
         match self {
             Self::F32 => 0,
@@ -484,7 +543,6 @@ impl TexelFormat {
         }
     }
 
-    #[allow(dead_code)]
     fn from_code(c: u32) -> Option<Self> {
         Self::ALL.into_iter().find(|l| l.code() == c)
     }
@@ -887,7 +945,24 @@ impl AnimAtlas {
         let texels = match settings.format {
             TexelFormat::F32 => Texels::F32(image),
             TexelFormat::F16 => {
-                Texels::F16(image.iter().map(|t| t.map(|v| half::f16::from_f32(v).to_bits())).collect())
+                let half: Vec<[u16; 4]> = image.iter().map(|t| t.map(|v| half::f16::from_f32(v).to_bits())).collect();
+                let overflow = half.iter().zip(&image).enumerate().find_map(|(i, (h, f))| {
+                    (0..4).find(|&c| !half::f16::from_bits(h[c]).is_finite()).map(|c| (i, f[c]))
+                });
+                if let Some((i, value)) = overflow {
+                    let (x, y) = ((i % w) as u32, i / w);
+                    let clip = table.iter().position(|c| x < c.first_frame + c.frame_count).unwrap_or(0);
+                    let c = &table[clip];
+                    return Err(AtlasError::HalfOverflow {
+                        clip,
+                        name: c.name.clone(),
+                        frame: x - c.first_frame.min(x),
+                        joint: y / tpj,
+                        texel: (y % tpj) as u32,
+                        value,
+                    });
+                }
+                Texels::F16(half)
             }
         };
         let joint_names =
@@ -1120,4 +1195,435 @@ impl AnimAtlas {
             };
         }
     }
+}
+
+/// Magic bytes opening an atlas file.
+pub const FILE_MAGIC: [u8; 8] = *b"ANIMATLS";
+
+/// Most skin joints an atlas file may declare.
+pub const MAX_FILE_JOINTS: u32 = 65536;
+
+/// Texels converted or read at a time when streaming the image.
+const CHUNK_TEXELS: usize = 4096;
+
+/// Little-endian writer helpers.
+struct Out<'a, W: Write> {
+    w: &'a mut W,
+}
+
+impl<W: Write> Out<'_, W> {
+    fn bytes(&mut self, b: &[u8]) -> Result<(), AtlasError> {
+        Ok(self.w.write_all(b)?)
+    }
+    fn u32(&mut self, v: u32) -> Result<(), AtlasError> {
+        self.bytes(&v.to_le_bytes())
+    }
+    fn u8(&mut self, v: u8) -> Result<(), AtlasError> {
+        self.bytes(&[v])
+    }
+    fn f32(&mut self, v: f32) -> Result<(), AtlasError> {
+        self.bytes(&v.to_le_bytes())
+    }
+    fn str(&mut self, s: &str) -> Result<(), AtlasError> {
+        let len = u32::try_from(s.len()).ok().filter(|l| *l <= MAX_NAME_BYTES).ok_or_else(|| {
+            AtlasError::NameTooLong { what: format!("name {s:.32?}…"), len: s.len() as u64, max: MAX_NAME_BYTES }
+        })?;
+        self.u32(len)?;
+        self.bytes(s.as_bytes())
+    }
+}
+
+/// Little-endian reader helpers: every short read is [`AtlasError::Truncated`] naming the
+/// field, every float is checked finite.
+struct In<'a, R: Read> {
+    r: &'a mut R,
+}
+
+impl<R: Read> In<'_, R> {
+    fn exact(&mut self, buf: &mut [u8], what: &dyn Fn() -> String) -> Result<(), AtlasError> {
+        self.r.read_exact(buf).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                AtlasError::Truncated { what: what() }
+            } else {
+                AtlasError::Io(e)
+            }
+        })
+    }
+    fn array<const N: usize>(&mut self, what: &dyn Fn() -> String) -> Result<[u8; N], AtlasError> {
+        let mut b = [0u8; N];
+        self.exact(&mut b, what)?;
+        Ok(b)
+    }
+    fn u32(&mut self, what: &dyn Fn() -> String) -> Result<u32, AtlasError> {
+        Ok(u32::from_le_bytes(self.array(what)?))
+    }
+    fn flag(&mut self, what: &dyn Fn() -> String) -> Result<bool, AtlasError> {
+        match self.array::<1>(what)?[0] {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(AtlasError::BadField { what: what(), value: v.to_string(), why: "expected 0 or 1" }),
+        }
+    }
+    fn f32(&mut self, what: &dyn Fn() -> String) -> Result<f32, AtlasError> {
+        let v = f32::from_le_bytes(self.array(what)?);
+        if v.is_finite() { Ok(v) } else { Err(AtlasError::NonFinite { what: what(), value: v }) }
+    }
+    fn string(&mut self, what: &dyn Fn() -> String) -> Result<String, AtlasError> {
+        let len = self.u32(what)?;
+        if len > MAX_NAME_BYTES {
+            return Err(AtlasError::NameTooLong { what: what(), len: u64::from(len), max: MAX_NAME_BYTES });
+        }
+        let mut buf = Vec::new();
+        // `len` is capped above, and `take` stops at the end of the stream, so this
+        // allocates at most what the stream holds (and never more than 64 KiB).
+        self.r.by_ref().take(u64::from(len)).read_to_end(&mut buf)?;
+        if buf.len() != len as usize {
+            return Err(AtlasError::Truncated { what: what() });
+        }
+        String::from_utf8(buf).map_err(|_| AtlasError::NotUtf8 { what: what() })
+    }
+    fn vec3(&mut self, what: &dyn Fn() -> String) -> Result<Vec3, AtlasError> {
+        Ok(Vec3::new(self.f32(what)?, self.f32(what)?, self.f32(what)?))
+    }
+    /// True when the stream is at its end.
+    fn at_end(&mut self) -> Result<bool, AtlasError> {
+        let mut b = [0u8; 1];
+        loop {
+            match self.r.read(&mut b) {
+                Ok(0) => return Ok(true),
+                Ok(_) => return Ok(false),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(AtlasError::Io(e)),
+            }
+        }
+    }
+}
+
+fn bad(what: &str, value: impl fmt::Display, why: &'static str) -> AtlasError {
+    AtlasError::BadField { what: what.to_owned(), value: value.to_string(), why }
+}
+
+impl AnimAtlas {
+    /// Writes the atlas in the file format of the [module docs](self#file-format).
+    ///
+    /// # Errors
+    /// The writer fails, or a name is longer than [`MAX_NAME_BYTES`].
+    pub fn write_to(&self, w: &mut impl Write) -> Result<(), AtlasError> {
+        let mut o = Out { w };
+        o.bytes(&FILE_MAGIC)?;
+        o.u32(FILE_VERSION)?;
+        o.u32(self.layout.code())?;
+        o.u32(self.format.code())?;
+        o.u32(self.joint_names.len() as u32)?;
+        o.u32(self.width)?;
+        o.u8(u8::from(self.rigid))?;
+        o.u32(self.clips.len() as u32)?;
+        for c in &self.clips {
+            o.str(&c.name)?;
+            o.u32(c.first_frame)?;
+            o.u32(c.frame_count)?;
+            o.f32(c.rate)?;
+            o.f32(c.duration)?;
+            o.u8(u8::from(c.looping))?;
+            for v in c.bounds.0.iter().chain(c.bounds.1.iter()) {
+                o.f32(*v)?;
+            }
+        }
+        for n in &self.joint_names {
+            o.str(n)?;
+        }
+        for m in &self.inverse_bind {
+            for v in m.as_slice() {
+                o.f32(*v)?;
+            }
+        }
+        let mut buf = Vec::with_capacity(CHUNK_TEXELS * self.format.texel_size());
+        match &self.texels {
+            Texels::F32(t) => {
+                for chunk in t.chunks(CHUNK_TEXELS) {
+                    buf.clear();
+                    chunk.iter().flatten().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+                    o.bytes(&buf)?;
+                }
+            }
+            Texels::F16(t) => {
+                for chunk in t.chunks(CHUNK_TEXELS) {
+                    buf.clear();
+                    chunk.iter().flatten().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+                    o.bytes(&buf)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads an atlas written by [`AnimAtlas::write_to`], validating every field: safe on
+    /// hostile input (it never allocates more than the bytes the stream actually holds
+    /// justify, and never panics). The stream must end after the texels.
+    ///
+    /// # Errors
+    /// [`AtlasError::BadMagic`], [`AtlasError::UnsupportedVersion`],
+    /// [`AtlasError::Truncated`], [`AtlasError::BadField`], [`AtlasError::NameTooLong`],
+    /// [`AtlasError::NotUtf8`], [`AtlasError::NonFinite`], [`AtlasError::ClipRange`],
+    /// [`AtlasError::TrailingBytes`], or [`AtlasError::Io`].
+    pub fn read_from(r: &mut impl Read) -> Result<Self, AtlasError> {
+        let mut i = In { r };
+        let s = |w: &'static str| move || w.to_owned();
+        let magic: [u8; 8] = i.array(&s("magic"))?;
+        if magic != FILE_MAGIC {
+            return Err(AtlasError::BadMagic(magic));
+        }
+        let version = i.u32(&s("version"))?;
+        if version != FILE_VERSION {
+            return Err(AtlasError::UnsupportedVersion(version));
+        }
+        let code = i.u32(&s("layout"))?;
+        let layout = TextureLayout::from_code(code).ok_or_else(|| bad("layout", code, "expected 0, 1 or 2"))?;
+        let code = i.u32(&s("format"))?;
+        let format = TexelFormat::from_code(code).ok_or_else(|| bad("format", code, "expected 0 or 1"))?;
+        let joints = i.u32(&s("joint count"))?;
+        if joints > MAX_FILE_JOINTS {
+            return Err(bad("joint count", joints, "more than 65536"));
+        }
+        let height = u64::from(joints) * u64::from(layout.texels_per_joint());
+        if height > u64::from(MAX_HEIGHT) {
+            return Err(bad("joint count", joints, "too many rows for the layout (more than 16384)"));
+        }
+        let width = i.u32(&s("width"))?;
+        if !(2..=MAX_WIDTH).contains(&width) {
+            return Err(bad("width", width, "expected 2 to 16384 columns"));
+        }
+        let rigid = i.flag(&s("rigid flag"))?;
+        if layout == TextureLayout::SkinDualQuat && !rigid {
+            return Err(bad("rigid flag", 0, "the dual-quaternion layout is always rigid"));
+        }
+        let clip_count = i.u32(&s("clip count"))?;
+        if clip_count == 0 || clip_count > width / 2 {
+            return Err(bad("clip count", clip_count, "expected 1 to width / 2 clips (each has 2 frames or more)"));
+        }
+        let mut clips = Vec::new();
+        for c in 0..clip_count as usize {
+            let name = i.string(&|| format!("clip {c} name"))?;
+            let f = |field: &'static str| {
+                let name = name.clone();
+                move || format!("clip {c} ({name:?}) {field}")
+            };
+            let first_frame = i.u32(&f("first frame"))?;
+            let frame_count = i.u32(&f("frame count"))?;
+            if frame_count < 2 {
+                return Err(bad(&f("frame count")(), frame_count, "expected at least 2"));
+            }
+            let end = u64::from(first_frame) + u64::from(frame_count);
+            if end > u64::from(width) {
+                return Err(AtlasError::ClipRange { clip: c, name, first: first_frame, end, width });
+            }
+            let rate = i.f32(&f("rate"))?;
+            if rate <= 0.0 {
+                return Err(bad(&f("rate")(), rate, "expected a positive rate"));
+            }
+            let duration = i.f32(&f("duration"))?;
+            if duration < 0.0 {
+                return Err(bad(&f("duration")(), duration, "expected a duration of 0 or more"));
+            }
+            let looping = i.flag(&f("looping flag"))?;
+            let lo = i.vec3(&f("bounds"))?;
+            let hi = i.vec3(&f("bounds"))?;
+            clips.push(AtlasClip { name, first_frame, frame_count, rate, duration, looping, bounds: (lo, hi) });
+        }
+        let mut joint_names = Vec::new();
+        for j in 0..joints {
+            joint_names.push(i.string(&|| format!("joint {j} name"))?);
+        }
+        let mut inverse_bind = Vec::new();
+        for j in 0..joints {
+            let mut m = [0.0f32; 16];
+            for (k, v) in m.iter_mut().enumerate() {
+                *v = i.f32(&|| format!("inverse bind matrix {j} element {k}"))?;
+            }
+            inverse_bind.push(Mat4::from_column_slice(&m));
+        }
+        // At most 16384 × 16384 texels (checked above); read in chunks so that the image
+        // grows only as fast as the stream delivers it.
+        let count = width as usize * height as usize;
+        let texel_at = |n: usize| {
+            let w = width as usize;
+            move || format!("texel ({}, {})", n % w, n / w)
+        };
+        let texels = match format {
+            TexelFormat::F32 => {
+                let mut v: Vec<[f32; 4]> = Vec::with_capacity(count.min(CHUNK_TEXELS));
+                let mut buf = vec![0u8; CHUNK_TEXELS * 16];
+                while v.len() < count {
+                    let n = (count - v.len()).min(CHUNK_TEXELS);
+                    i.exact(&mut buf[..n * 16], &texel_at(v.len()))?;
+                    for t in buf[..n * 16].chunks_exact(16) {
+                        let mut x = [0.0f32; 4];
+                        for (c, b) in x.iter_mut().zip(t.chunks_exact(4)) {
+                            *c = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                        }
+                        if let Some(bad) = x.iter().find(|c| !c.is_finite()) {
+                            return Err(AtlasError::NonFinite { what: texel_at(v.len())(), value: *bad });
+                        }
+                        v.push(x);
+                    }
+                }
+                Texels::F32(v)
+            }
+            TexelFormat::F16 => {
+                let mut v: Vec<[u16; 4]> = Vec::with_capacity(count.min(CHUNK_TEXELS));
+                let mut buf = vec![0u8; CHUNK_TEXELS * 8];
+                while v.len() < count {
+                    let n = (count - v.len()).min(CHUNK_TEXELS);
+                    i.exact(&mut buf[..n * 8], &texel_at(v.len()))?;
+                    for t in buf[..n * 8].chunks_exact(8) {
+                        let mut x = [0u16; 4];
+                        for (c, b) in x.iter_mut().zip(t.chunks_exact(2)) {
+                            *c = u16::from_le_bytes([b[0], b[1]]);
+                        }
+                        if let Some(bad) = x.iter().map(|h| half::f16::from_bits(*h)).find(|h| !h.is_finite()) {
+                            return Err(AtlasError::NonFinite { what: texel_at(v.len())(), value: bad.to_f32() });
+                        }
+                        v.push(x);
+                    }
+                }
+                Texels::F16(v)
+            }
+        };
+        if !i.at_end()? {
+            return Err(AtlasError::TrailingBytes);
+        }
+        Ok(Self { layout, format, joint_names, inverse_bind, width, rigid, clips, texels })
+    }
+
+    /// Writes the atlas to a file ([`AnimAtlas::write_to`], buffered).
+    ///
+    /// # Errors
+    /// [`AtlasError::File`] naming the path, around the cause.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), AtlasError> {
+        let path = path.as_ref();
+        let wrap = |e: AtlasError| AtlasError::File { path: path.to_owned(), source: Box::new(e) };
+        let file = std::fs::File::create(path).map_err(|e| wrap(e.into()))?;
+        let mut w = std::io::BufWriter::new(file);
+        self.write_to(&mut w).map_err(wrap)?;
+        w.flush().map_err(|e| wrap(e.into()))
+    }
+
+    /// Reads an atlas file ([`AnimAtlas::read_from`], buffered).
+    ///
+    /// # Errors
+    /// [`AtlasError::File`] naming the path, around the cause.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, AtlasError> {
+        let path = path.as_ref();
+        let wrap = |e: AtlasError| AtlasError::File { path: path.to_owned(), source: Box::new(e) };
+        let file = std::fs::File::open(path).map_err(|e| wrap(e.into()))?;
+        Self::read_from(&mut std::io::BufReader::new(file)).map_err(wrap)
+    }
+}
+
+/// The resampling error of one clip of an atlas (see [`bake_error`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipBakeError {
+    /// Clip name.
+    pub name: String,
+    /// Largest vertex distance, in model units.
+    pub max_distance: f32,
+    /// `max_distance` as a fraction of the bind-pose bounding-box diagonal.
+    pub max_fraction: f32,
+    /// Time (seconds) at which the largest distance was found.
+    pub at_time: f32,
+}
+
+/// What [`bake_error`] measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BakeErrorReport {
+    /// Diagonal of the meshes' bind-pose bounding box, in model units.
+    pub diagonal: f32,
+    /// Per clip, in atlas order.
+    pub clips: Vec<ClipBakeError>,
+    /// Largest distance of any clip, in model units.
+    pub max_distance: f32,
+    /// Largest fraction of any clip.
+    pub max_fraction: f32,
+}
+
+/// How far an atlas's playback is from the clips it was baked from: the largest distance
+/// between a vertex linear-blend skinned with the exact palette (the clip sampled at `t`
+/// from the rest pose, [`TimePolicy::Clamp`]) and with the atlas reader's palette
+/// ([`AnimAtlas::palette`], [`SkinMethod::Lbs`], at [`AnimAtlas::frame_pair`]`(clip, t)`),
+/// over `samples_per_frame` times evenly spaced inside every frame interval of every clip
+/// (`t = (f + (s + ½) / samples_per_frame) / rate`, the middles of equal sub-intervals),
+/// reported in model units and as a fraction of the meshes' bind-pose bounding-box diagonal.
+///
+/// `clips[i]` must be the clip baked as atlas clip `i`; `skeleton`, `skin` and `meshes` the
+/// ones given to [`AnimAtlas::bake`].
+///
+/// # Errors
+/// Another clip count than the atlas's, another skin joint count, meshes using joints the
+/// skin lacks, meshes without extent, or any sampling error.
+pub fn bake_error(
+    atlas: &AnimAtlas,
+    skeleton: &Skeleton,
+    skin: &Skin,
+    meshes: &[&Mesh],
+    clips: &[&Clip],
+    samples_per_frame: usize,
+) -> Result<BakeErrorReport, AtlasError> {
+    if clips.len() != atlas.clips().len() {
+        return Err(AtlasError::ClipCount { atlas: atlas.clips().len(), given: clips.len() });
+    }
+    if skin.len() != atlas.joint_count() {
+        return Err(AtlasError::JointCount { atlas: atlas.joint_count(), model: skin.len() });
+    }
+    check_meshes(meshes, skin.len())?;
+    let mut bind = Bounds::new();
+    for m in meshes {
+        bind.add(&m.positions);
+    }
+    let (lo, hi) = bind.get();
+    let diagonal = (hi - lo).norm();
+    if !(diagonal > 0.0 && diagonal.is_finite()) {
+        return Err(AtlasError::EmptyMeshes);
+    }
+    let spf = samples_per_frame.max(1);
+    let rest = skeleton.rest_pose();
+    let mut pose = rest.clone();
+    let mut model = vec![Mat4::identity(); skeleton.len()];
+    let mut exact = vec![Mat4::identity(); skin.len()];
+    let mut read = Palette::new(SkinMethod::Lbs);
+    let mut scratch = Vec::new();
+    let alloc = || meshes.iter().map(|m| vec![Vec3::zeros(); m.positions.len()]).collect::<Vec<_>>();
+    let (mut pe, mut pa) = (alloc(), alloc());
+    let mut report = BakeErrorReport { diagonal, clips: Vec::new(), max_distance: 0.0, max_fraction: 0.0 };
+    for (ci, (clip, entry)) in clips.iter().zip(atlas.clips()).enumerate() {
+        let mut worst = ClipBakeError { name: entry.name.clone(), max_distance: 0.0, max_fraction: 0.0, at_time: 0.0 };
+        for f in 0..entry.frame_count.saturating_sub(1) {
+            for s in 0..spf {
+                let time = ((f as f32 + (s as f32 + 0.5) / spf as f32) / entry.rate).min(entry.duration);
+                pose.locals_mut().copy_from_slice(rest.locals());
+                clip.sample(time, TimePolicy::Clamp, &mut pose).map_err(|source| AtlasError::Clip {
+                    index: ci,
+                    name: clip.name().to_owned(),
+                    source,
+                })?;
+                pose.local_to_model(skeleton, &mut model)?;
+                crate::palette::skinning_matrices(&model, skin, &mut exact)?;
+                let fp = entry.frame_pair(time);
+                atlas.palette_with_scratch(fp, None, SkinMethod::Lbs, &mut read, &mut scratch)?;
+                skin_meshes(meshes, &exact, &mut pe)?;
+                skin_meshes(meshes, read.matrices().unwrap_or(&[]), &mut pa)?;
+                for (a, b) in pe.iter().flatten().zip(pa.iter().flatten()) {
+                    let d = (a - b).norm();
+                    if d > worst.max_distance {
+                        worst.max_distance = d;
+                        worst.at_time = time;
+                    }
+                }
+            }
+        }
+        worst.max_fraction = worst.max_distance / diagonal;
+        report.max_distance = report.max_distance.max(worst.max_distance);
+        report.max_fraction = report.max_fraction.max(worst.max_fraction);
+        report.clips.push(worst);
+    }
+    Ok(report)
 }
