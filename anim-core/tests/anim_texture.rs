@@ -493,3 +493,190 @@ fn check_joints_compares_count_and_names() {
         Err(AtlasError::JointName { index: 2, atlas, model }) if atlas == "tip" && model == "hand"
     ));
 }
+
+fn file_of(atlas: &AnimAtlas) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    atlas.write_to(&mut bytes).unwrap();
+    bytes
+}
+
+fn read_bytes(bytes: &[u8]) -> Result<AnimAtlas, AtlasError> {
+    AnimAtlas::read_from(&mut &bytes[..])
+}
+
+/// A one-clip atlas ("turn", 11 frames) whose file layout the corruption tests rely on.
+fn small_atlas(format: TexelFormat) -> AnimAtlas {
+    bake(&[&turn_clip("turn", 1.0, 1.0, 0.5)], settings(10.0, TextureLayout::ModelTrs, format))
+}
+
+#[test]
+fn files_round_trip() {
+    let (a, b) = (turn_clip("walk", 1.0, 1.0, 0.5), turn_clip("ünïcode", 0.7, -1.0, 1.5));
+    for layout in TextureLayout::ALL {
+        for format in TexelFormat::ALL {
+            let atlas = bake(&[&a, &b], settings(24.0, layout, format));
+            let bytes = file_of(&atlas);
+            assert_eq!(&bytes[..8], b"ANIMATLS");
+            let back = read_bytes(&bytes).unwrap();
+            assert_eq!(back, atlas, "{layout} {format}");
+            assert_eq!(back.texel_bytes(), atlas.texel_bytes());
+        }
+    }
+    let atlas = bake(&[&a, &b], settings(24.0, TextureLayout::SkinDualQuat, TexelFormat::F16));
+    let path = std::env::temp_dir().join(format!("anim-atlas-test-{}.atlas", std::process::id()));
+    atlas.save(&path).unwrap();
+    let back = AnimAtlas::load(&path);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(back.unwrap(), atlas);
+    let missing = AnimAtlas::load(std::env::temp_dir().join("no-such-dir-for-atlas/none.atlas"));
+    assert!(matches!(missing, Err(AtlasError::File { .. })));
+}
+
+#[test]
+fn every_truncation_is_reported() {
+    for format in TexelFormat::ALL {
+        let bytes = file_of(&small_atlas(format));
+        for n in 0..bytes.len() {
+            match read_bytes(&bytes[..n]) {
+                Err(AtlasError::Truncated { .. }) => {}
+                other => panic!("{format}: {n} of {} bytes gave {other:?}", bytes.len()),
+            }
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(read_bytes(&longer), Err(AtlasError::TrailingBytes)));
+    }
+}
+
+/// The file with the 4 bytes at `at` replaced by `v`.
+fn patch(bytes: &[u8], at: usize, v: &[u8]) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    b[at..at + v.len()].copy_from_slice(v);
+    b
+}
+
+#[test]
+fn corrupted_fields_are_typed_errors() {
+    let bytes = file_of(&small_atlas(TexelFormat::F32));
+    // Offsets: magic 0, version 8, layout 12, format 16, joints 20, width 24, rigid 28,
+    // clip count 29, clip 0: name length 33, "turn" 37, first 41, count 45, rate 49,
+    // duration 53, looping 57, bounds 58..82; joint 0 name length 82.
+    assert_eq!(&bytes[37..41], b"turn");
+    let r = |at: usize, v: &[u8]| read_bytes(&patch(&bytes, at, v));
+    let field = |e: Result<AnimAtlas, AtlasError>| match e {
+        Err(AtlasError::BadField { what, .. }) => what,
+        other => panic!("expected BadField, got {other:?}"),
+    };
+    assert!(matches!(r(0, b"ANIMATLZ"), Err(AtlasError::BadMagic(m)) if &m == b"ANIMATLZ"));
+    assert!(matches!(r(8, &2u32.to_le_bytes()), Err(AtlasError::UnsupportedVersion(2))));
+    assert_eq!(field(r(12, &7u32.to_le_bytes())), "layout");
+    assert_eq!(field(r(16, &2u32.to_le_bytes())), "format");
+    assert_eq!(field(r(20, &u32::MAX.to_le_bytes())), "joint count");
+    assert_eq!(field(r(20, &70_000u32.to_le_bytes())), "joint count");
+    assert_eq!(field(r(24, &100_000u32.to_le_bytes())), "width");
+    assert_eq!(field(r(28, &[2])), "rigid flag");
+    assert_eq!(field(r(29, &1_000_000u32.to_le_bytes())), "clip count");
+    assert_eq!(field(r(29, &0u32.to_le_bytes())), "clip count");
+    assert!(matches!(r(33, &0xFFFF_FFF0u32.to_le_bytes()), Err(AtlasError::NameTooLong { len: 0xFFFF_FFF0, .. })));
+    // A length under the cap that the stream cannot satisfy.
+    assert!(matches!(r(33, &60_000u32.to_le_bytes()), Err(AtlasError::Truncated { .. })));
+    assert!(matches!(r(37, &[0xFF]), Err(AtlasError::NotUtf8 { .. })));
+    assert!(matches!(
+        r(41, &10u32.to_le_bytes()),
+        Err(AtlasError::ClipRange { clip: 0, first: 10, end: 21, width: 11, .. })
+    ));
+    assert!(field(r(45, &1u32.to_le_bytes())).contains("frame count"));
+    assert!(matches!(r(45, &u32::MAX.to_le_bytes()), Err(AtlasError::ClipRange { .. })));
+    assert!(matches!(r(49, &f32::NAN.to_le_bytes()), Err(AtlasError::NonFinite { what, .. }) if what.contains("rate")));
+    assert!(field(r(49, &(-3.0f32).to_le_bytes())).contains("rate"));
+    assert!(field(r(53, &(-1.0f32).to_le_bytes())).contains("duration"));
+    assert!(field(r(57, &[9])).contains("looping"));
+    assert!(
+        matches!(r(58, &f32::INFINITY.to_le_bytes()), Err(AtlasError::NonFinite { what, .. }) if what.contains("bounds"))
+    );
+    // The last texel's last channel.
+    let n = bytes.len();
+    assert!(
+        matches!(r(n - 4, &f32::NAN.to_le_bytes()), Err(AtlasError::NonFinite { what, .. }) if what == "texel (10, 8)")
+    );
+    // A half-float infinity.
+    let half = file_of(&small_atlas(TexelFormat::F16));
+    let n = half.len();
+    assert!(matches!(read_bytes(&patch(&half, n - 2, &0x7C00u16.to_le_bytes())), Err(AtlasError::NonFinite { .. })));
+    // The dq layout must be marked rigid.
+    let dq = file_of(&bake(
+        &[&turn_clip("turn", 1.0, 1.0, 0.5)],
+        settings(10.0, TextureLayout::SkinDualQuat, TexelFormat::F32),
+    ));
+    assert_eq!(field(read_bytes(&patch(&dq, 28, &[0]))), "rigid flag");
+}
+
+#[test]
+fn a_huge_declared_image_fails_on_the_missing_bytes() {
+    // A valid header declaring 16384 × 16383 texels (4 GiB) followed by no texel at all.
+    let mut b = Vec::new();
+    b.extend_from_slice(b"ANIMATLS");
+    for v in [1u32, 0, 0, 5461, 16384] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.push(1);
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes()); // clip name ""
+    for v in [0u32, 16384] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [30.0f32, 1.0] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.push(1);
+    b.extend_from_slice(&[0; 24]);
+    for _ in 0..5461 {
+        b.extend_from_slice(&0u32.to_le_bytes());
+    }
+    for _ in 0..5461 {
+        for v in Mat4::identity().as_slice() {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    match read_bytes(&b) {
+        Err(AtlasError::Truncated { what }) => assert_eq!(what, "texel (0, 0)"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn garbage_never_panics() {
+    let good = file_of(&small_atlas(TexelFormat::F16));
+    // A tiny deterministic generator (xorshift).
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    for round in 0..2000 {
+        let bytes: Vec<u8> = if round % 2 == 0 {
+            // Pure noise, sometimes behind a valid magic and version.
+            let n = (next() % 200) as usize;
+            let mut v: Vec<u8> = (0..n).map(|_| next() as u8).collect();
+            if round % 4 == 0 && v.len() >= 12 {
+                v[..8].copy_from_slice(b"ANIMATLS");
+                v[8..12].copy_from_slice(&1u32.to_le_bytes());
+            }
+            v
+        } else {
+            // The good file with a few bytes flipped.
+            let mut v = good.clone();
+            for _ in 0..1 + next() % 4 {
+                let i = (next() as usize) % v.len();
+                v[i] ^= (next() as u8) | 1;
+            }
+            v
+        };
+        // Any result is fine as long as it is a result; a success must round-trip.
+        if let Ok(a) = read_bytes(&bytes) {
+            assert_eq!(read_bytes(&file_of(&a)).unwrap(), a);
+        }
+    }
+}
