@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod context;
+pub mod crowd;
 mod error;
 pub mod frame;
 pub mod lines;
@@ -47,6 +48,7 @@ pub mod swapchain;
 pub use ash;
 #[cfg(feature = "window")]
 pub use context::WindowTarget;
+pub use crowd::{CrowdDraw, CrowdError, CrowdId, CrowdPath, UnknownCrowdPath};
 pub use context::{Context, ContextDesc, VALIDATION_ENV, ValidationLog, validation_from_env};
 pub use error::RenderError;
 pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinPath, dq_words, scale_words};

@@ -13,6 +13,7 @@
 //! CPU prepares one frame while the GPU draws the previous one.
 
 use crate::context::Context;
+use crate::crowd::{CrowdItem, CrowdPipelines, GpuCrowd, RecordCtx};
 use crate::error::{RenderError, VkCall};
 use crate::frame::{FrameData, MeshId};
 use crate::mesh::{Coloring, GpuMesh};
@@ -109,13 +110,18 @@ pub struct Renderer {
     pool: vk::CommandPool,
     slots: Vec<FrameSlot>,
     current: usize,
+    /// The slot of the most recently submitted frame.
+    pub(crate) last_submitted: Option<usize>,
     plan: FramePlan,
-    meshes: Vec<GpuMesh>,
+    crowd_plan: Vec<CrowdItem>,
+    pub(crate) meshes: Vec<GpuMesh>,
+    pub(crate) crowds: Vec<GpuCrowd>,
     graphics: GraphicsPipelines,
     compute: ComputePipelines,
+    crowd_pipelines: CrowdPipelines,
     layout: PipelineLayout,
     color_format: vk::Format,
-    ctx: Arc<Context>,
+    pub(crate) ctx: Arc<Context>,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -133,6 +139,7 @@ impl Renderer {
         let layout = PipelineLayout::new(ctx)?;
         let compute = ComputePipelines::new(ctx, &layout)?;
         let graphics = GraphicsPipelines::new(ctx, &layout, color_format)?;
+        let crowd_pipelines = CrowdPipelines::new(ctx, color_format)?;
         let d = ctx.device();
         let pool_info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(ctx.queue_family())
@@ -143,10 +150,14 @@ impl Renderer {
             pool,
             slots: Vec::with_capacity(FRAMES_IN_FLIGHT),
             current: 0,
+            last_submitted: None,
             plan: FramePlan::default(),
+            crowd_plan: Vec::new(),
             meshes: Vec::new(),
+            crowds: Vec::new(),
             graphics,
             compute,
+            crowd_pipelines,
             layout,
             color_format,
             ctx: ctx.clone(),
@@ -219,7 +230,15 @@ impl Renderer {
 
     /// Resolves `frame` into the plan, checking it against the registered meshes.
     pub(crate) fn check(&mut self, frame: &FrameData) -> Result<(), RenderError> {
-        self.plan.build(frame, &self.meshes, self.ctx.limits().max_texel_buffer_elements)
+        self.plan.build(frame, &self.meshes, self.ctx.limits().max_texel_buffer_elements)?;
+        crate::crowd::plan(&frame.crowds, &self.crowds, &self.meshes, &self.ctx, &mut self.crowd_plan)
+    }
+
+    /// Waits until the GPU is done with frame slot `slot`.
+    pub(crate) fn wait_slot(&self, slot: usize) -> Result<(), RenderError> {
+        // SAFETY: the fence belongs to this device and is signalled or pending (see
+        // `wait_idle`).
+        unsafe { self.ctx.device().wait_for_fences(&[self.slots[slot].fence], true, u64::MAX) }.vk("vkWaitForFences")
     }
 
     /// The index of the frame slot that the next [`Renderer::prepare`] fills.
@@ -267,7 +286,27 @@ impl Renderer {
                 slot.compute_out[k] = b;
             }
         }
-        ensure_bone_view(&ctx, slot)
+        ensure_bone_view(&ctx, slot)?;
+        crate::crowd::prepare(
+            &ctx,
+            &self.crowd_plan,
+            &mut self.crowds,
+            &mut self.crowd_pipelines,
+            &self.meshes,
+            self.current,
+        )
+    }
+
+    fn crowd_ctx<'a>(&'a self, d: &'a ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) -> RecordCtx<'a> {
+        RecordCtx {
+            d,
+            cmd,
+            slot: self.current,
+            camera: slot.camera.buffer().raw(),
+            meshes: &self.meshes,
+            crowds: &self.crowds,
+            pipes: &self.crowd_pipelines,
+        }
     }
 
     /// Begins the current slot's command buffer and records the prepared frame into
@@ -296,7 +335,12 @@ impl Renderer {
         // SAFETY: `cmd` was begun above.
         unsafe { d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&mb)) };
         self.record_uploads(d, cmd, slot);
+        let crowds = self.crowd_ctx(d, cmd, slot);
+        crowds.uploads(&self.crowd_plan);
         self.record_compute(d, cmd, slot);
+        crowds.cull(&self.crowd_plan);
+        crowds.palettes(&self.crowd_plan);
+        crowds.skinning(&self.crowd_plan);
         self.record_pass(d, cmd, slot, target);
         Ok(cmd)
     }
@@ -469,6 +513,7 @@ impl Renderer {
                 d.cmd_draw_indexed(cmd, mesh.index_count(), 1, 0, 0, 0);
             }
         }
+        self.crowd_ctx(d, cmd, slot).draws(&self.crowd_plan);
         if plan.overlay_vertices > 0 {
             self.bind(d, cmd, &self.graphics.overlay);
             self.layout.push_descriptors(cmd, gfx, &set);
@@ -518,6 +563,7 @@ impl Renderer {
             .wait_semaphore_infos(waits)
             .signal_semaphore_infos(signals);
         let result = self.ctx.submit(&[submit], fence);
+        self.last_submitted = Some(self.current);
         if result.is_err() {
             // Nothing was submitted and the fence is reset: an empty submission signals it
             // again, so that waiting for this slot cannot hang.
