@@ -44,6 +44,7 @@ mod shaders;
 pub mod skinning;
 #[cfg(feature = "window")]
 pub mod swapchain;
+pub mod timing;
 
 pub use ash;
 #[cfg(feature = "window")]
@@ -58,3 +59,4 @@ pub use renderer::Renderer;
 pub use skinning::GpuSkinner;
 #[cfg(feature = "window")]
 pub use swapchain::Swapchain;
+pub use timing::{FrameStats, PassTime, measure_copy_bandwidth};
