@@ -679,6 +679,27 @@ pub(crate) struct CrowdItem {
     push: CrowdPush,
 }
 
+impl CrowdItem {
+    /// Characters the draw submits.
+    pub(crate) fn instances(&self) -> u32 {
+        self.push.instance_count
+    }
+}
+
+/// The total visible count that frame slot `slot`'s last frame read back for its listed
+/// crowds, `None` when it listed none. The slot's fence must have been waited for.
+pub(crate) fn visible_in_slot(crowds: &[GpuCrowd], slot: usize) -> Option<u32> {
+    let mut total = None;
+    for c in crowds {
+        let s = &c.slots[slot];
+        if s.record.is_some_and(|r| r.listed) {
+            let words: &[u32] = bytemuck::cast_slice(s.args_readback.mapped().ok()?);
+            *total.get_or_insert(0) += words[ARGS_VISIBLE_WORD];
+        }
+    }
+    total
+}
+
 /// Resolves the frame's crowd draws against the registered crowds into `out`.
 pub(crate) fn plan(
     draws: &[CrowdDraw],
@@ -868,13 +889,14 @@ impl RecordCtx<'_> {
         }
     }
 
-    /// Records the list passes (cull and finalize) of the planned crowds.
-    pub(crate) fn cull(&self, items: &[CrowdItem]) {
+    /// Records the list passes (cull and finalize) of the planned crowds; true when there
+    /// were any.
+    pub(crate) fn cull(&self, items: &[CrowdItem]) -> bool {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
         let listed = || items.iter().filter(|i| i.listed);
         if listed().next().is_none() {
-            return;
+            return false;
         }
         for item in listed() {
             let s = &self.crowds[item.crowd].slots[self.slot];
@@ -910,10 +932,11 @@ impl RecordCtx<'_> {
             copy_buffer(self.d, self.cmd, &s.args, &s.args_readback, ARGS_BYTES);
             buffer_barrier(self.d, self.cmd, s.args_readback.raw(), (S::COPY, A::TRANSFER_WRITE), (S::HOST, A::HOST_READ));
         }
+        true
     }
 
-    /// Records the palette passes of the planned crowds.
-    pub(crate) fn palettes(&self, items: &[CrowdItem]) {
+    /// Records the palette passes of the planned crowds; true when there were any.
+    pub(crate) fn palettes(&self, items: &[CrowdItem]) -> bool {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
         let mut any = false;
@@ -926,10 +949,12 @@ impl RecordCtx<'_> {
         if any {
             self.barrier((S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE), (S::COMPUTE_SHADER | S::VERTEX_SHADER, A::SHADER_STORAGE_READ));
         }
+        any
     }
 
-    /// Records the skinning passes of the planned PaletteCompute crowds.
-    pub(crate) fn skinning(&self, items: &[CrowdItem]) {
+    /// Records the skinning passes of the planned PaletteCompute crowds; true when there
+    /// were any.
+    pub(crate) fn skinning(&self, items: &[CrowdItem]) -> bool {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
         let mut any = false;
@@ -942,6 +967,7 @@ impl RecordCtx<'_> {
         if any {
             self.barrier((S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE), (S::VERTEX_SHADER, A::SHADER_STORAGE_READ));
         }
+        any
     }
 
     /// A dispatch of `groups_x` × (listed or all) characters: indirect from the arguments at

@@ -20,6 +20,7 @@ use crate::mesh::{Coloring, GpuMesh};
 use crate::pipelines::{ComputePipelines, Descriptors, GraphicsPipelines, Pipeline, PipelineLayout, binding};
 use crate::plan::{Comp, FramePlan, Gfx, PaletteBuffer, PlanItem, Res, VertexSource};
 use crate::resources::{Buffer, StagedBuffer, image_barrier};
+use crate::timing::{FrameStats, GpuTimer};
 use anim_core::Mesh;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
@@ -27,6 +28,9 @@ use std::sync::Arc;
 
 /// Frames the CPU may record while the GPU still works on earlier ones.
 pub const FRAMES_IN_FLIGHT: usize = 2;
+
+/// Timed passes a frame at most: upload, compute, cull, palette, skin, draw.
+const MAX_MARKS: u32 = 8;
 
 /// The images a frame renders into.
 #[derive(Clone, Copy, Debug)]
@@ -112,6 +116,15 @@ pub struct Renderer {
     current: usize,
     /// The slot of the most recently submitted frame.
     pub(crate) last_submitted: Option<usize>,
+    /// One timer per frame slot (kept apart from the slots so recording can borrow it
+    /// mutably).
+    timers: Vec<GpuTimer>,
+    /// Per slot: the submission number of its last frame and that frame's instance count.
+    submitted: Vec<(u64, u32)>,
+    /// Submissions so far.
+    submissions: u64,
+    /// Stats of the most recently completed frame, and its submission number.
+    stats: Option<(u64, FrameStats)>,
     plan: FramePlan,
     crowd_plan: Vec<CrowdItem>,
     pub(crate) meshes: Vec<GpuMesh>,
@@ -151,6 +164,10 @@ impl Renderer {
             slots: Vec::with_capacity(FRAMES_IN_FLIGHT),
             current: 0,
             last_submitted: None,
+            timers: Vec::with_capacity(FRAMES_IN_FLIGHT),
+            submitted: vec![(0, 0); FRAMES_IN_FLIGHT],
+            submissions: 0,
+            stats: None,
             plan: FramePlan::default(),
             crowd_plan: Vec::new(),
             meshes: Vec::new(),
@@ -171,6 +188,7 @@ impl Renderer {
         let cmds = unsafe { d.allocate_command_buffers(&alloc) }.vk("vkAllocateCommandBuffers")?;
         for cmd in cmds {
             r.slots.push(FrameSlot::new(ctx, cmd)?);
+            r.timers.push(GpuTimer::new(ctx, MAX_MARKS)?);
         }
         Ok(r)
     }
@@ -234,6 +252,27 @@ impl Renderer {
         crate::crowd::plan(&frame.crowds, &self.crowds, &self.meshes, &self.ctx, &mut self.crowd_plan)
     }
 
+    /// GPU timings and counts of the most recently completed frame whose stats were
+    /// collected: after [`crate::Offscreen::render`] that very frame; in a windowed loop the
+    /// frame that last used the slot being prepared (read after its fence). `None` before
+    /// the first such frame.
+    pub fn frame_stats(&self) -> Option<&FrameStats> {
+        self.stats.as_ref().map(|(_, s)| s)
+    }
+
+    /// Reads the timings and visible counts of slot `slot`'s last frame into the stats, when
+    /// it is newer than the stats. The slot's fence must have been waited for.
+    pub(crate) fn collect_stats(&mut self, slot: usize) -> Result<(), RenderError> {
+        let (number, instances) = self.submitted[slot];
+        if number == 0 || self.stats.as_ref().is_some_and(|(n, _)| *n >= number) {
+            return Ok(());
+        }
+        let passes = self.timers[slot].read(self.ctx.device())?.unwrap_or_default();
+        let visible = crate::crowd::visible_in_slot(&self.crowds, slot);
+        self.stats = Some((number, FrameStats { passes, instances, visible }));
+        Ok(())
+    }
+
     /// Waits until the GPU is done with frame slot `slot`.
     pub(crate) fn wait_slot(&self, slot: usize) -> Result<(), RenderError> {
         // SAFETY: the fence belongs to this device and is signalled or pending (see
@@ -261,6 +300,8 @@ impl Renderer {
         // SAFETY: the fence belongs to this device and is signalled or pending (see
         // `wait_idle`).
         unsafe { ctx.device().wait_for_fences(&[slot.fence], true, u64::MAX) }.vk("vkWaitForFences")?;
+        self.collect_stats(self.current)?;
+        let slot = &mut self.slots[self.current];
         // The slot's previous frame has completed: its buffers may be rewritten or replaced.
         slot.camera.stage(&ctx, &[bytemuck::bytes_of(&frame.camera.uniform(aspect))])?;
         slot.matrices.stage(&ctx, &[bytemuck::cast_slice(&frame.matrices)])?;
@@ -314,7 +355,8 @@ impl Renderer {
     /// `COLOR_ATTACHMENT_OPTIMAL`; the caller records what follows and calls
     /// [`Renderer::submit`]. Call after a successful [`Renderer::prepare`].
     pub(crate) fn record(&mut self, target: &Target) -> Result<vk::CommandBuffer, RenderError> {
-        let d = self.ctx.device();
+        let ctx = self.ctx.clone();
+        let d = ctx.device();
         let slot = &self.slots[self.current];
         let cmd = slot.cmd;
         // SAFETY: `prepare` waited for the slot's fence, so the previous submission of `cmd`
@@ -334,14 +376,29 @@ impl Renderer {
             .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
         // SAFETY: `cmd` was begun above.
         unsafe { d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&mb)) };
+        let mut timers = std::mem::take(&mut self.timers);
+        let timer = &mut timers[self.current];
+        timer.begin(d, cmd);
         self.record_uploads(d, cmd, slot);
         let crowds = self.crowd_ctx(d, cmd, slot);
-        crowds.uploads(&self.crowd_plan);
-        self.record_compute(d, cmd, slot);
-        crowds.cull(&self.crowd_plan);
-        crowds.palettes(&self.crowd_plan);
-        crowds.skinning(&self.crowd_plan);
+        let items = &self.crowd_plan;
+        crowds.uploads(items);
+        timer.mark(d, cmd, "upload");
+        if self.record_compute(d, cmd, slot) {
+            timer.mark(d, cmd, "compute");
+        }
+        if crowds.cull(items) {
+            timer.mark(d, cmd, "cull");
+        }
+        if crowds.palettes(items) {
+            timer.mark(d, cmd, "palette");
+        }
+        if crowds.skinning(items) {
+            timer.mark(d, cmd, "skin");
+        }
         self.record_pass(d, cmd, slot, target);
+        timer.mark(d, cmd, "draw");
+        self.timers = timers;
         Ok(cmd)
     }
 
@@ -378,7 +435,8 @@ impl Renderer {
         }
     }
 
-    fn record_compute(&self, d: &ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) {
+    /// Records the compute skinning of the plan's items; true when there was any.
+    fn record_compute(&self, d: &ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) -> bool {
         let mut any = false;
         for (item, work) in self.plan.compute_items() {
             let pipeline = match work.pipeline {
@@ -399,6 +457,7 @@ impl Renderer {
             // SAFETY: `cmd` is recording (begun in `record`) and outside a render pass.
             unsafe { d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&mb)) };
         }
+        any
     }
 
     fn graphics_pipeline(&self, g: Gfx) -> &Pipeline {
@@ -564,6 +623,9 @@ impl Renderer {
             .signal_semaphore_infos(signals);
         let result = self.ctx.submit(&[submit], fence);
         self.last_submitted = Some(self.current);
+        self.submissions += 1;
+        let instances = self.plan.items.len() as u32 + self.crowd_plan.iter().map(|c| c.instances()).sum::<u32>();
+        self.submitted[self.current] = (self.submissions, instances);
         if result.is_err() {
             // Nothing was submitted and the fence is reset: an empty submission signals it
             // again, so that waiting for this slot cannot hang.
