@@ -13,12 +13,15 @@ vec4 atlas_texel(uint frame, uint joint, uint k) {
     return texelFetch(atlas, ivec2(int(frame), int(joint * TEXELS_PER_JOINT + k)), 0);
 }
 
-// Normalized lerp on the short way.
+// Normalized lerp on the short way (a zero-length result, opposite inputs at exactly the
+// middle, gives `a`, as the CPU reader does).
 vec4 nlerp(vec4 a, vec4 b, float t) {
     if (dot(a, b) < 0.0) {
         b = -b;
     }
-    return normalize(mix(a, b, t));
+    vec4 v = mix(a, b, t);
+    float n = length(v);
+    return n > 0.0 ? v / n : a;
 }
 
 // Dual quaternions (real r, dual d) blended linearly with the hemisphere fix, divided by the
@@ -31,8 +34,10 @@ void dq_blend(inout vec4 ar, inout vec4 ad, vec4 br, vec4 bd, float t) {
     vec4 r = mix(ar, br, t);
     vec4 d = mix(ad, bd, t);
     float l = length(r);
-    ar = r / l;
-    ad = d / l;
+    if (l > 0.0) {
+        ar = r / l;
+        ad = d / l;
+    }
 }
 
 // Rows of a rotation matrix from a unit quaternion.
@@ -147,8 +152,17 @@ void eval_joint(CrowdInstance c, uint joint, out vec4 e0, out vec4 e1, out vec4 
         e2 = r2;
         return;
     }
-    // A rigid matrix as a unit dual quaternion: rotation q, dual part ½·(t, 0)·q.
-    vec4 qr = rows_quat(r0.xyz, r1.xyz, r2.xyz);
+    // The rigid part as a unit dual quaternion, as anim_math::dual::from_rigid_matrix reads
+    // it: the rotation of the column-normalized basis (interpolated rows of a rigid atlas
+    // are rigid up to the slight shrink of lerped rotations, which this drops), dual part
+    // ½·(t, 0)·q.
+    vec3 c0 = vec3(r0.x, r1.x, r2.x);
+    vec3 c1 = vec3(r0.y, r1.y, r2.y);
+    vec3 c2 = vec3(r0.z, r1.z, r2.z);
+    c0 /= max(length(c0), 1e-30);
+    c1 /= max(length(c1), 1e-30);
+    c2 /= max(length(c2), 1e-30);
+    vec4 qr = rows_quat(vec3(c0.x, c1.x, c2.x), vec3(c0.y, c1.y, c2.y), vec3(c0.z, c1.z, c2.z));
     e0 = qr;
     e1 = 0.5 * quat_mul(vec4(r0.w, r1.w, r2.w, 0.0), qr);
     e2 = vec4(0.0);

@@ -904,7 +904,7 @@ impl RecordCtx<'_> {
             // usage and holds ARGS_BYTES, a multiple of 4.
             unsafe { self.d.cmd_fill_buffer(self.cmd, s.args.raw(), 0, ARGS_BYTES, 0) };
         }
-        self.barrier((S::CLEAR, A::TRANSFER_WRITE), (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE));
+        self.barrier((S::ALL_TRANSFER, A::TRANSFER_WRITE), (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE));
         for item in listed() {
             let set = self.set(item);
             self.dispatch(item, self.pipes.get(Kind::Cull, 0, 0), &set);

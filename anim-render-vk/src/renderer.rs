@@ -405,7 +405,9 @@ impl Renderer {
     fn record_uploads(&self, d: &ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
-        slot.camera.record_upload(d, cmd, (S::VERTEX_SHADER | S::FRAGMENT_SHADER, A::UNIFORM_READ));
+        // The crowd list pass reads the camera in a compute shader.
+        let camera_readers = S::VERTEX_SHADER | S::FRAGMENT_SHADER | S::COMPUTE_SHADER;
+        slot.camera.record_upload(d, cmd, (camera_readers, A::UNIFORM_READ));
         let palette_readers = (S::VERTEX_SHADER | S::COMPUTE_SHADER, A::SHADER_READ | A::UNIFORM_READ);
         slot.matrices.record_upload(d, cmd, palette_readers);
         slot.dual_quats.record_upload(d, cmd, palette_readers);
