@@ -663,10 +663,10 @@ impl Bounds {
 /// Checks that every mesh's influences fit a skin of `joints` joints.
 fn check_meshes(meshes: &[&Mesh], joints: usize) -> Result<(), AtlasError> {
     for (i, m) in meshes.iter().enumerate() {
-        if let Some(inf) = &m.influences {
-            if inf.joint_bound() > joints {
-                return Err(AtlasError::MeshJoints { mesh: i, needed: inf.joint_bound(), joints });
-            }
+        if let Some(inf) = &m.influences
+            && inf.joint_bound() > joints
+        {
+            return Err(AtlasError::MeshJoints { mesh: i, needed: inf.joint_bound(), joints });
         }
     }
     Ok(())
