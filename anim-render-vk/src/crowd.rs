@@ -28,9 +28,9 @@ use crate::pipelines::{GraphicsDesc, Pipeline, VertexLayout, compute_pipeline_wi
 use crate::renderer::{FRAMES_IN_FLIGHT, Renderer};
 use crate::resources::{Buffer, Image, StagedBuffer, buffer_barrier, copy_buffer, image_barrier};
 use crate::shaders;
+use anim_core::SkinMethod;
 use anim_core::anim_texture::{AnimAtlas, TexelFormat, TextureLayout};
 use anim_core::crowd::CrowdInstance;
-use anim_core::SkinMethod;
 use anim_math::{Mat4, Quat, Vec3};
 use ash::vk;
 use bytemuck::{Pod, Zeroable};
@@ -274,8 +274,12 @@ impl CrowdLayout {
             .max_lod(0.0);
         // SAFETY: a valid device and create info; destroyed in Drop (or below on error).
         let sampler = unsafe { d.create_sampler(&info, None) }.vk("vkCreateSampler")?;
-        let mut layout =
-            Self { ctx: ctx.clone(), sampler, set_layout: vk::DescriptorSetLayout::null(), raw: vk::PipelineLayout::null() };
+        let mut layout = Self {
+            ctx: ctx.clone(),
+            sampler,
+            set_layout: vk::DescriptorSetLayout::null(),
+            raw: vk::PipelineLayout::null(),
+        };
         let all = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT | vk::ShaderStageFlags::COMPUTE;
         let samplers = [sampler];
         let bindings: Vec<vk::DescriptorSetLayoutBinding<'_>> = (0..binding::COUNT)
@@ -293,12 +297,9 @@ impl CrowdLayout {
             .bindings(&bindings);
         // SAFETY: a valid device; one binding per slot with count 1, the sampler is alive;
         // Drop destroys what was created if a later step fails.
-        layout.set_layout =
-            unsafe { d.create_descriptor_set_layout(&info, None) }.vk("vkCreateDescriptorSetLayout")?;
-        let ranges = [vk::PushConstantRange::default()
-            .stage_flags(all)
-            .offset(0)
-            .size(std::mem::size_of::<CrowdPush>() as u32)];
+        layout.set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }.vk("vkCreateDescriptorSetLayout")?;
+        let ranges =
+            [vk::PushConstantRange::default().stage_flags(all).offset(0).size(std::mem::size_of::<CrowdPush>() as u32)];
         let sets = [layout.set_layout];
         let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets).push_constant_ranges(&ranges);
         // SAFETY: a valid device and a set layout created above; 48 bytes of push constants
@@ -518,7 +519,11 @@ impl GpuCrowd {
         let max_dim = u64::from(limits.max_image_dimension2_d);
         limit("atlas width", u64::from(w), max_dim)?;
         limit("atlas height", u64::from(h), max_dim)?;
-        limit("crowd capacity (dispatch rows)", u64::from(capacity), u64::from(limits.max_compute_work_group_count[1]))?;
+        limit(
+            "crowd capacity (dispatch rows)",
+            u64::from(capacity),
+            u64::from(limits.max_compute_work_group_count[1]),
+        )?;
         let joints = atlas.joint_count() as u32;
         let max_storage = u64::from(limits.max_storage_buffer_range);
         limit("crowd instance buffer", u64::from(capacity) * 64, max_storage)?;
@@ -540,20 +545,40 @@ impl GpuCrowd {
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         let inverse: Vec<[[f32; 4]; 4]> = atlas.inverse_bind().iter().map(|m| m.data.0).collect();
         let shaders = S::VERTEX_SHADER | S::COMPUTE_SHADER;
-        let inverse_bind =
-            Buffer::device_local(ctx, bytemuck::cast_slice(&inverse), storage, shaders, A::SHADER_STORAGE_READ, "atlas inverse binds")?;
+        let inverse_bind = Buffer::device_local(
+            ctx,
+            bytemuck::cast_slice(&inverse),
+            storage,
+            shaders,
+            A::SHADER_STORAGE_READ,
+            "atlas inverse binds",
+        )?;
         let bounds: Vec<[f32; 4]> = atlas
             .clips()
             .iter()
-            .flat_map(|c| [[c.bounds.0.x, c.bounds.0.y, c.bounds.0.z, 0.0], [c.bounds.1.x, c.bounds.1.y, c.bounds.1.z, 0.0]])
+            .flat_map(|c| {
+                [[c.bounds.0.x, c.bounds.0.y, c.bounds.0.z, 0.0], [c.bounds.1.x, c.bounds.1.y, c.bounds.1.z, 0.0]]
+            })
             .collect();
-        let bounds =
-            Buffer::device_local(ctx, bytemuck::cast_slice(&bounds), storage, S::COMPUTE_SHADER, A::SHADER_STORAGE_READ, "crowd clip bounds")?;
+        let bounds = Buffer::device_local(
+            ctx,
+            bytemuck::cast_slice(&bounds),
+            storage,
+            S::COMPUTE_SHADER,
+            A::SHADER_STORAGE_READ,
+            "crowd clip bounds",
+        )?;
         let mut slots = Vec::with_capacity(FRAMES_IN_FLIGHT);
         for _ in 0..FRAMES_IN_FLIGHT {
             slots.push(CrowdSlot {
                 instances: StagedBuffer::new(ctx, u64::from(capacity) * 64, storage, "crowd instances")?,
-                visible: Buffer::new(ctx, u64::from(capacity) * 4, storage, MemoryLocation::GpuOnly, "crowd visible list")?,
+                visible: Buffer::new(
+                    ctx,
+                    u64::from(capacity) * 4,
+                    storage,
+                    MemoryLocation::GpuOnly,
+                    "crowd visible list",
+                )?,
                 args: Buffer::new(
                     ctx,
                     ARGS_BYTES,
@@ -626,8 +651,13 @@ fn upload_atlas(ctx: &Arc<Context>, bytes: &[u8], format: vk::Format, w: u32, h:
         vk::ImageAspectFlags::COLOR,
         "animation atlas",
     )?;
-    let mut staging =
-        Buffer::new(ctx, bytes.len() as u64, vk::BufferUsageFlags::TRANSFER_SRC, MemoryLocation::CpuToGpu, "atlas staging")?;
+    let mut staging = Buffer::new(
+        ctx,
+        bytes.len() as u64,
+        vk::BufferUsageFlags::TRANSFER_SRC,
+        MemoryLocation::CpuToGpu,
+        "atlas staging",
+    )?;
     staging.write_bytes(0, bytes)?;
     let d = ctx.device();
     use vk::AccessFlags2 as A;
@@ -654,7 +684,9 @@ fn upload_atlas(ctx: &Arc<Context>, bytes: &[u8], format: vk::Format, w: u32, h:
         // SAFETY: `cmd` is recording outside a render pass; the image was moved to
         // TRANSFER_DST_OPTIMAL above and the staging buffer holds w × h texels of its format
         // (checked by the caller).
-        unsafe { d.cmd_copy_buffer_to_image(cmd, staging.raw(), image.raw(), vk::ImageLayout::TRANSFER_DST_OPTIMAL, &region) };
+        unsafe {
+            d.cmd_copy_buffer_to_image(cmd, staging.raw(), image.raw(), vk::ImageLayout::TRANSFER_DST_OPTIMAL, &region)
+        };
         image_barrier(
             d,
             cmd,
@@ -727,7 +759,11 @@ pub(crate) fn plan(
         if draw.path == CrowdPath::PaletteCompute {
             let limits = ctx.limits();
             let bytes = u64::from(c.capacity) * u64::from(mesh.vertex_count()) * 32;
-            limit("crowd skinned vertex buffer (capacity × vertices)", bytes, u64::from(limits.max_storage_buffer_range))?;
+            limit(
+                "crowd skinned vertex buffer (capacity × vertices)",
+                bytes,
+                u64::from(limits.max_storage_buffer_range),
+            )?;
             limit(
                 "crowd skinning dispatch (vertex groups)",
                 u64::from(mesh.vertex_count().div_ceil(GROUP)),
@@ -868,7 +904,11 @@ impl RecordCtx<'_> {
         layout.push(self.cmd, &item.push);
     }
 
-    fn barrier(&self, src: (vk::PipelineStageFlags2, vk::AccessFlags2), dst: (vk::PipelineStageFlags2, vk::AccessFlags2)) {
+    fn barrier(
+        &self,
+        src: (vk::PipelineStageFlags2, vk::AccessFlags2),
+        dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
+    ) {
         let mb = [vk::MemoryBarrier2::default()
             .src_stage_mask(src.0)
             .src_access_mask(src.1)
@@ -883,9 +923,11 @@ impl RecordCtx<'_> {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
         for item in items {
-            self.crowds[item.crowd].slots[self.slot]
-                .instances
-                .record_upload(self.d, self.cmd, (S::VERTEX_SHADER | S::COMPUTE_SHADER, A::SHADER_STORAGE_READ));
+            self.crowds[item.crowd].slots[self.slot].instances.record_upload(
+                self.d,
+                self.cmd,
+                (S::VERTEX_SHADER | S::COMPUTE_SHADER, A::SHADER_STORAGE_READ),
+            );
         }
     }
 
@@ -904,7 +946,10 @@ impl RecordCtx<'_> {
             // usage and holds ARGS_BYTES, a multiple of 4.
             unsafe { self.d.cmd_fill_buffer(self.cmd, s.args.raw(), 0, ARGS_BYTES, 0) };
         }
-        self.barrier((S::ALL_TRANSFER, A::TRANSFER_WRITE), (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE));
+        self.barrier(
+            (S::ALL_TRANSFER, A::TRANSFER_WRITE),
+            (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE),
+        );
         for item in listed() {
             let set = self.set(item);
             self.dispatch(item, self.pipes.get(Kind::Cull, 0, 0), &set);
@@ -913,7 +958,10 @@ impl RecordCtx<'_> {
             // holds).
             unsafe { self.d.cmd_dispatch(self.cmd, item.push.instance_count.div_ceil(GROUP), 1, 1) };
         }
-        self.barrier((S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE), (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE));
+        self.barrier(
+            (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
+            (S::COMPUTE_SHADER, A::SHADER_STORAGE_READ | A::SHADER_STORAGE_WRITE),
+        );
         for item in listed() {
             let set = self.set(item);
             self.dispatch(item, self.pipes.get(Kind::Finalize, 0, 0), &set);
@@ -930,7 +978,13 @@ impl RecordCtx<'_> {
         for item in listed() {
             let s = &self.crowds[item.crowd].slots[self.slot];
             copy_buffer(self.d, self.cmd, &s.args, &s.args_readback, ARGS_BYTES);
-            buffer_barrier(self.d, self.cmd, s.args_readback.raw(), (S::COPY, A::TRANSFER_WRITE), (S::HOST, A::HOST_READ));
+            buffer_barrier(
+                self.d,
+                self.cmd,
+                s.args_readback.raw(),
+                (S::COPY, A::TRANSFER_WRITE),
+                (S::HOST, A::HOST_READ),
+            );
         }
         true
     }
@@ -947,7 +1001,10 @@ impl RecordCtx<'_> {
             any = true;
         }
         if any {
-            self.barrier((S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE), (S::COMPUTE_SHADER | S::VERTEX_SHADER, A::SHADER_STORAGE_READ));
+            self.barrier(
+                (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
+                (S::COMPUTE_SHADER | S::VERTEX_SHADER, A::SHADER_STORAGE_READ),
+            );
         }
         any
     }
@@ -1005,7 +1062,11 @@ impl RecordCtx<'_> {
             // mesh's index buffer only names its own vertices (checked in `GpuMesh::new`) and
             // every instance index is below the instance count the buffers were sized for.
             unsafe {
-                self.d.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::GRAPHICS, self.pipes.get(kind, item.layout, item.method));
+                self.d.cmd_bind_pipeline(
+                    self.cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.pipes.get(kind, item.layout, item.method),
+                );
             }
             layout.push_descriptors(self.cmd, vk::PipelineBindPoint::GRAPHICS, &set);
             layout.push(self.cmd, &item.push);
@@ -1102,13 +1163,24 @@ impl Renderer {
         let entries = r.instances as usize * joints;
         let stride = if method == SkinMethod::Dq { ENTRY_DQ } else { ENTRY_LBS };
         let bytes = entries as u64 * stride;
-        let host =
-            Buffer::new(&self.ctx, bytes, vk::BufferUsageFlags::TRANSFER_DST, MemoryLocation::GpuToCpu, "crowd palette readback")?;
+        let host = Buffer::new(
+            &self.ctx,
+            bytes,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+            "crowd palette readback",
+        )?;
         let d = self.ctx.device();
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
         self.ctx.run_once(|cmd| {
-            buffer_barrier(d, cmd, palette.raw(), (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE), (S::COPY, A::TRANSFER_READ));
+            buffer_barrier(
+                d,
+                cmd,
+                palette.raw(),
+                (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
+                (S::COPY, A::TRANSFER_READ),
+            );
             copy_buffer(d, cmd, palette, &host, bytes);
             buffer_barrier(d, cmd, host.raw(), (S::COPY, A::TRANSFER_WRITE), (S::HOST, A::HOST_READ));
         })?;

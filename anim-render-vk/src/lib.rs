@@ -49,8 +49,8 @@ pub mod timing;
 pub use ash;
 #[cfg(feature = "window")]
 pub use context::WindowTarget;
-pub use crowd::{CrowdDraw, CrowdError, CrowdId, CrowdPath, UnknownCrowdPath};
 pub use context::{Context, ContextDesc, VALIDATION_ENV, ValidationLog, validation_from_env};
+pub use crowd::{CrowdDraw, CrowdError, CrowdId, CrowdPath, UnknownCrowdPath};
 pub use error::RenderError;
 pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinPath, dq_words, scale_words};
 pub use mesh::{Coloring, GpuMesh, GpuVertex};

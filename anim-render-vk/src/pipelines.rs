@@ -417,8 +417,14 @@ impl GraphicsPipelines {
     /// A failing Vulkan call.
     pub fn new(ctx: &Arc<Context>, layout: &PipelineLayout, color_format: vk::Format) -> Result<Self, RenderError> {
         let tri = vk::PrimitiveTopology::TRIANGLE_LIST;
-        let mesh =
-            |vert, vl| GraphicsDesc { vert, frag: shaders::MESH_FRAG, layout: vl, topology: tri, depth_test: true, spec: None };
+        let mesh = |vert, vl| GraphicsDesc {
+            vert,
+            frag: shaders::MESH_FRAG,
+            layout: vl,
+            topology: tri,
+            depth_test: true,
+            spec: None,
+        };
         let lines = |depth_test| GraphicsDesc {
             vert: shaders::LINES_VERT,
             frag: shaders::LINES_FRAG,

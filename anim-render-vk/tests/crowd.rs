@@ -55,8 +55,9 @@ fn turn_clip(name: &str, duration: f32, a0: f32, a1: f32, scale: bool) -> Clip {
             .unwrap(),
     );
     if scale {
-        j1.scale =
-            Some(Track::new(Interpolation::Linear, times, vec![Vec3::new(1.0, 1.0, 1.0), Vec3::new(1.6, 0.8, 1.0)]).unwrap());
+        j1.scale = Some(
+            Track::new(Interpolation::Linear, times, vec![Vec3::new(1.0, 1.0, 1.0), Vec3::new(1.6, 0.8, 1.0)]).unwrap(),
+        );
     }
     Clip::new(name, vec![j0, j1], vec![]).unwrap()
 }
@@ -166,7 +167,8 @@ fn grid(clips: usize, time_offset: f32) -> Vec<Character> {
     (0..9)
         .map(|i| {
             let (x, z) = ((i % 3) as f32 - 1.0, (i / 3) as f32 - 1.0);
-            let mut c = Character::at(Vec3::new(x * 1.1 - 0.25, 0.2, z * 1.1), i % clips, 0.07 * i as f32 + time_offset);
+            let mut c =
+                Character::at(Vec3::new(x * 1.1 - 0.25, 0.2, z * 1.1), i % clips, 0.07 * i as f32 + time_offset);
             c.yaw = 0.3 * i as f32;
             c.scale = 0.45 + 0.02 * i as f32;
             if i % 3 == 1 {
@@ -239,7 +241,11 @@ fn skinned_diff(mesh: &Mesh, a: &[Mat4], b: &[Mat4]) -> f32 {
 
 /// Pixels whose largest channel difference exceeds `tol`.
 fn differing(a: &RgbaImage, b: &RgbaImage, tol: u8) -> usize {
-    a.pixels.chunks_exact(4).zip(b.pixels.chunks_exact(4)).filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > tol)).count()
+    a.pixels
+        .chunks_exact(4)
+        .zip(b.pixels.chunks_exact(4))
+        .filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > tol))
+        .count()
 }
 
 /// Pixels that are not the clear colour.
@@ -340,7 +346,8 @@ fn book_path_draws_what_the_palette_paths_draw() {
 fn inside_and_outside() -> (Vec<Character>, u32) {
     let mut chars = grid(2, 0.1);
     let inside = chars.len() as u32;
-    for p in [Vec3::new(0.0, 1.0, 12.0), Vec3::new(-40.0, 0.0, 0.0), Vec3::new(40.0, 0.0, 0.0), Vec3::new(0.0, 0.0, -900.0)]
+    for p in
+        [Vec3::new(0.0, 1.0, 12.0), Vec3::new(-40.0, 0.0, 0.0), Vec3::new(40.0, 0.0, 0.0), Vec3::new(0.0, 0.0, -900.0)]
     {
         chars.insert(3, Character::at(p, 1, 0.2));
     }
