@@ -461,6 +461,14 @@ fn typed_errors() {
         scene.renderer.add_crowd(wide, &non_rigid, 4),
         Err(RenderError::Crowd(CrowdError::JointsExceedAtlas { mesh: 6, atlas: 3 }))
     ));
+    // Beyond the device: a capacity past maxComputeWorkGroupCount[1]. (An atlas wider than
+    // maxImageDimension2D cannot be baked where that limit is 16384 or more: `bake` refuses
+    // widths beyond 16384 itself.)
+    let max_rows = scene.ctx.limits().max_compute_work_group_count[1];
+    assert!(matches!(
+        scene.renderer.add_crowd(scene.mesh, &non_rigid, max_rows + 1),
+        Err(RenderError::Crowd(CrowdError::DeviceLimit { .. }))
+    ));
     // The LBS draw of the non-rigid atlas works.
     let img = scene.render(&[lbs]).unwrap();
     assert!(covered(&img) > 0);
@@ -496,5 +504,39 @@ fn frame_stats_name_the_passes() {
         assert_eq!(stats.instances, 9);
         assert_eq!(stats.visible, cull.then_some(9));
     }
+    common::assert_clean(&scene.ctx);
+}
+
+#[test]
+fn two_crowds_in_one_frame() {
+    let f = Fixture::new();
+    let mut scene = Scene::new(&f, 96);
+    let rigid = f.atlas(2, TextureLayout::SkinDualQuat, TexelFormat::F16);
+    let stretchy = f.atlas(3, TextureLayout::ModelTrs, TexelFormat::F32);
+    let a = scene.renderer.add_crowd(scene.mesh, &rigid, 16).unwrap();
+    let b = scene.renderer.add_crowd(scene.mesh, &stretchy, 4).unwrap();
+    let (chars, inside) = inside_and_outside();
+    let inst: Vec<_> = chars.iter().map(|c| c.instance(&rigid)).collect();
+    scene.renderer.set_crowd_instances(a, &inst).unwrap();
+    let far: Vec<_> = (0..4)
+        .map(|i| Character::at(Vec3::new(i as f32 - 1.5, 0.0, -3.0), 2, 0.2 * i as f32).instance(&stretchy))
+        .collect();
+    scene.renderer.set_crowd_instances(b, &far).unwrap();
+    let first = CrowdDraw { cull: true, ..draw(a, CrowdPath::Book, SkinMethod::Dq) };
+    let second = draw(b, CrowdPath::PaletteCompute, SkinMethod::Lbs);
+    let only_a = scene.render(&[first]).unwrap();
+    let only_b = scene.render(&[second]).unwrap();
+    let both = scene.render(&[first, second]).unwrap();
+    assert!(covered(&both) > covered(&only_a) && covered(&both) > covered(&only_b));
+    assert_eq!(scene.renderer.crowd_visible(a), Some(inside));
+    assert_eq!(scene.renderer.crowd_visible(b), None);
+    let stats = scene.renderer.frame_stats().unwrap();
+    assert_eq!((stats.instances, stats.visible), ((chars.len() + far.len()) as u32, Some(inside)));
+    // Crowd b's palettes are its own.
+    let gpu = scene.renderer.crowd_palettes(b).unwrap();
+    let c = Character::at(Vec3::zeros(), 2, 0.6);
+    let j = stretchy.joint_count();
+    assert!(skinned_diff(&f.mesh, &gpu[3 * j..], &cpu_palette(&stretchy, &c, SkinMethod::Lbs)) <= 1e-5 * f.diagonal());
+    assert!(scene.renderer.crowd_palettes(a).is_err(), "the book path has no palette buffer");
     common::assert_clean(&scene.ctx);
 }
