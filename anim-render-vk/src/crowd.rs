@@ -527,7 +527,6 @@ impl GpuCrowd {
         let joints = atlas.joint_count() as u32;
         let max_storage = u64::from(limits.max_storage_buffer_range);
         limit("crowd instance buffer", u64::from(capacity) * 64, max_storage)?;
-        limit("crowd palette buffer", u64::from(capacity) * u64::from(joints) * ENTRY_LBS, max_storage)?;
         let (format, texel) = match atlas.format() {
             TexelFormat::F32 => (vk::Format::R32G32B32A32_SFLOAT, 16u64),
             TexelFormat::F16 => (vk::Format::R16G16B16A16_SFLOAT, 8u64),
@@ -756,8 +755,12 @@ pub(crate) fn plan(
             return Err(CrowdError::InvalidLod(l).into());
         }
         let mesh = &meshes[c.mesh];
+        let limits = ctx.limits();
+        if draw.path.has_palette() {
+            let bytes = u64::from(c.capacity) * u64::from(c.joints) * ENTRY_LBS;
+            limit("crowd palette buffer (capacity × joints)", bytes, u64::from(limits.max_storage_buffer_range))?;
+        }
         if draw.path == CrowdPath::PaletteCompute {
-            let limits = ctx.limits();
             let bytes = u64::from(c.capacity) * u64::from(mesh.vertex_count()) * 32;
             limit(
                 "crowd skinned vertex buffer (capacity × vertices)",

@@ -708,6 +708,31 @@ mod tests {
         let id = r.add_mesh(&mesh, &Coloring::Uniform([1.0; 3])).unwrap();
         let lbs = Palette::Matrices(vec![Mat4::identity()]);
         let dq = Palette::from_matrices(anim_core::SkinMethod::Dq, &[Mat4::new_scaling(2.0)]);
+        // A crowd of a one-joint atlas (a clip without tracks: the rest pose), culled and not.
+        let skeleton =
+            anim_core::Skeleton::new(vec![anim_core::JointDesc::new("root", None, anim_math::Transform::IDENTITY)])
+                .unwrap();
+        let clip = anim_core::Clip::new("rest", vec![], vec![]).unwrap();
+        let settings = anim_core::BakeSettings {
+            rate: 10.0,
+            layout: anim_core::TextureLayout::ModelTrs,
+            format: anim_core::TexelFormat::F32,
+        };
+        let atlas = anim_core::AnimAtlas::bake(
+            &skeleton,
+            &anim_core::Skin::from_skeleton(&skeleton),
+            &[&mesh],
+            &[anim_core::AtlasSource { clip: &clip, looping: true }],
+            &settings,
+        )
+        .unwrap();
+        let crowd = r.add_crowd(id, &atlas, 4).unwrap();
+        let one = anim_core::CrowdInstance {
+            position_scale: [0.0, 0.0, 0.0, 1.0],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            ..Default::default()
+        };
+        r.set_crowd_instances(crowd, &[one; 3]).unwrap();
         let mut frame = FrameData::default();
         let fill = |f: &mut FrameData| {
             f.clear();
@@ -721,17 +746,22 @@ mod tests {
             f.add_cpu(id, Mat4::identity(), &mesh.positions, &[Vec3::z(); 3]).unwrap();
             f.line(Vec3::zeros(), Vec3::x(), [1.0; 4]);
             f.overlay_line(Vec3::zeros(), Vec3::y(), [1.0; 4]);
+            let path = crate::crowd::CrowdPath::PaletteCompute;
+            f.add_crowd(crate::crowd::CrowdDraw { path, cull: true, ..crate::crowd::CrowdDraw::new(crowd) });
         };
         fill(&mut frame);
         target.render(&mut r, &frame).unwrap();
         let items = (r.plan.items.as_ptr(), r.plan.items.capacity());
         let compute = r.plan.compute_bytes.as_ptr();
+        let crowds = (r.crowd_plan.as_ptr(), r.crowd_plan.capacity());
         let first = r.slot();
         for k in 1..6 {
             fill(&mut frame);
             target.render(&mut r, &frame).unwrap();
             assert_eq!((r.plan.items.as_ptr(), r.plan.items.capacity()), items);
             assert_eq!(r.plan.compute_bytes.as_ptr(), compute);
+            assert_eq!((r.crowd_plan.as_ptr(), r.crowd_plan.capacity()), crowds);
+            assert_eq!(r.crowd_visible(crowd), Some(3));
             assert_eq!(r.slot(), (first + k) % FRAMES_IN_FLIGHT);
         }
         assert_eq!(r.plan.items.len(), 7);
