@@ -231,8 +231,9 @@ const ARGS_SKIN_OFFSET: u64 = 32;
 const ARGS_VISIBLE_WORD: usize = 11;
 /// Workgroup size of the crowd compute passes.
 const GROUP: u32 = 64;
-/// Bytes of a palette entry slot in the palette buffer (three vec4; DQ uses two).
+/// Bytes of an LBS palette entry (three vec4 rows); the palette buffer is sized for these.
 const ENTRY_LBS: u64 = 48;
+/// Bytes of a DQ palette entry (real and dual part).
 const ENTRY_DQ: u64 = 32;
 
 /// The crowd push-constant block (`CrowdPush` in `shaders/crowd_common.glsl`).

@@ -540,3 +540,44 @@ fn two_crowds_in_one_frame() {
     assert!(scene.renderer.crowd_palettes(a).is_err(), "the book path has no palette buffer");
     common::assert_clean(&scene.ctx);
 }
+
+/// `anim_core::Crowd` packs the records the renderer reads: its characters draw, and the
+/// GPU palette of each equals the CPU reader's at the record's frames.
+#[test]
+fn anim_core_crowd_feeds_the_renderer() {
+    use anim_core::{CharacterDesc, Crowd};
+    let f = Fixture::new();
+    let mut scene = Scene::new(&f, 64);
+    let atlas = f.atlas(2, TextureLayout::SkinMatrix, TexelFormat::F32);
+    let id = scene.renderer.add_crowd(scene.mesh, &atlas, 8).unwrap();
+    let mut crowd = Crowd::new(atlas.clips());
+    for i in 0..6 {
+        let desc = CharacterDesc {
+            position: Vec3::new(i as f32 * 0.5 - 1.5, 0.2, 0.0),
+            rotation: Quat::identity(),
+            scale: 0.5,
+            clip: (i % 2) as u32,
+            time: 0.1 * i as f32,
+            speed: 1.0 + 0.1 * i as f32,
+        };
+        crowd.add(desc).unwrap();
+    }
+    for _ in 0..3 {
+        crowd.update(0.13);
+        scene.renderer.set_crowd_instances(id, crowd.instances()).unwrap();
+        let img = scene.render(&[draw(id, CrowdPath::PaletteVertex, SkinMethod::Lbs)]).unwrap();
+        assert!(covered(&img) > 50);
+        let gpu = scene.renderer.crowd_palettes(id).unwrap();
+        let j = atlas.joint_count();
+        for (i, c) in crowd.instances().iter().enumerate() {
+            let a = FramePair { frame0: c.frames[0], frame1: c.frames[1], t: c.factors[0] };
+            let b = (c.factors[2] > 0.0)
+                .then_some((FramePair { frame0: c.frames[2], frame1: c.frames[3], t: c.factors[1] }, c.factors[2]));
+            let mut want = Palette::new(SkinMethod::Lbs);
+            atlas.palette(a, b, SkinMethod::Lbs, &mut want).unwrap();
+            let d = skinned_diff(&f.mesh, &gpu[i * j..(i + 1) * j], want.matrices().unwrap());
+            assert!(d <= 1e-5 * f.diagonal(), "character {i}: {d}");
+        }
+    }
+    common::assert_clean(&scene.ctx);
+}
