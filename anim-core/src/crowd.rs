@@ -128,48 +128,50 @@ const PER_THREAD_MIN: usize = 1024;
 /// One clip's playback constants, in the form the update loop reads.
 #[derive(Clone, Copy, Debug, Default)]
 struct ClipParams {
+    /// A time `t` in `[lo, hi)` advances to `t` clamped to `[0, duration]` (the common
+    /// case of both rules); any other goes through [`AtlasClip::advance`] itself.
+    /// Looping: `[0, duration)`. Clamped: every finite time (all but `+∞`). A clip
+    /// without a finite, non-negative clamped duration: none.
+    lo: f32,
+    hi: f32,
     duration: f32,
     rate: f32,
     first: u32,
     last: u32,
-    looping: bool,
 }
 
 impl ClipParams {
     fn new(c: &AtlasClip) -> Self {
-        Self {
-            duration: c.duration,
-            rate: c.rate,
-            first: c.first_frame,
-            last: c.frame_count.saturating_sub(1),
-            looping: c.looping,
-        }
+        let (lo, hi) = if c.looping {
+            (0.0, c.duration)
+        } else if c.duration.is_finite() && c.duration >= 0.0 {
+            (f32::NEG_INFINITY, f32::INFINITY)
+        } else {
+            (f32::INFINITY, f32::NEG_INFINITY)
+        };
+        Self { lo, hi, duration: c.duration, rate: c.rate, first: c.first_frame, last: c.frame_count.saturating_sub(1) }
     }
 
-    /// [`AtlasClip::advance`], same arithmetic, with one branch (taken when a looping
-    /// clip crosses an end): in range both rules return `t`, which the clamp keeps.
+    /// [`AtlasClip::advance`] of `clips[clip]` (whose constants `self` are), exactly:
+    /// inside `[lo, hi)` both rules come down to a clamp (looping times there are already
+    /// in range; clamped finite times are clamped and stay finite); the rest, looping
+    /// times crossing an end or non-finite ones, go to `advance` itself.
     #[inline(always)]
-    fn advance(&self, time: f32, dt: f32) -> f32 {
+    fn advance(&self, clips: &[AtlasClip], clip: u32, time: f32, dt: f32) -> f32 {
         let t = time + dt;
-        let d = self.duration;
-        if self.looping & !((t >= 0.0) & (t < d)) {
-            return Self::wrap(t, d);
+        if !((t >= self.lo) & (t < self.hi)) {
+            return Self::advance_slow(clips, clip, time, dt);
         }
-        let r = t.clamp(0.0, d);
-        if r.is_finite() { r } else { 0.0 }
+        // `t.clamp(0, duration)` as `max` and `min` (no NaN here), which compile to
+        // branch-free instructions; only a zero's sign may differ, which no column or
+        // factor depends on.
+        t.max(0.0).min(self.duration)
     }
 
-    /// The looping branch of [`AtlasClip::advance`] off the fast path.
     #[cold]
     #[inline(never)]
-    fn wrap(t: f32, d: f32) -> f32 {
-        let r = if (0.0..d).contains(&t) {
-            t
-        } else {
-            let w = t.rem_euclid(d);
-            if w >= d { 0.0 } else { w }
-        };
-        if r.is_finite() { r } else { 0.0 }
+    fn advance_slow(clips: &[AtlasClip], clip: u32, time: f32, dt: f32) -> f32 {
+        clips[clip as usize].advance(time, dt)
     }
 
     /// [`AtlasClip::frame_pair`] of a time `advance` returned, same results without
@@ -186,7 +188,8 @@ impl ClipParams {
         let frame0 = self.first + k.min(self.last);
         let frame1 = self.first + k.saturating_add(1).min(self.last);
         let f = (pos - k as f32).clamp(0.0, 1.0);
-        (frame0, frame1, if at_end { 0.0 } else { f })
+        // Characters at a clamped end mix with playing ones: a select, not a branch.
+        (frame0, frame1, std::hint::select_unpredictable(at_end, 0.0, f))
     }
 }
 
@@ -244,8 +247,7 @@ pub struct Crowd {
     speed_b: Vec<f32>,
     weight_b: Vec<f32>,
     weight_rate: Vec<f32>,
-    /// Whether slot B is in use. When not, slot B mirrors slot A (clip, time, speed) at
-    /// weight 0, so the update computes both slots without a branch.
+    /// Whether slot B is in use (when not, the record repeats A in B's place).
     blending: Vec<bool>,
     instances: Vec<CrowdInstance>,
 }
@@ -322,7 +324,7 @@ impl<'a> Lanes<'a> {
     }
 
     /// Advances every character by `dt` and packs its record. `dt` is finite.
-    fn run(self, params: &[ClipParams], dt: f32) {
+    fn run(self, clips: &[AtlasClip], params: &[ClipParams], dt: f32) {
         let n = self.out.len();
         // Re-slicing every array to `n` lets the compiler drop the per-field bounds checks.
         let position = &self.position[..n];
@@ -341,30 +343,32 @@ impl<'a> Lanes<'a> {
         for i in 0..n {
             let ca = clip_a[i];
             let pa = &params[ca as usize];
-            let ta = pa.advance(time_a[i], dt * speed_a[i]);
+            let ta = pa.advance(clips, ca, time_a[i], dt * speed_a[i]);
             time_a[i] = ta;
             let (a0, a1, fa) = pa.frames(ta);
-            // Slot B always: without a blend it mirrors A and comes out equal to it.
-            let cb = clip_b[i];
-            let pb = &params[cb as usize];
-            let tb = pb.advance(time_b[i], dt * speed_b[i]);
-            time_b[i] = tb;
-            let (b0, b1, fb) = pb.frames(tb);
-            // Steady blends and no blend have rate 0: `w + 0` is `w`, already in [0, 1].
-            let rate = weight_rate[i];
-            let w = (weight_b[i] + rate * dt).clamp(0.0, 1.0);
-            weight_b[i] = w;
-            let done = (rate != 0.0) & (w <= FADE_DONE);
-            if done {
-                // The fade is over: B goes back to mirroring A.
-                clip_b[i] = ca;
-                time_b[i] = ta;
-                speed_b[i] = speed_a[i];
-                weight_b[i] = 0.0;
-                weight_rate[i] = 0.0;
-                blending[i] = false;
+            let (mut b0, mut b1, mut fb, mut w) = (a0, a1, fa, 0.0);
+            if blending[i] {
+                // Steady blends have rate 0: `w + 0` is `w`, already in [0, 1].
+                let rate = weight_rate[i];
+                w = (weight_b[i] + rate * dt).clamp(0.0, 1.0);
+                if (rate != 0.0) & (w <= FADE_DONE) {
+                    // The fade is over: B goes back to mirroring A.
+                    clip_b[i] = ca;
+                    time_b[i] = ta;
+                    speed_b[i] = speed_a[i];
+                    weight_b[i] = 0.0;
+                    weight_rate[i] = 0.0;
+                    blending[i] = false;
+                    w = 0.0;
+                } else {
+                    weight_b[i] = w;
+                    let cb = clip_b[i];
+                    let pb = &params[cb as usize];
+                    let tb = pb.advance(clips, cb, time_b[i], dt * speed_b[i]);
+                    time_b[i] = tb;
+                    (b0, b1, fb) = pb.frames(tb);
+                }
             }
-            let (b0, b1, fb, w) = if done { (a0, a1, fa, 0.0) } else { (b0, b1, fb, w) };
             let p = position[i];
             let q = rotation[i].coords;
             out[i] = CrowdInstance {
@@ -445,7 +449,7 @@ impl Crowd {
         self.rotation.push(desc.rotation);
         self.scale.push(desc.scale);
         self.clip_a.push(desc.clip);
-        let time = self.params[desc.clip as usize].advance(desc.time, 0.0);
+        let time = self.clips[desc.clip as usize].advance(desc.time, 0.0);
         self.time_a.push(time);
         self.speed_a.push(desc.speed);
         self.clip_b.push(desc.clip);
@@ -532,7 +536,7 @@ impl Crowd {
         if !time.is_finite() {
             return Err(CrowdError::NonFinite { character: index, what: "time" });
         }
-        self.time_a[index] = self.params[self.clip_a[index] as usize].advance(time, 0.0);
+        self.time_a[index] = self.clips[self.clip_a[index] as usize].advance(time, 0.0);
         if !self.blending[index] {
             self.time_b[index] = self.time_a[index];
         }
@@ -571,7 +575,7 @@ impl Crowd {
             self.blending[index] = true;
         }
         self.clip_a[index] = clip;
-        self.time_a[index] = self.params[clip as usize].advance(0.0, 0.0);
+        self.time_a[index] = self.clips[clip as usize].advance(0.0, 0.0);
         if !fade {
             self.clear_b(index);
         }
@@ -595,7 +599,7 @@ impl Crowd {
             return Err(CrowdError::BadWeight { character: index, weight });
         }
         self.clip_b[index] = clip_b;
-        self.time_b[index] = self.params[clip_b as usize].advance(time_b, 0.0);
+        self.time_b[index] = self.clips[clip_b as usize].advance(time_b, 0.0);
         self.speed_b[index] = self.speed_a[index];
         self.weight_b[index] = weight;
         self.weight_rate[index] = 0.0;
@@ -652,8 +656,8 @@ impl Crowd {
     /// `dt` counts as 0.
     pub fn update(&mut self, dt: f32) {
         let dt = if dt.is_finite() { dt } else { 0.0 };
-        let (lanes, params) = self.lanes();
-        lanes.run(params, dt);
+        let (lanes, clips, params) = self.lanes();
+        lanes.run(clips, params, dt);
     }
 
     /// [`Self::update`] on `threads` threads (the calling thread included), each
@@ -674,18 +678,18 @@ impl Crowd {
         }
         let dt = if dt.is_finite() { dt } else { 0.0 };
         let chunk = n.div_ceil(threads);
-        let (mut rest, params) = self.lanes();
+        let (mut rest, clips, params) = self.lanes();
         std::thread::scope(|s| {
             while rest.len() > chunk {
                 let (head, tail) = rest.split_at(chunk);
                 rest = tail;
-                s.spawn(move || head.run(params, dt));
+                s.spawn(move || head.run(clips, params, dt));
             }
-            rest.run(params, dt);
+            rest.run(clips, params, dt);
         });
     }
 
-    fn lanes(&mut self) -> (Lanes<'_>, &[ClipParams]) {
+    fn lanes(&mut self) -> (Lanes<'_>, &[AtlasClip], &[ClipParams]) {
         (
             Lanes {
                 position: &self.position,
@@ -702,16 +706,17 @@ impl Crowd {
                 blending: &mut self.blending,
                 out: &mut self.instances,
             },
+            &self.clips,
             &self.params,
         )
     }
 
     /// Packs character `index`'s record without advancing time.
     fn repack(&mut self, index: usize) {
-        let (lanes, params) = self.lanes();
+        let (lanes, clips, params) = self.lanes();
         let (_, tail) = lanes.split_at(index);
         let (one, _) = tail.split_at(1);
-        one.run(params, 0.0);
+        one.run(clips, params, 0.0);
     }
 
     /// Frees slot B: it mirrors slot A again.
