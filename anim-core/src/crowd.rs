@@ -115,9 +115,6 @@ pub enum CrowdError {
     },
 }
 
-/// Marks an empty clip B slot.
-const NO_CLIP: u32 = u32::MAX;
-
 /// A fading clip B is cleared once its weight is at most this (it is then invisible; the
 /// slack absorbs the rounding of `weight + rate · dt` summed over the fade).
 const FADE_DONE: f32 = 1e-5;
@@ -131,68 +128,68 @@ const PER_THREAD_MIN: usize = 1024;
 /// One clip's playback constants, in the form the update loop reads.
 #[derive(Clone, Copy, Debug, Default)]
 struct ClipParams {
+    /// A time `t` in `[lo, hi)` advances to `t` clamped to `[0, duration]` (the common
+    /// case of both rules); any other goes through [`AtlasClip::advance`] itself.
+    /// Looping: `[0, duration)`. Clamped: every finite time (all but `+∞`). A clip
+    /// without a finite, non-negative clamped duration: none.
+    lo: f32,
+    hi: f32,
     duration: f32,
     rate: f32,
     first: u32,
     last: u32,
-    looping: bool,
 }
 
 impl ClipParams {
     fn new(c: &AtlasClip) -> Self {
-        Self {
-            duration: c.duration,
-            rate: c.rate,
-            first: c.first_frame,
-            last: c.frame_count.saturating_sub(1),
-            looping: c.looping,
-        }
-    }
-
-    /// [`AtlasClip::advance`], same arithmetic.
-    #[inline(always)]
-    fn advance(&self, time: f32, dt: f32) -> f32 {
-        let t = time + dt;
-        let d = self.duration;
-        if t >= 0.0 && t < d {
-            // The usual case, the same for both rules (and finite, since `d` is).
-            t
-        } else if !self.looping {
-            let r = t.clamp(0.0, d);
-            if r.is_finite() { r } else { 0.0 }
+        let (lo, hi) = if c.looping {
+            (0.0, c.duration)
+        } else if c.duration.is_finite() && c.duration >= 0.0 {
+            (f32::NEG_INFINITY, f32::INFINITY)
         } else {
-            Self::wrap(t, d)
-        }
+            (f32::INFINITY, f32::NEG_INFINITY)
+        };
+        Self { lo, hi, duration: c.duration, rate: c.rate, first: c.first_frame, last: c.frame_count.saturating_sub(1) }
     }
 
-    /// The looping branch of [`AtlasClip::advance`] off the fast path.
+    /// [`AtlasClip::advance`] of `clips[clip]` (whose constants `self` are), exactly:
+    /// inside `[lo, hi)` both rules come down to a clamp (looping times there are already
+    /// in range; clamped finite times are clamped and stay finite); the rest, looping
+    /// times crossing an end or non-finite ones, go to `advance` itself.
+    #[inline(always)]
+    fn advance(&self, clips: &[AtlasClip], clip: u32, time: f32, dt: f32) -> f32 {
+        let t = time + dt;
+        if !((t >= self.lo) & (t < self.hi)) {
+            return Self::advance_slow(clips, clip, time, dt);
+        }
+        // `t.clamp(0, duration)` as `max` and `min` (no NaN here), which compile to
+        // branch-free instructions; only a zero's sign may differ, which no column or
+        // factor depends on.
+        t.max(0.0).min(self.duration)
+    }
+
     #[cold]
     #[inline(never)]
-    fn wrap(t: f32, d: f32) -> f32 {
-        let r = if (0.0..d).contains(&t) {
-            t
-        } else {
-            let w = t.rem_euclid(d);
-            if w >= d { 0.0 } else { w }
-        };
-        if r.is_finite() { r } else { 0.0 }
+    fn advance_slow(clips: &[AtlasClip], clip: u32, time: f32, dt: f32) -> f32 {
+        clips[clip as usize].advance(time, dt)
     }
 
-    /// [`AtlasClip::frame_pair`] of a time `advance` returned, same arithmetic: columns
-    /// `frame0`, `frame1` and the factor.
+    /// [`AtlasClip::frame_pair`] of a time `advance` returned, same results without
+    /// branches: columns `frame0`, `frame1` and the factor.
     #[inline(always)]
     fn frames(&self, time: f32) -> (u32, u32, f32) {
         // `frame_pair` advances by 0 first; on an advanced time that only turns -0 into +0.
         let t = time + 0.0;
         let pos = (t * self.rate).max(0.0);
-        let f = pos.floor();
-        let i = (f as u32).min(self.last);
-        if i >= self.last {
-            let c = self.first + self.last;
-            (c, c, 0.0)
-        } else {
-            (self.first + i, self.first + i + 1, (pos - f).clamp(0.0, 1.0))
-        }
+        // `pos ≥ 0`, so truncation is `floor` (and saturates alike); below `last` the
+        // column is exact as a float, so `pos − k` is `pos − floor(pos)`.
+        let k = pos as u32;
+        let at_end = k >= self.last;
+        let frame0 = self.first + k.min(self.last);
+        let frame1 = self.first + k.saturating_add(1).min(self.last);
+        let f = (pos - k as f32).clamp(0.0, 1.0);
+        // Characters at a clamped end mix with playing ones: a select, not a branch.
+        (frame0, frame1, std::hint::select_unpredictable(at_end, 0.0, f))
     }
 }
 
@@ -250,6 +247,8 @@ pub struct Crowd {
     speed_b: Vec<f32>,
     weight_b: Vec<f32>,
     weight_rate: Vec<f32>,
+    /// Whether slot B is in use (when not, the record repeats A in B's place).
+    blending: Vec<bool>,
     instances: Vec<CrowdInstance>,
 }
 
@@ -263,9 +262,10 @@ struct Lanes<'a> {
     speed_a: &'a [f32],
     clip_b: &'a mut [u32],
     time_b: &'a mut [f32],
-    speed_b: &'a [f32],
+    speed_b: &'a mut [f32],
     weight_b: &'a mut [f32],
     weight_rate: &'a mut [f32],
+    blending: &'a mut [bool],
     out: &'a mut [CrowdInstance],
 }
 
@@ -284,9 +284,10 @@ impl<'a> Lanes<'a> {
         let (speed_a, speed_a2) = self.speed_a.split_at(mid);
         let (clip_b, clip_b2) = self.clip_b.split_at_mut(mid);
         let (time_b, time_b2) = self.time_b.split_at_mut(mid);
-        let (speed_b, speed_b2) = self.speed_b.split_at(mid);
+        let (speed_b, speed_b2) = self.speed_b.split_at_mut(mid);
         let (weight_b, weight_b2) = self.weight_b.split_at_mut(mid);
         let (weight_rate, weight_rate2) = self.weight_rate.split_at_mut(mid);
+        let (blending, blending2) = self.blending.split_at_mut(mid);
         let (out, out2) = self.out.split_at_mut(mid);
         (
             Lanes {
@@ -301,6 +302,7 @@ impl<'a> Lanes<'a> {
                 speed_b,
                 weight_b,
                 weight_rate,
+                blending,
                 out,
             },
             Lanes {
@@ -315,13 +317,14 @@ impl<'a> Lanes<'a> {
                 speed_b: speed_b2,
                 weight_b: weight_b2,
                 weight_rate: weight_rate2,
+                blending: blending2,
                 out: out2,
             },
         )
     }
 
     /// Advances every character by `dt` and packs its record. `dt` is finite.
-    fn run(self, params: &[ClipParams], dt: f32) {
+    fn run(self, clips: &[AtlasClip], params: &[ClipParams], dt: f32) {
         let n = self.out.len();
         // Re-slicing every array to `n` lets the compiler drop the per-field bounds checks.
         let position = &self.position[..n];
@@ -332,38 +335,38 @@ impl<'a> Lanes<'a> {
         let speed_a = &self.speed_a[..n];
         let clip_b = &mut self.clip_b[..n];
         let time_b = &mut self.time_b[..n];
-        let speed_b = &self.speed_b[..n];
+        let speed_b = &mut self.speed_b[..n];
         let weight_b = &mut self.weight_b[..n];
         let weight_rate = &mut self.weight_rate[..n];
+        let blending = &mut self.blending[..n];
         let out = &mut self.out[..n];
         for i in 0..n {
             let ca = clip_a[i];
             let pa = &params[ca as usize];
-            let ta = pa.advance(time_a[i], dt * speed_a[i]);
+            let ta = pa.advance(clips, ca, time_a[i], dt * speed_a[i]);
             time_a[i] = ta;
             let (a0, a1, fa) = pa.frames(ta);
             let (mut b0, mut b1, mut fb, mut w) = (a0, a1, fa, 0.0);
-            let cb = clip_b[i];
-            if cb != NO_CLIP {
+            if blending[i] {
+                // Steady blends have rate 0: `w + 0` is `w`, already in [0, 1].
                 let rate = weight_rate[i];
-                w = weight_b[i];
-                let mut keep = true;
-                if rate != 0.0 {
-                    w = (w + rate * dt).clamp(0.0, 1.0);
-                    weight_b[i] = w;
-                    keep = w > FADE_DONE;
-                }
-                if keep {
-                    let pb = &params[cb as usize];
-                    let tb = pb.advance(time_b[i], dt * speed_b[i]);
-                    time_b[i] = tb;
-                    (b0, b1, fb) = pb.frames(tb);
-                } else {
-                    clip_b[i] = NO_CLIP;
-                    time_b[i] = 0.0;
+                w = (weight_b[i] + rate * dt).clamp(0.0, 1.0);
+                if (rate != 0.0) & (w <= FADE_DONE) {
+                    // The fade is over: B goes back to mirroring A.
+                    clip_b[i] = ca;
+                    time_b[i] = ta;
+                    speed_b[i] = speed_a[i];
                     weight_b[i] = 0.0;
                     weight_rate[i] = 0.0;
+                    blending[i] = false;
                     w = 0.0;
+                } else {
+                    weight_b[i] = w;
+                    let cb = clip_b[i];
+                    let pb = &params[cb as usize];
+                    let tb = pb.advance(clips, cb, time_b[i], dt * speed_b[i]);
+                    time_b[i] = tb;
+                    (b0, b1, fb) = pb.frames(tb);
                 }
             }
             let p = position[i];
@@ -402,6 +405,7 @@ impl Crowd {
             speed_b: Vec::with_capacity(capacity),
             weight_b: Vec::with_capacity(capacity),
             weight_rate: Vec::with_capacity(capacity),
+            blending: Vec::with_capacity(capacity),
             instances: Vec::with_capacity(capacity),
         }
     }
@@ -445,13 +449,15 @@ impl Crowd {
         self.rotation.push(desc.rotation);
         self.scale.push(desc.scale);
         self.clip_a.push(desc.clip);
-        self.time_a.push(self.params[desc.clip as usize].advance(desc.time, 0.0));
+        let time = self.clips[desc.clip as usize].advance(desc.time, 0.0);
+        self.time_a.push(time);
         self.speed_a.push(desc.speed);
-        self.clip_b.push(NO_CLIP);
-        self.time_b.push(0.0);
+        self.clip_b.push(desc.clip);
+        self.time_b.push(time);
         self.speed_b.push(desc.speed);
         self.weight_b.push(0.0);
         self.weight_rate.push(0.0);
+        self.blending.push(false);
         self.instances.push(CrowdInstance::default());
         self.repack(character);
         Ok(character)
@@ -477,6 +483,7 @@ impl Crowd {
         self.speed_b.swap_remove(index);
         self.weight_b.swap_remove(index);
         self.weight_rate.swap_remove(index);
+        self.blending.swap_remove(index);
         self.instances.swap_remove(index);
         Ok((index != last).then_some(last))
     }
@@ -529,7 +536,10 @@ impl Crowd {
         if !time.is_finite() {
             return Err(CrowdError::NonFinite { character: index, what: "time" });
         }
-        self.time_a[index] = self.params[self.clip_a[index] as usize].advance(time, 0.0);
+        self.time_a[index] = self.clips[self.clip_a[index] as usize].advance(time, 0.0);
+        if !self.blending[index] {
+            self.time_b[index] = self.time_a[index];
+        }
         self.repack(index);
         Ok(())
     }
@@ -555,17 +565,20 @@ impl Crowd {
             return Ok(false);
         }
         let rate = -1.0 / fade_seconds;
-        if fade_seconds > 0.0 && rate.is_finite() {
+        let fade = fade_seconds > 0.0 && rate.is_finite();
+        if fade {
             self.clip_b[index] = self.clip_a[index];
             self.time_b[index] = self.time_a[index];
             self.speed_b[index] = self.speed_a[index];
             self.weight_b[index] = 1.0;
             self.weight_rate[index] = rate;
-        } else {
-            self.clear_b(index);
+            self.blending[index] = true;
         }
         self.clip_a[index] = clip;
-        self.time_a[index] = self.params[clip as usize].advance(0.0, 0.0);
+        self.time_a[index] = self.clips[clip as usize].advance(0.0, 0.0);
+        if !fade {
+            self.clear_b(index);
+        }
         self.repack(index);
         Ok(true)
     }
@@ -586,10 +599,11 @@ impl Crowd {
             return Err(CrowdError::BadWeight { character: index, weight });
         }
         self.clip_b[index] = clip_b;
-        self.time_b[index] = self.params[clip_b as usize].advance(time_b, 0.0);
+        self.time_b[index] = self.clips[clip_b as usize].advance(time_b, 0.0);
         self.speed_b[index] = self.speed_a[index];
         self.weight_b[index] = weight;
         self.weight_rate[index] = 0.0;
+        self.blending[index] = true;
         self.repack(index);
         Ok(())
     }
@@ -628,13 +642,13 @@ impl Crowd {
     /// Clip B of character `index`, its time and its weight; `None` without one (or
     /// for an index out of range).
     pub fn blend(&self, index: usize) -> Option<(u32, f32, f32)> {
-        let clip = *self.clip_b.get(index)?;
-        (clip != NO_CLIP).then(|| (clip, self.time_b[index], self.weight_b[index]))
+        let blending = *self.blending.get(index)?;
+        blending.then(|| (self.clip_b[index], self.time_b[index], self.weight_b[index]))
     }
 
     /// Whether character `index` is fading out a previous clip (see [`Self::set_clip`]).
     pub fn is_fading(&self, index: usize) -> bool {
-        self.clip_b.get(index).is_some_and(|&c| c != NO_CLIP) && self.weight_rate[index] != 0.0
+        self.blending.get(index).is_some_and(|&b| b) && self.weight_rate[index] != 0.0
     }
 
     /// Advances every character by `dt` seconds (times `dt · speed`, fades `dt`) and packs
@@ -642,8 +656,8 @@ impl Crowd {
     /// `dt` counts as 0.
     pub fn update(&mut self, dt: f32) {
         let dt = if dt.is_finite() { dt } else { 0.0 };
-        let (lanes, params) = self.lanes();
-        lanes.run(params, dt);
+        let (lanes, clips, params) = self.lanes();
+        lanes.run(clips, params, dt);
     }
 
     /// [`Self::update`] on `threads` threads (the calling thread included), each
@@ -664,18 +678,18 @@ impl Crowd {
         }
         let dt = if dt.is_finite() { dt } else { 0.0 };
         let chunk = n.div_ceil(threads);
-        let (mut rest, params) = self.lanes();
+        let (mut rest, clips, params) = self.lanes();
         std::thread::scope(|s| {
             while rest.len() > chunk {
                 let (head, tail) = rest.split_at(chunk);
                 rest = tail;
-                s.spawn(move || head.run(params, dt));
+                s.spawn(move || head.run(clips, params, dt));
             }
-            rest.run(params, dt);
+            rest.run(clips, params, dt);
         });
     }
 
-    fn lanes(&mut self) -> (Lanes<'_>, &[ClipParams]) {
+    fn lanes(&mut self) -> (Lanes<'_>, &[AtlasClip], &[ClipParams]) {
         (
             Lanes {
                 position: &self.position,
@@ -686,28 +700,33 @@ impl Crowd {
                 speed_a: &self.speed_a,
                 clip_b: &mut self.clip_b,
                 time_b: &mut self.time_b,
-                speed_b: &self.speed_b,
+                speed_b: &mut self.speed_b,
                 weight_b: &mut self.weight_b,
                 weight_rate: &mut self.weight_rate,
+                blending: &mut self.blending,
                 out: &mut self.instances,
             },
+            &self.clips,
             &self.params,
         )
     }
 
     /// Packs character `index`'s record without advancing time.
     fn repack(&mut self, index: usize) {
-        let (lanes, params) = self.lanes();
+        let (lanes, clips, params) = self.lanes();
         let (_, tail) = lanes.split_at(index);
         let (one, _) = tail.split_at(1);
-        one.run(params, 0.0);
+        one.run(clips, params, 0.0);
     }
 
+    /// Frees slot B: it mirrors slot A again.
     fn clear_b(&mut self, index: usize) {
-        self.clip_b[index] = NO_CLIP;
-        self.time_b[index] = 0.0;
+        self.clip_b[index] = self.clip_a[index];
+        self.time_b[index] = self.time_a[index];
+        self.speed_b[index] = self.speed_a[index];
         self.weight_b[index] = 0.0;
         self.weight_rate[index] = 0.0;
+        self.blending[index] = false;
     }
 
     fn check_character(&self, character: usize) -> Result<(), CrowdError> {
