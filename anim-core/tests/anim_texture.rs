@@ -680,3 +680,28 @@ fn garbage_never_panics() {
         }
     }
 }
+
+#[test]
+fn matrix_and_dual_quaternion_layouts_between_frames() {
+    let clip = turn_clip("turn", 1.0, 1.2, -0.8);
+    let (f, t) = (4u32, 0.3f32);
+    let (m0, m1) = (exact(&clip, 0.4), exact(&clip, 0.5));
+    let pair = FramePair { frame0: f, frame1: f + 1, t };
+    // Matrix rows: lerp.
+    let atlas = bake(&[&clip], settings(10.0, TextureLayout::SkinMatrix, TexelFormat::F32));
+    let got = read(&atlas, pair, None);
+    for j in 0..3 {
+        assert!((got[j] - (m0[j] * (1.0 - t) + m1[j] * t)).abs().max() < 1e-5, "matrix joint {j}");
+    }
+    // Dual quaternions: normalized linear blend.
+    let atlas = bake(&[&clip], settings(10.0, TextureLayout::SkinDualQuat, TexelFormat::F32));
+    let got = read(&atlas, pair, None);
+    for j in 0..3 {
+        let (q0, q1) = (anim_math::dual::from_rigid_matrix(&m0[j]), anim_math::dual::from_rigid_matrix(&m1[j]));
+        let want = anim_math::dual::blend([(&q0, 1.0 - t), (&q1, t)]).to_homogeneous();
+        assert!((got[j] - want).abs().max() < 1e-5, "dq joint {j}");
+        // The blend is rigid (not a lerp of matrices, which shrinks).
+        let a = got[j].fixed_view::<3, 3>(0, 0);
+        assert!((a.transpose() * a - anim_math::Mat3::identity()).abs().max() < 1e-5);
+    }
+}
