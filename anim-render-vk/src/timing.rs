@@ -176,11 +176,16 @@ impl GpuTimer {
     /// `max_marks` is 0 or so large that the pool would not fit `u32`
     /// ([`RenderError::Input`]), or `vkCreateQueryPool` failed.
     pub(crate) fn new(ctx: &Arc<Context>, max_marks: u32) -> Result<Self, RenderError> {
+        Self::with_facts(ctx, max_marks, device_facts(ctx).as_ref())
+    }
+
+    /// [`GpuTimer::new`] with the device facts already queried (`None`: the probe failed).
+    fn with_facts(ctx: &Arc<Context>, max_marks: u32, facts: Option<&DeviceFacts>) -> Result<Self, RenderError> {
         let count = max_marks
             .checked_add(1)
             .filter(|_| max_marks > 0)
             .ok_or_else(|| RenderError::Input(format!("a GPU timer needs 1 to 2^32 - 2 marks, not {max_marks}")))?;
-        let bits = match device_facts(ctx) {
+        let bits = match facts {
             Some(f) => f.timestamp_valid_bits,
             // The context's queue family does graphics and compute; with this limit every such
             // queue has at least 36 valid bits. Without the probe assume all 64 are valid.
@@ -192,7 +197,7 @@ impl GpuTimer {
             pool: vk::QueryPool::null(),
             max_marks,
             mask: if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 },
-            names: Vec::with_capacity(max_marks as usize),
+            names: Vec::with_capacity(max_marks.min(64) as usize),
             begun: false,
         };
         if bits == 0 {
@@ -319,7 +324,8 @@ pub fn measure_copy_bandwidth(ctx: &Arc<Context>, bytes: u64, repeats: u32) -> R
     if !(1..=MAX_BANDWIDTH_REPEATS).contains(&repeats) {
         return Err(RenderError::Input(format!("copy bandwidth with {repeats} repeats (1 to 1024)")));
     }
-    if let Some(f) = device_facts(ctx) {
+    let facts = device_facts(ctx);
+    if let Some(f) = &facts {
         let limit = f.max_buffer_size.min(f.max_allocation_size).min(f.device_local_heap);
         if bytes > limit {
             return Err(RenderError::Input(format!(
@@ -329,7 +335,7 @@ pub fn measure_copy_bandwidth(ctx: &Arc<Context>, bytes: u64, repeats: u32) -> R
             )));
         }
     }
-    let mut timer = GpuTimer::new(ctx, repeats)?;
+    let mut timer = GpuTimer::with_facts(ctx, repeats, facts.as_ref())?;
     if !timer.supported() {
         return Err(RenderError::Input("the queue writes no timestamps".into()));
     }
