@@ -11,8 +11,10 @@
 //! - Culling reports exactly the characters inside the frustum and draws them; LOD changes
 //!   far characters only.
 //! - Typed errors: capacity, DQ on a non-rigid atlas, unskinned mesh, joints beyond the
-//!   atlas, a crowd drawn twice.
+//!   atlas, a crowd drawn twice, a bad LOD distance, frames beyond the atlas, a capacity
+//!   beyond the device.
 //! - Frame stats after an offscreen render name the passes with finite times.
+//! - Two crowds in one frame; `anim_core::Crowd` records drive the renderer.
 
 mod common;
 
