@@ -7,6 +7,11 @@
 //! bindings, vertex source, compute slot, palette range); staging, compute recording and
 //! pass recording all read that plan.
 //!
+//! Crowds (`crowd.rs`) are planned alongside: their list, palette and skinning compute passes
+//! are recorded after the instances' compute skinning, and their draws follow the instances'
+//! in the pass. A GPU timer per slot marks the passes; [`Renderer::frame_stats`] reads them
+//! after the slot's fence.
+//!
 //! Two frames are in flight: each [`FRAMES_IN_FLIGHT`] slot owns a command buffer, a fence,
 //! its staging and device buffers, compute outputs and bone texel view. Filling slot N+1
 //! waits only for the fence of the frame that last used that slot (two frames ago), so the
@@ -624,11 +629,18 @@ impl Renderer {
             .wait_semaphore_infos(waits)
             .signal_semaphore_infos(signals);
         let result = self.ctx.submit(&[submit], fence);
-        self.last_submitted = Some(self.current);
-        self.submissions += 1;
-        let instances = self.plan.items.len() as u32 + self.crowd_plan.iter().map(|c| c.instances()).sum::<u32>();
-        self.submitted[self.current] = (self.submissions, instances);
-        if result.is_err() {
+        if result.is_ok() {
+            // Stats and crowd readbacks come from this slot once its fence has signalled.
+            self.submissions += 1;
+            let crowds: u32 = self.crowd_plan.iter().map(|c| c.instances()).sum();
+            self.submitted[self.current] = (self.submissions, self.plan.items.len() as u32 + crowds);
+            self.last_submitted = Some(self.current);
+        } else {
+            // The frame never ran: nothing may be read back from the slot.
+            self.submitted[self.current] = (0, 0);
+            if self.last_submitted == Some(self.current) {
+                self.last_submitted = None;
+            }
             // Nothing was submitted and the fence is reset: an empty submission signals it
             // again, so that waiting for this slot cannot hang.
             let _ = self.ctx.submit(&[vk::SubmitInfo2::default()], fence);
