@@ -41,6 +41,9 @@ pub enum RenderError {
         /// The palette's method.
         method: anim_core::SkinMethod,
     },
+    /// A crowd cannot be created, fed or drawn as asked.
+    #[error(transparent)]
+    Crowd(#[from] crate::crowd::CrowdError),
     /// CPU-side skinning validation failed.
     #[error(transparent)]
     Skinning(#[from] anim_core::SkinningError),

@@ -4,6 +4,7 @@
 //! application refills every frame; `clear` keeps its capacity, so a steady frame loop
 //! allocates nothing.
 
+use crate::crowd::CrowdDraw;
 use crate::error::RenderError;
 use crate::mesh::GpuVertex;
 use anim_core::{DqPalette, Palette, SkinMethod};
@@ -192,6 +193,8 @@ pub struct FrameData {
     pub lines: Vec<LineVertex>,
     /// Lines drawn over everything (two vertices a line).
     pub overlay_lines: Vec<LineVertex>,
+    /// Crowds drawn (each crowd at most once a frame), after the instances.
+    pub crowds: Vec<CrowdDraw>,
 }
 
 impl Default for FrameData {
@@ -206,6 +209,7 @@ impl Default for FrameData {
             cpu_vertices: Vec::new(),
             lines: Vec::new(),
             overlay_lines: Vec::new(),
+            crowds: Vec::new(),
         }
     }
 }
@@ -224,6 +228,13 @@ impl FrameData {
         self.cpu_vertices.clear();
         self.lines.clear();
         self.overlay_lines.clear();
+        self.crowds.clear();
+    }
+
+    /// Adds a crowd draw (see [`crate::crowd`]); checked against the renderer's crowds when
+    /// the frame is rendered.
+    pub fn add_crowd(&mut self, draw: CrowdDraw) {
+        self.crowds.push(draw);
     }
 
     /// Adds a static instance.

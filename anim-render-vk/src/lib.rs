@@ -1,13 +1,15 @@
 //! Vulkan renderer for the anim runtime: headless (offscreen images read back to RGBA8 and
 //! PNG) and windowed (a window surface and a swapchain that survives resize, minimize and
 //! out-of-date; cargo feature `window`, on by default), with GPU skinning in vertex and
-//! compute shaders (linear blend and dual quaternion), debug lines and a one-shot compute
+//! compute shaders (linear blend and dual quaternion), instanced crowds animated from an
+//! animation atlas (chapter 15), per-pass GPU timings, debug lines and a one-shot compute
 //! skinner with readback.
 //!
 //! Public modules, one concern each: [`context`] (instance, validation, device, queue,
 //! allocator), [`mesh`] (meshes on the GPU and debug colourings), [`frame`] (what a frame
-//! draws), [`renderer`] (planning and recording a frame), [`skinning`] ([`GpuSkinner`]),
-//! [`lines`], [`offscreen`] and `swapchain` (with `window`).
+//! draws), [`renderer`] (planning and recording a frame), [`crowd`] (instanced crowds),
+//! [`timing`] ([`FrameStats`], copy bandwidth), [`skinning`] ([`GpuSkinner`]), [`lines`],
+//! [`offscreen`] and `swapchain` (with `window`).
 //!
 //! Everything public is safe to call in any order: raw Vulkan objects, pipelines, shaders,
 //! command recording and submission stay inside the crate (modules `resources`,
@@ -30,6 +32,7 @@
 #![warn(missing_docs)]
 
 pub mod context;
+pub mod crowd;
 mod error;
 pub mod frame;
 pub mod lines;
@@ -49,6 +52,7 @@ pub use ash;
 #[cfg(feature = "window")]
 pub use context::WindowTarget;
 pub use context::{Context, ContextDesc, VALIDATION_ENV, ValidationLog, validation_from_env};
+pub use crowd::{CrowdDraw, CrowdError, CrowdId, CrowdPath, UnknownCrowdPath};
 pub use error::RenderError;
 pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinPath, dq_words, scale_words};
 pub use mesh::{Coloring, GpuMesh, GpuVertex};

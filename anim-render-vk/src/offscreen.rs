@@ -171,7 +171,9 @@ impl Offscreen {
         renderer.submit(cmd, None, None)?;
         // The readback is read on the host next, and the images are reused by the next frame.
         renderer.wait_idle()?;
-        Ok(())
+        // The frame has completed: its timings and counts are the renderer's frame stats.
+        let slot = renderer.last_submitted.expect("submitted above");
+        renderer.collect_stats(slot)
     }
 
     /// The colour image of the last [`Offscreen::render`].

@@ -230,15 +230,31 @@ impl Drop for Pipeline {
 /// # Errors
 /// A failing Vulkan call.
 pub fn compute_pipeline(ctx: &Arc<Context>, layout: &PipelineLayout, spirv: &[u8]) -> Result<Pipeline, RenderError> {
+    compute_pipeline_with(ctx, layout.raw, spirv, None)
+}
+
+/// Creates a compute pipeline from SPIR-V for the pipeline layout `layout`, with optional
+/// specialization constants.
+pub(crate) fn compute_pipeline_with(
+    ctx: &Arc<Context>,
+    layout: vk::PipelineLayout,
+    spirv: &[u8],
+    spec: Option<&vk::SpecializationInfo<'_>>,
+) -> Result<Pipeline, RenderError> {
     let d = ctx.device();
     let module = Module::new(d, spirv)?;
-    let stage = vk::PipelineShaderStageCreateInfo::default()
+    let mut stage = vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::COMPUTE)
         .module(module.raw)
         .name(c"main");
-    let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout.raw)];
+    if let Some(spec) = spec {
+        stage = stage.specialization_info(spec);
+    }
+    let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout)];
     // SAFETY: a valid device; the module is alive for the call and its `main` uses only
-    // bindings and push constants that `layout` declares (shaders/common.glsl).
+    // bindings and push constants that `layout` declares (shaders/common.glsl, or
+    // shaders/crowd_common.glsl for the crowd layout), and `spec` names only the shader's
+    // specialization constants with their sizes.
     let raw = unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) }
         .map_err(|(_, r)| r)
         .vk("vkCreateComputePipelines")?[0];
@@ -264,20 +280,27 @@ pub(crate) struct GraphicsDesc<'a> {
     pub layout: VertexLayout,
     pub topology: vk::PrimitiveTopology,
     pub depth_test: bool,
+    /// Specialization constants of the vertex shader.
+    pub spec: Option<&'a vk::SpecializationInfo<'a>>,
 }
 
 /// Creates a graphics pipeline for dynamic rendering into `color_format` + [`DEPTH_FORMAT`].
 pub(crate) fn graphics_pipeline(
     ctx: &Arc<Context>,
-    layout: &PipelineLayout,
+    layout: vk::PipelineLayout,
     color_format: vk::Format,
     desc: &GraphicsDesc<'_>,
 ) -> Result<Pipeline, RenderError> {
     let d = ctx.device();
     let vert = Module::new(d, desc.vert)?;
     let frag = Module::new(d, desc.frag)?;
+    let mut vert_stage =
+        vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vert.raw).name(c"main");
+    if let Some(spec) = desc.spec {
+        vert_stage = vert_stage.specialization_info(spec);
+    }
     let stages = [
-        vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::VERTEX).module(vert.raw).name(c"main"),
+        vert_stage,
         vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::FRAGMENT)
             .module(frag.raw)
@@ -338,7 +361,7 @@ pub(crate) fn graphics_pipeline(
         .depth_stencil_state(&depth)
         .color_blend_state(&blend)
         .dynamic_state(&dynamic)
-        .layout(layout.raw)
+        .layout(layout)
         .push_next(&mut rendering)];
     // SAFETY: everything referenced by `info` lives until the call returns; the shaders'
     // interfaces match `layout` and the vertex input state of `desc.layout`.
@@ -394,16 +417,23 @@ impl GraphicsPipelines {
     /// A failing Vulkan call.
     pub fn new(ctx: &Arc<Context>, layout: &PipelineLayout, color_format: vk::Format) -> Result<Self, RenderError> {
         let tri = vk::PrimitiveTopology::TRIANGLE_LIST;
-        let mesh =
-            |vert, vl| GraphicsDesc { vert, frag: shaders::MESH_FRAG, layout: vl, topology: tri, depth_test: true };
+        let mesh = |vert, vl| GraphicsDesc {
+            vert,
+            frag: shaders::MESH_FRAG,
+            layout: vl,
+            topology: tri,
+            depth_test: true,
+            spec: None,
+        };
         let lines = |depth_test| GraphicsDesc {
             vert: shaders::LINES_VERT,
             frag: shaders::LINES_FRAG,
             layout: VertexLayout::Lines,
             topology: vk::PrimitiveTopology::LINE_LIST,
             depth_test,
+            spec: None,
         };
-        let g = |desc: GraphicsDesc<'_>| graphics_pipeline(ctx, layout, color_format, &desc);
+        let g = |desc: GraphicsDesc<'_>| graphics_pipeline(ctx, layout.raw, color_format, &desc);
         Ok(Self {
             mesh: g(mesh(shaders::MESH_VERT, VertexLayout::Mesh))?,
             skin_lbs: g(mesh(shaders::SKIN_LBS_VERT, VertexLayout::ColorOnly))?,

@@ -7,18 +7,25 @@
 //! bindings, vertex source, compute slot, palette range); staging, compute recording and
 //! pass recording all read that plan.
 //!
+//! Crowds (`crowd.rs`) are planned alongside: their list, palette and skinning compute passes
+//! are recorded after the instances' compute skinning, and their draws follow the instances'
+//! in the pass. A GPU timer per slot marks the passes; [`Renderer::frame_stats`] reads them
+//! after the slot's fence.
+//!
 //! Two frames are in flight: each [`FRAMES_IN_FLIGHT`] slot owns a command buffer, a fence,
 //! its staging and device buffers, compute outputs and bone texel view. Filling slot N+1
 //! waits only for the fence of the frame that last used that slot (two frames ago), so the
 //! CPU prepares one frame while the GPU draws the previous one.
 
 use crate::context::Context;
+use crate::crowd::{CrowdItem, CrowdPipelines, GpuCrowd, RecordCtx};
 use crate::error::{RenderError, VkCall};
 use crate::frame::{FrameData, MeshId};
 use crate::mesh::{Coloring, GpuMesh};
 use crate::pipelines::{ComputePipelines, Descriptors, GraphicsPipelines, Pipeline, PipelineLayout, binding};
 use crate::plan::{Comp, FramePlan, Gfx, PaletteBuffer, PlanItem, Res, VertexSource};
 use crate::resources::{Buffer, StagedBuffer, image_barrier};
+use crate::timing::{FrameStats, GpuTimer};
 use anim_core::Mesh;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
@@ -26,6 +33,9 @@ use std::sync::Arc;
 
 /// Frames the CPU may record while the GPU still works on earlier ones.
 pub const FRAMES_IN_FLIGHT: usize = 2;
+
+/// Timed passes a frame at most: upload, compute, cull, palette, skin, draw.
+const MAX_MARKS: u32 = 8;
 
 /// The images a frame renders into.
 #[derive(Clone, Copy, Debug)]
@@ -109,13 +119,27 @@ pub struct Renderer {
     pool: vk::CommandPool,
     slots: Vec<FrameSlot>,
     current: usize,
+    /// The slot of the most recently submitted frame.
+    pub(crate) last_submitted: Option<usize>,
+    /// One timer per frame slot (kept apart from the slots so recording can borrow it
+    /// mutably).
+    timers: Vec<GpuTimer>,
+    /// Per slot: the submission number of its last frame and that frame's instance count.
+    submitted: Vec<(u64, u32)>,
+    /// Submissions so far.
+    submissions: u64,
+    /// Stats of the most recently completed frame, and its submission number.
+    stats: Option<(u64, FrameStats)>,
     plan: FramePlan,
-    meshes: Vec<GpuMesh>,
+    crowd_plan: Vec<CrowdItem>,
+    pub(crate) meshes: Vec<GpuMesh>,
+    pub(crate) crowds: Vec<GpuCrowd>,
     graphics: GraphicsPipelines,
     compute: ComputePipelines,
+    crowd_pipelines: CrowdPipelines,
     layout: PipelineLayout,
     color_format: vk::Format,
-    ctx: Arc<Context>,
+    pub(crate) ctx: Arc<Context>,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -133,6 +157,7 @@ impl Renderer {
         let layout = PipelineLayout::new(ctx)?;
         let compute = ComputePipelines::new(ctx, &layout)?;
         let graphics = GraphicsPipelines::new(ctx, &layout, color_format)?;
+        let crowd_pipelines = CrowdPipelines::new(ctx, color_format)?;
         let d = ctx.device();
         let pool_info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(ctx.queue_family())
@@ -143,10 +168,18 @@ impl Renderer {
             pool,
             slots: Vec::with_capacity(FRAMES_IN_FLIGHT),
             current: 0,
+            last_submitted: None,
+            timers: Vec::with_capacity(FRAMES_IN_FLIGHT),
+            submitted: vec![(0, 0); FRAMES_IN_FLIGHT],
+            submissions: 0,
+            stats: None,
             plan: FramePlan::default(),
+            crowd_plan: Vec::new(),
             meshes: Vec::new(),
+            crowds: Vec::new(),
             graphics,
             compute,
+            crowd_pipelines,
             layout,
             color_format,
             ctx: ctx.clone(),
@@ -160,6 +193,7 @@ impl Renderer {
         let cmds = unsafe { d.allocate_command_buffers(&alloc) }.vk("vkAllocateCommandBuffers")?;
         for cmd in cmds {
             r.slots.push(FrameSlot::new(ctx, cmd)?);
+            r.timers.push(GpuTimer::new(ctx, MAX_MARKS)?);
         }
         Ok(r)
     }
@@ -219,7 +253,36 @@ impl Renderer {
 
     /// Resolves `frame` into the plan, checking it against the registered meshes.
     pub(crate) fn check(&mut self, frame: &FrameData) -> Result<(), RenderError> {
-        self.plan.build(frame, &self.meshes, self.ctx.limits().max_texel_buffer_elements)
+        self.plan.build(frame, &self.meshes, self.ctx.limits().max_texel_buffer_elements)?;
+        crate::crowd::plan(&frame.crowds, &self.crowds, &self.meshes, &self.ctx, &mut self.crowd_plan)
+    }
+
+    /// GPU timings and counts of the most recently completed frame whose stats were
+    /// collected: after [`crate::Offscreen::render`] that very frame; in a windowed loop the
+    /// frame that last used the slot being prepared (read after its fence). `None` before
+    /// the first such frame.
+    pub fn frame_stats(&self) -> Option<&FrameStats> {
+        self.stats.as_ref().map(|(_, s)| s)
+    }
+
+    /// Reads the timings and visible counts of slot `slot`'s last frame into the stats, when
+    /// it is newer than the stats. The slot's fence must have been waited for.
+    pub(crate) fn collect_stats(&mut self, slot: usize) -> Result<(), RenderError> {
+        let (number, instances) = self.submitted[slot];
+        if number == 0 || self.stats.as_ref().is_some_and(|(n, _)| *n >= number) {
+            return Ok(());
+        }
+        let passes = self.timers[slot].read(self.ctx.device())?.unwrap_or_default();
+        let visible = crate::crowd::visible_in_slot(&self.crowds, slot);
+        self.stats = Some((number, FrameStats { passes, instances, visible }));
+        Ok(())
+    }
+
+    /// Waits until the GPU is done with frame slot `slot`.
+    pub(crate) fn wait_slot(&self, slot: usize) -> Result<(), RenderError> {
+        // SAFETY: the fence belongs to this device and is signalled or pending (see
+        // `wait_idle`).
+        unsafe { self.ctx.device().wait_for_fences(&[self.slots[slot].fence], true, u64::MAX) }.vk("vkWaitForFences")
     }
 
     /// The index of the frame slot that the next [`Renderer::prepare`] fills.
@@ -242,6 +305,8 @@ impl Renderer {
         // SAFETY: the fence belongs to this device and is signalled or pending (see
         // `wait_idle`).
         unsafe { ctx.device().wait_for_fences(&[slot.fence], true, u64::MAX) }.vk("vkWaitForFences")?;
+        self.collect_stats(self.current)?;
+        let slot = &mut self.slots[self.current];
         // The slot's previous frame has completed: its buffers may be rewritten or replaced.
         slot.camera.stage(&ctx, &[bytemuck::bytes_of(&frame.camera.uniform(aspect))])?;
         slot.matrices.stage(&ctx, &[bytemuck::cast_slice(&frame.matrices)])?;
@@ -267,7 +332,27 @@ impl Renderer {
                 slot.compute_out[k] = b;
             }
         }
-        ensure_bone_view(&ctx, slot)
+        ensure_bone_view(&ctx, slot)?;
+        crate::crowd::prepare(
+            &ctx,
+            &self.crowd_plan,
+            &mut self.crowds,
+            &mut self.crowd_pipelines,
+            &self.meshes,
+            self.current,
+        )
+    }
+
+    fn crowd_ctx<'a>(&'a self, d: &'a ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) -> RecordCtx<'a> {
+        RecordCtx {
+            d,
+            cmd,
+            slot: self.current,
+            camera: slot.camera.buffer().raw(),
+            meshes: &self.meshes,
+            crowds: &self.crowds,
+            pipes: &self.crowd_pipelines,
+        }
     }
 
     /// Begins the current slot's command buffer and records the prepared frame into
@@ -275,7 +360,8 @@ impl Renderer {
     /// `COLOR_ATTACHMENT_OPTIMAL`; the caller records what follows and calls
     /// [`Renderer::submit`]. Call after a successful [`Renderer::prepare`].
     pub(crate) fn record(&mut self, target: &Target) -> Result<vk::CommandBuffer, RenderError> {
-        let d = self.ctx.device();
+        let ctx = self.ctx.clone();
+        let d = ctx.device();
         let slot = &self.slots[self.current];
         let cmd = slot.cmd;
         // SAFETY: `prepare` waited for the slot's fence, so the previous submission of `cmd`
@@ -295,16 +381,38 @@ impl Renderer {
             .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
         // SAFETY: `cmd` was begun above.
         unsafe { d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&mb)) };
+        let mut timers = std::mem::take(&mut self.timers);
+        let timer = &mut timers[self.current];
+        timer.begin(d, cmd);
         self.record_uploads(d, cmd, slot);
-        self.record_compute(d, cmd, slot);
+        let crowds = self.crowd_ctx(d, cmd, slot);
+        let items = &self.crowd_plan;
+        crowds.uploads(items);
+        timer.mark(d, cmd, "upload");
+        if self.record_compute(d, cmd, slot) {
+            timer.mark(d, cmd, "compute");
+        }
+        if crowds.cull(items) {
+            timer.mark(d, cmd, "cull");
+        }
+        if crowds.palettes(items) {
+            timer.mark(d, cmd, "palette");
+        }
+        if crowds.skinning(items) {
+            timer.mark(d, cmd, "skin");
+        }
         self.record_pass(d, cmd, slot, target);
+        timer.mark(d, cmd, "draw");
+        self.timers = timers;
         Ok(cmd)
     }
 
     fn record_uploads(&self, d: &ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) {
         use vk::AccessFlags2 as A;
         use vk::PipelineStageFlags2 as S;
-        slot.camera.record_upload(d, cmd, (S::VERTEX_SHADER | S::FRAGMENT_SHADER, A::UNIFORM_READ));
+        // The crowd list pass reads the camera in a compute shader.
+        let camera_readers = S::VERTEX_SHADER | S::FRAGMENT_SHADER | S::COMPUTE_SHADER;
+        slot.camera.record_upload(d, cmd, (camera_readers, A::UNIFORM_READ));
         let palette_readers = (S::VERTEX_SHADER | S::COMPUTE_SHADER, A::SHADER_READ | A::UNIFORM_READ);
         slot.matrices.record_upload(d, cmd, palette_readers);
         slot.dual_quats.record_upload(d, cmd, palette_readers);
@@ -334,7 +442,8 @@ impl Renderer {
         }
     }
 
-    fn record_compute(&self, d: &ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) {
+    /// Records the compute skinning of the plan's items; true when there was any.
+    fn record_compute(&self, d: &ash::Device, cmd: vk::CommandBuffer, slot: &FrameSlot) -> bool {
         let mut any = false;
         for (item, work) in self.plan.compute_items() {
             let pipeline = match work.pipeline {
@@ -355,6 +464,7 @@ impl Renderer {
             // SAFETY: `cmd` is recording (begun in `record`) and outside a render pass.
             unsafe { d.cmd_pipeline_barrier2(cmd, &vk::DependencyInfo::default().memory_barriers(&mb)) };
         }
+        any
     }
 
     fn graphics_pipeline(&self, g: Gfx) -> &Pipeline {
@@ -469,6 +579,7 @@ impl Renderer {
                 d.cmd_draw_indexed(cmd, mesh.index_count(), 1, 0, 0, 0);
             }
         }
+        self.crowd_ctx(d, cmd, slot).draws(&self.crowd_plan);
         if plan.overlay_vertices > 0 {
             self.bind(d, cmd, &self.graphics.overlay);
             self.layout.push_descriptors(cmd, gfx, &set);
@@ -518,7 +629,18 @@ impl Renderer {
             .wait_semaphore_infos(waits)
             .signal_semaphore_infos(signals);
         let result = self.ctx.submit(&[submit], fence);
-        if result.is_err() {
+        if result.is_ok() {
+            // Stats and crowd readbacks come from this slot once its fence has signalled.
+            self.submissions += 1;
+            let crowds: u32 = self.crowd_plan.iter().map(|c| c.instances()).sum();
+            self.submitted[self.current] = (self.submissions, self.plan.items.len() as u32 + crowds);
+            self.last_submitted = Some(self.current);
+        } else {
+            // The frame never ran: nothing may be read back from the slot.
+            self.submitted[self.current] = (0, 0);
+            if self.last_submitted == Some(self.current) {
+                self.last_submitted = None;
+            }
             // Nothing was submitted and the fence is reset: an empty submission signals it
             // again, so that waiting for this slot cannot hang.
             let _ = self.ctx.submit(&[vk::SubmitInfo2::default()], fence);
@@ -598,6 +720,31 @@ mod tests {
         let id = r.add_mesh(&mesh, &Coloring::Uniform([1.0; 3])).unwrap();
         let lbs = Palette::Matrices(vec![Mat4::identity()]);
         let dq = Palette::from_matrices(anim_core::SkinMethod::Dq, &[Mat4::new_scaling(2.0)]);
+        // A crowd of a one-joint atlas (a clip without tracks: the rest pose), culled and not.
+        let skeleton =
+            anim_core::Skeleton::new(vec![anim_core::JointDesc::new("root", None, anim_math::Transform::IDENTITY)])
+                .unwrap();
+        let clip = anim_core::Clip::new("rest", vec![], vec![]).unwrap();
+        let settings = anim_core::BakeSettings {
+            rate: 10.0,
+            layout: anim_core::TextureLayout::ModelTrs,
+            format: anim_core::TexelFormat::F32,
+        };
+        let atlas = anim_core::AnimAtlas::bake(
+            &skeleton,
+            &anim_core::Skin::from_skeleton(&skeleton),
+            &[&mesh],
+            &[anim_core::AtlasSource { clip: &clip, looping: true }],
+            &settings,
+        )
+        .unwrap();
+        let crowd = r.add_crowd(id, &atlas, 4).unwrap();
+        let one = anim_core::CrowdInstance {
+            position_scale: [0.0, 0.0, 0.0, 1.0],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            ..Default::default()
+        };
+        r.set_crowd_instances(crowd, &[one; 3]).unwrap();
         let mut frame = FrameData::default();
         let fill = |f: &mut FrameData| {
             f.clear();
@@ -611,17 +758,22 @@ mod tests {
             f.add_cpu(id, Mat4::identity(), &mesh.positions, &[Vec3::z(); 3]).unwrap();
             f.line(Vec3::zeros(), Vec3::x(), [1.0; 4]);
             f.overlay_line(Vec3::zeros(), Vec3::y(), [1.0; 4]);
+            let path = crate::crowd::CrowdPath::PaletteCompute;
+            f.add_crowd(crate::crowd::CrowdDraw { path, cull: true, ..crate::crowd::CrowdDraw::new(crowd) });
         };
         fill(&mut frame);
         target.render(&mut r, &frame).unwrap();
         let items = (r.plan.items.as_ptr(), r.plan.items.capacity());
         let compute = r.plan.compute_bytes.as_ptr();
+        let crowds = (r.crowd_plan.as_ptr(), r.crowd_plan.capacity());
         let first = r.slot();
         for k in 1..6 {
             fill(&mut frame);
             target.render(&mut r, &frame).unwrap();
             assert_eq!((r.plan.items.as_ptr(), r.plan.items.capacity()), items);
             assert_eq!(r.plan.compute_bytes.as_ptr(), compute);
+            assert_eq!((r.crowd_plan.as_ptr(), r.crowd_plan.capacity()), crowds);
+            assert_eq!(r.crowd_visible(crowd), Some(3));
             assert_eq!(r.slot(), (first + k) % FRAMES_IN_FLIGHT);
         }
         assert_eq!(r.plan.items.len(), 7);

@@ -29,6 +29,24 @@ pub const LINES_FRAG: &[u8] = spirv!("lines.frag");
 /// Skinning with bone matrices from a texel buffer (seed 003).
 pub const BONE_TEXTURE_VERT: &[u8] = spirv!("bone_texture.vert");
 
+/// Crowd book path: skinning from the animation atlas in the vertex shader
+/// (specialization constants: atlas layout, skinning method).
+pub const CROWD_BOOK_VERT: &[u8] = spirv!("crowd_book.vert");
+/// Crowd palette paths: the palette of every listed character from the atlas.
+pub const CROWD_PALETTE_COMP: &[u8] = spirv!("crowd_palette.comp");
+/// Crowd PaletteVertex path: skinning from the palette buffer in the vertex shader.
+pub const CROWD_PALETTE_VERT: &[u8] = spirv!("crowd_palette.vert");
+/// Crowd PaletteCompute path: skinning every listed character into a vertex buffer.
+pub const CROWD_SKIN_COMP: &[u8] = spirv!("crowd_skin.comp");
+/// Crowd PaletteCompute path: drawing the skinned vertices.
+pub const CROWD_SKINNED_VERT: &[u8] = spirv!("crowd_skinned.vert");
+/// Crowd list pass: frustum culling and LOD flags into the visible list.
+pub const CROWD_CULL_COMP: &[u8] = spirv!("crowd_cull.comp");
+/// The crowd passes' fragment shader (mesh.frag's shading, crowd push constants).
+pub const CROWD_FRAG: &[u8] = spirv!("crowd.frag");
+/// Crowd list pass: the indirect arguments from the visible count.
+pub const CROWD_FINALIZE_COMP: &[u8] = spirv!("crowd_finalize.comp");
+
 /// A shader module that destroys itself.
 pub(crate) struct Module<'a> {
     device: &'a ash::Device,
