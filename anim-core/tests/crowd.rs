@@ -408,3 +408,44 @@ fn records_are_64_bytes_each_and_follow_edits() {
     let (f, k) = expected(&clips, 2, crowd.time(5).unwrap(), None);
     check_record(&crowd, 5, f, k);
 }
+
+#[test]
+fn a_new_fade_replaces_the_one_under_way() {
+    let clips = clips();
+    let mut crowd = Crowd::new(&clips);
+    crowd.add(desc(0, 0.1, 1.0)).unwrap();
+    crowd.set_clip(0, 1, 1.0).unwrap();
+    crowd.update(0.25);
+    let a_time = crowd.time(0).unwrap();
+    let (_, _, w) = crowd.blend(0).unwrap();
+    assert!((w - 0.75).abs() < 1e-6);
+    // Running time backwards runs the fade backwards too, up to weight 1.
+    crowd.update(-0.5);
+    assert_eq!(crowd.blend(0).map(|b| b.2), Some(1.0));
+    crowd.update(0.25);
+    let a_time = clips[1].advance(clips[1].advance(a_time, -0.5), 0.25);
+    assert_eq!(crowd.time(0), Some(a_time));
+    // Fading to a third clip: the playing clip (1) becomes B at full weight; clip 0 is gone.
+    assert_eq!(crowd.set_clip(0, 2, 0.5), Ok(true));
+    assert_eq!(crowd.blend(0), Some((1, a_time, 1.0)));
+    assert_eq!(crowd.clip(0), Some(2));
+    let (f, k) = expected(&clips, 2, 0.0, Some((1, a_time, 1.0)));
+    check_record(&crowd, 0, f, k);
+    // Fading back to the clip in B is a fade like any other.
+    assert_eq!(crowd.set_clip(0, 1, 0.5), Ok(true));
+    assert_eq!(crowd.blend(0), Some((2, 0.0, 1.0)));
+}
+
+#[test]
+fn update_parallel_splits_any_length() {
+    for (n, threads) in [(4096, 3), (4097, 3), (5003, 4), (10_000, 7), (20_001, 64)] {
+        let mut serial = mixed_crowd(n);
+        let mut parallel = serial.clone();
+        for step in 0..5 {
+            let dt = 0.05 * (step as f32 + 1.0);
+            serial.update(dt);
+            parallel.update_parallel(dt, threads);
+            assert_eq!(bytes(&serial), bytes(&parallel), "{n} characters, {threads} threads");
+        }
+    }
+}
