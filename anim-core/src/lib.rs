@@ -53,7 +53,7 @@ pub use anim_texture::{
 };
 pub use bake::BakedClip;
 pub use clip::{Clip, JointTracks, SamplingCache, ScalarCurve, TimePolicy};
-pub use crowd::{CharacterDesc, Crowd, CrowdInstance};
+pub use crowd::{CharacterDesc, Crowd, CrowdError, CrowdInstance};
 pub use error::{ClipError, LengthMismatch, PoseError, SkeletonError, SkinningError, TrackError};
 pub use mesh::{Influences, Mesh};
 pub use palette::{DqPalette, Palette};

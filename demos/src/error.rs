@@ -32,6 +32,12 @@ pub enum DemoError {
     /// An IK chain, solver, ground or foot-grounding pass failed.
     #[error(transparent)]
     Ik(#[from] anim_ik::IkError),
+    /// An animation atlas could not be baked, read or used.
+    #[error(transparent)]
+    Atlas(#[from] anim_core::AtlasError),
+    /// A crowd rejected a character.
+    #[error(transparent)]
+    Crowd(#[from] anim_core::crowd::CrowdError),
     /// The window system failed.
     #[error("window: {0}")]
     Window(String),

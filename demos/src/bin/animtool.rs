@@ -600,7 +600,13 @@ fn bake(a: &BakeArgs) -> Result<()> {
             if c.looping { "looping" } else { "clamped" }
         );
     }
-    println!("  bake error: {error}");
+    println!(
+        "  bake error (largest skinned-position deviation from exact sampling): {:.3e} of the {:.4} diagonal ({:.4} units)",
+        error.max_fraction, error.diagonal, error.max_distance
+    );
+    for c in &error.clips {
+        println!("    {:?}: {:.3e} at t = {:.4} s", c.name, c.max_fraction, c.at_time);
+    }
     if skipped > 0 {
         println!("  note: only the first skinned mesh is baked; {skipped} other part(s) left out");
     }

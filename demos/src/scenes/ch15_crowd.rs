@@ -111,12 +111,14 @@ impl Scene for CrowdScene {
         })
     }
 
+    /// Frames the front half of the field from a corner, low: near characters are large,
+    /// the far ones recede, and those behind the camera's frustum are culled.
     fn focus(&self) -> (Vec3, f32) {
-        (self.centre, self.radius * 0.8)
+        (self.centre + Vec3::new(0.25, 0.0, 0.25) * self.radius, self.radius * 0.35)
     }
 
     fn view_angles(&self) -> (f32, f32) {
-        (0.6, 0.45)
+        (0.75, 0.3)
     }
 
     fn prepare(&mut self, renderer: &mut Renderer) -> Result<(), DemoError> {
