@@ -135,6 +135,8 @@ pub struct Context {
     physical: vk::PhysicalDevice,
     device_name: String,
     limits: vk::PhysicalDeviceLimits,
+    /// `timestampValidBits`, maintenance limits and heap size, queried once at creation.
+    facts: DeviceFacts,
     pub(crate) surface: vk::SurfaceKHR,
     pub(crate) surface_fn: Option<ash::khr::surface::Instance>,
     /// Set while a swapchain of the surface exists (a surface takes one swapchain at a time).
@@ -248,6 +250,7 @@ impl Context {
             partial.surface = Some((sf, s));
         }
         let (physical, queue_family, device_name, limits) = pick_device(&instance, partial.surface.as_ref())?;
+        let facts = device_facts(&instance, physical, queue_family);
         let mut device_exts = vec![ash::khr::push_descriptor::NAME.as_ptr()];
         if handles.is_some() {
             device_exts.push(ash::khr::swapchain::NAME.as_ptr());
@@ -314,6 +317,7 @@ impl Context {
             physical,
             device_name,
             limits,
+            facts,
             surface,
             surface_fn,
             swapchain_taken: AtomicBool::new(false),
@@ -345,6 +349,34 @@ impl Context {
     #[cfg_attr(not(feature = "window"), allow(dead_code))]
     pub(crate) fn physical_device(&self) -> vk::PhysicalDevice {
         self.physical
+    }
+
+    /// `VkQueueFamilyProperties::timestampValidBits` of the context's queue family: 0 when
+    /// the queue writes no timestamps, otherwise 36 to 64.
+    #[inline]
+    pub(crate) fn timestamp_valid_bits(&self) -> u32 {
+        self.facts.timestamp_valid_bits
+    }
+
+    /// `VkPhysicalDeviceMaintenance4Properties::maxBufferSize`: the largest buffer the
+    /// device creates.
+    #[inline]
+    pub(crate) fn max_buffer_size(&self) -> u64 {
+        self.facts.max_buffer_size
+    }
+
+    /// `VkPhysicalDeviceMaintenance3Properties::maxMemoryAllocationSize`: the largest single
+    /// memory allocation.
+    #[inline]
+    pub(crate) fn max_allocation_size(&self) -> u64 {
+        self.facts.max_allocation_size
+    }
+
+    /// Size in bytes of the largest device-local memory heap (of the largest heap when none
+    /// is device local).
+    #[inline]
+    pub(crate) fn device_local_heap_size(&self) -> u64 {
+        self.facts.device_local_heap
     }
 
     /// The device's name (e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`).
@@ -515,6 +547,46 @@ fn window_handles(
     let display = w.display_handle().map_err(|e| RenderError::Surface(format!("no display handle: {e}")))?;
     let window = w.window_handle().map_err(|e| RenderError::Surface(format!("no window handle: {e}")))?;
     Ok((display.as_raw(), window.as_raw()))
+}
+
+/// What the context keeps about its device besides the limits: the queue family's
+/// timestamp bits and the device's size limits.
+#[derive(Debug, Clone, Copy)]
+struct DeviceFacts {
+    /// `VkQueueFamilyProperties::timestampValidBits` of the context's queue family.
+    timestamp_valid_bits: u32,
+    /// `VkPhysicalDeviceMaintenance4Properties::maxBufferSize`.
+    max_buffer_size: u64,
+    /// `VkPhysicalDeviceMaintenance3Properties::maxMemoryAllocationSize`.
+    max_allocation_size: u64,
+    /// Size of the largest device-local heap (of any heap when none is device local).
+    device_local_heap: u64,
+}
+
+/// Queries [`DeviceFacts`] of `physical` and its queue family `family` (a 1.3 device, so
+/// both maintenance property structures are core).
+fn device_facts(instance: &ash::Instance, physical: vk::PhysicalDevice, family: u32) -> DeviceFacts {
+    let mut m3 = vk::PhysicalDeviceMaintenance3Properties::default();
+    let mut m4 = vk::PhysicalDeviceMaintenance4Properties::default();
+    let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut m3).push_next(&mut m4);
+    // SAFETY: `physical` was enumerated from this live instance and supports Vulkan 1.3
+    // (checked in `pick_device`), so both chained structures are valid; they outlive the call.
+    let (families, memory) = unsafe {
+        instance.get_physical_device_properties2(physical, &mut p2);
+        (
+            instance.get_physical_device_queue_family_properties(physical),
+            instance.get_physical_device_memory_properties(physical),
+        )
+    };
+    let heaps = memory.memory_heaps_as_slice();
+    let local = heaps.iter().filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL)).map(|h| h.size);
+    let device_local_heap = local.max().or_else(|| heaps.iter().map(|h| h.size).max()).unwrap_or(0);
+    DeviceFacts {
+        timestamp_valid_bits: families.get(family as usize).map_or(0, |f| f.timestamp_valid_bits),
+        max_buffer_size: m4.max_buffer_size,
+        max_allocation_size: m3.max_memory_allocation_size,
+        device_local_heap,
+    }
 }
 
 type Picked = (vk::PhysicalDevice, u32, String, vk::PhysicalDeviceLimits);

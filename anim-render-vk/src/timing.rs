@@ -68,74 +68,6 @@ impl fmt::Display for FrameStats {
     }
 }
 
-/// What the context does not keep but timing needs: the queue family's timestamp bits and
-/// the device's size limits.
-#[derive(Debug, Clone, Copy)]
-struct DeviceFacts {
-    /// `VkQueueFamilyProperties::timestampValidBits` of the context's queue family.
-    timestamp_valid_bits: u32,
-    /// `VkPhysicalDeviceMaintenance4Properties::maxBufferSize`.
-    max_buffer_size: u64,
-    /// `VkPhysicalDeviceMaintenance3Properties::maxMemoryAllocationSize`.
-    max_allocation_size: u64,
-    /// Size of the largest device-local heap (of any heap when none is device local).
-    device_local_heap: u64,
-}
-
-/// Queries [`DeviceFacts`] of the context's device.
-///
-/// The context exposes its limits but not its instance, so this opens a second, bare
-/// instance (no layers, no extensions), finds the physical device of the same name and
-/// properties, reads its queue family, maintenance and memory properties, and destroys the
-/// instance again. `None` when that fails (no matching device); callers then fall back on
-/// the limits alone.
-fn device_facts(ctx: &Context) -> Option<DeviceFacts> {
-    // SAFETY: loading the system Vulkan loader, as `Context::new` does; its symbols are
-    // trusted.
-    let entry = unsafe { ash::Entry::load() }.ok()?;
-    let app = vk::ApplicationInfo::default().application_name(c"anim timing probe").api_version(vk::API_VERSION_1_3);
-    let info = vk::InstanceCreateInfo::default().application_info(&app);
-    // SAFETY: the create info and what it points to live until the call returns; no layers
-    // or extensions are enabled.
-    let instance = unsafe { entry.create_instance(&info, None) }.ok()?;
-    // SAFETY: `instance` is live; every physical device queried comes from it, the property
-    // chains are valid and outlive the calls, and the instance is destroyed last, after its
-    // last use.
-    let facts = unsafe {
-        let found = instance.enumerate_physical_devices().unwrap_or_default().into_iter().find(|&pd| {
-            let props = instance.get_physical_device_properties(pd);
-            props.api_version >= vk::API_VERSION_1_3
-                && props.device_name_as_c_str().is_ok_and(|n| n.to_string_lossy() == ctx.device_name())
-                && props.limits.timestamp_period == ctx.limits().timestamp_period
-                && props.limits.max_compute_shared_memory_size == ctx.limits().max_compute_shared_memory_size
-        });
-        let facts = found.and_then(|pd| {
-            let families = instance.get_physical_device_queue_family_properties(pd);
-            let family = families.get(ctx.queue_family() as usize)?;
-            let mut m3 = vk::PhysicalDeviceMaintenance3Properties::default();
-            let mut m4 = vk::PhysicalDeviceMaintenance4Properties::default();
-            let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut m3).push_next(&mut m4);
-            instance.get_physical_device_properties2(pd, &mut p2);
-            let memory = instance.get_physical_device_memory_properties(pd);
-            let heaps = memory.memory_heaps_as_slice();
-            let local = heaps.iter().filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL)).map(|h| h.size);
-            let device_local_heap = local.max().or_else(|| heaps.iter().map(|h| h.size).max()).unwrap_or(0);
-            Some(DeviceFacts {
-                timestamp_valid_bits: family.timestamp_valid_bits,
-                max_buffer_size: m4.max_buffer_size,
-                max_allocation_size: m3.max_memory_allocation_size,
-                device_local_heap,
-            })
-        });
-        instance.destroy_instance(None);
-        facts
-    };
-    if facts.is_none() {
-        log::warn!("timing: could not query the device's timestamp bits and size limits");
-    }
-    facts
-}
-
 /// Timestamps around the passes of a command buffer: [`GpuTimer::begin`] writes the first,
 /// every [`GpuTimer::mark`] the next and names the interval since the previous one, and
 /// [`GpuTimer::read`] turns them into milliseconds once the command buffer has finished.
@@ -176,22 +108,11 @@ impl GpuTimer {
     /// `max_marks` is 0 or so large that the pool would not fit `u32`
     /// ([`RenderError::Input`]), or `vkCreateQueryPool` failed.
     pub(crate) fn new(ctx: &Arc<Context>, max_marks: u32) -> Result<Self, RenderError> {
-        Self::with_facts(ctx, max_marks, device_facts(ctx).as_ref())
-    }
-
-    /// [`GpuTimer::new`] with the device facts already queried (`None`: the probe failed).
-    fn with_facts(ctx: &Arc<Context>, max_marks: u32, facts: Option<&DeviceFacts>) -> Result<Self, RenderError> {
         let count = max_marks
             .checked_add(1)
             .filter(|_| max_marks > 0)
             .ok_or_else(|| RenderError::Input(format!("a GPU timer needs 1 to 2^32 - 2 marks, not {max_marks}")))?;
-        let bits = match facts {
-            Some(f) => f.timestamp_valid_bits,
-            // The context's queue family does graphics and compute; with this limit every such
-            // queue has at least 36 valid bits. Without the probe assume all 64 are valid.
-            None if ctx.limits().timestamp_compute_and_graphics == vk::TRUE => 64,
-            None => 0,
-        };
+        let bits = ctx.timestamp_valid_bits();
         let mut timer = Self {
             ctx: ctx.clone(),
             pool: vk::QueryPool::null(),
@@ -324,18 +245,15 @@ pub fn measure_copy_bandwidth(ctx: &Arc<Context>, bytes: u64, repeats: u32) -> R
     if !(1..=MAX_BANDWIDTH_REPEATS).contains(&repeats) {
         return Err(RenderError::Input(format!("copy bandwidth with {repeats} repeats (1 to 1024)")));
     }
-    let facts = device_facts(ctx);
-    if let Some(f) = &facts {
-        let limit = f.max_buffer_size.min(f.max_allocation_size).min(f.device_local_heap);
-        if bytes > limit {
-            return Err(RenderError::Input(format!(
-                "copy bandwidth buffers of {bytes} bytes exceed the device's limit of {limit} bytes \
-                 (maxBufferSize {}, maxMemoryAllocationSize {}, device-local heap {})",
-                f.max_buffer_size, f.max_allocation_size, f.device_local_heap
-            )));
-        }
+    let (buffer, allocation, heap) = (ctx.max_buffer_size(), ctx.max_allocation_size(), ctx.device_local_heap_size());
+    let limit = buffer.min(allocation).min(heap);
+    if bytes > limit {
+        return Err(RenderError::Input(format!(
+            "copy bandwidth buffers of {bytes} bytes exceed the device's limit of {limit} bytes \
+             (maxBufferSize {buffer}, maxMemoryAllocationSize {allocation}, device-local heap {heap})"
+        )));
     }
-    let mut timer = GpuTimer::with_facts(ctx, repeats, facts.as_ref())?;
+    let mut timer = GpuTimer::new(ctx, repeats)?;
     if !timer.supported() {
         return Err(RenderError::Input("the queue writes no timestamps".into()));
     }
@@ -474,11 +392,12 @@ mod tests {
     }
 
     #[test]
-    fn facts_match_the_context() {
+    fn context_keeps_timestamp_bits_and_size_limits() {
         let ctx = context();
-        let f = device_facts(&ctx).expect("the probe finds the context's device");
-        assert!(f.timestamp_valid_bits > 0 && f.timestamp_valid_bits <= 64);
-        assert!(f.max_buffer_size > 0 && f.max_allocation_size > 0 && f.device_local_heap > 0);
+        let bits = ctx.timestamp_valid_bits();
+        assert!((36..=64).contains(&bits), "lavapipe's queue writes timestamps, {bits} valid bits");
+        assert!(ctx.max_buffer_size() > 0 && ctx.max_allocation_size() > 0 && ctx.device_local_heap_size() > 0);
+        assert!(GpuTimer::new(&ctx, 1).unwrap().supported());
         assert_clean(&ctx);
     }
 }
