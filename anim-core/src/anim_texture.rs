@@ -47,10 +47,21 @@
 //!   The matrix is the rotation of the real part `r` with translation
 //!   `2 · vec(d · conj(r))`.
 //!
-//! The resulting palette skins with either [`crate::SkinMethod`]. Dual quaternion
-//! skinning needs a rigid atlas ([`AnimAtlas::is_rigid`]: every skinning matrix of every
-//! frame is orthonormal within [`RIGID_TOLERANCE`]). [`AnimAtlas::palette`] is this
-//! computation on the CPU, and [`bake_error`] measures how far it is from the source clips.
+//! The resulting palette skins with either [`crate::SkinMethod`]. For
+//! [`crate::SkinMethod::Lbs`] it holds the matrices `M` above. Dual quaternion skinning
+//! needs a rigid atlas ([`AnimAtlas::is_rigid`]: every skinning matrix of every frame is
+//! orthonormal within [`RIGID_TOLERANCE`]), and its palette is a *rigid*
+//! [`crate::DqPalette`] (every bind-space scale the identity, as the shaders, which carry
+//! no scale for DQ, assume):
+//! - `SkinDualQuat`: the interpolated dual quaternion `(r, d)` itself, not renormalized
+//!   further.
+//! - `ModelTrs` and `SkinMatrix`: the rigid part of `M` as [`dual::from_rigid_matrix`]
+//!   reads it: the rotation of `M`'s column-normalized 3×3 basis, and `M`'s translation.
+//!   Interpolation between rigid frames shrinks `M` slightly (a lerped rotation is a little
+//!   shorter than a rotation); that shrink is dropped, not kept as a scale.
+//!
+//! [`AnimAtlas::palette`] is this computation on the CPU, and [`bake_error`] measures how
+//! far it is from the source clips.
 //!
 //! # File format
 //! [`AnimAtlas::write_to`] and [`AnimAtlas::read_from`] (and [`AnimAtlas::save`] /
@@ -82,7 +93,8 @@ use crate::palette::RIGID_TOLERANCE;
 use crate::pose::affine_mul;
 use crate::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
 use crate::{Clip, Mesh, Palette, Skeleton, Skin, SkinMethod, TimePolicy};
-use anim_math::{Mat4, Transform, Vec3, dual};
+use anim_math::nalgebra::{DualQuaternion, Quaternion};
+use anim_math::{DualQuat, Mat4, Transform, Vec3, dual};
 use std::fmt;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -1057,8 +1069,9 @@ impl AnimAtlas {
     /// weight when given. Dual quaternions need a rigid atlas.
     ///
     /// With [`SkinMethod::Lbs`] this allocates nothing once `out` is a matrix palette of
-    /// the atlas's joint count. [`SkinMethod::Dq`] needs a matrix scratch and allocates
-    /// one each call: use [`AnimAtlas::palette_with_scratch`] in a loop.
+    /// the atlas's joint count. [`SkinMethod::Dq`] on the [`TextureLayout::ModelTrs`] and
+    /// [`TextureLayout::SkinMatrix`] layouts needs a matrix scratch and allocates one each
+    /// call: use [`AnimAtlas::palette_with_scratch`] in a loop.
     ///
     /// # Errors
     /// A column outside the atlas, a non-finite factor or weight, or
@@ -1075,13 +1088,16 @@ impl AnimAtlas {
     }
 
     /// [`AnimAtlas::palette`] with a caller-owned matrix scratch (used by
-    /// [`SkinMethod::Dq`] only): allocates nothing once `out` and `scratch` have the
-    /// atlas's joint count.
+    /// [`SkinMethod::Dq`] on the [`TextureLayout::ModelTrs`] and [`TextureLayout::SkinMatrix`]
+    /// layouts only): allocates nothing once `out` and `scratch` have the atlas's joint
+    /// count.
     ///
-    /// Each skin joint's skinning matrix is computed as the [module docs](self) say the
-    /// shaders do; the palette is then [`Palette::set_from_matrices`] of them (for
-    /// [`SkinMethod::Dq`] with [`TextureLayout::SkinDualQuat`], the matrices of the
-    /// interpolated dual quaternions, so the palette holds them back up to rounding).
+    /// Each skin joint's entry is computed as the [module docs](self) say the shaders do:
+    /// for [`SkinMethod::Lbs`] the interpolated skinning matrix; for [`SkinMethod::Dq`] a
+    /// rigid [`DqPalette`](crate::DqPalette) (identity scales) holding the interpolated dual
+    /// quaternion itself with [`TextureLayout::SkinDualQuat`], and the rigid part
+    /// [`dual::from_rigid_matrix`] of the interpolated skinning matrix with the other
+    /// layouts.
     ///
     /// # Errors
     /// As [`AnimAtlas::palette`].
@@ -1107,10 +1123,23 @@ impl AnimAtlas {
                 if !self.rigid {
                     return Err(AtlasError::DqNeedsRigid);
                 }
-                scratch.resize(n, Mat4::identity());
-                self.write_matrices(&sample, scratch);
                 out.set_method(SkinMethod::Dq);
-                out.set_from_matrices(scratch);
+                if let Palette::DualQuats(d) = out {
+                    if self.layout == TextureLayout::SkinDualQuat {
+                        // The shaders hand the interpolated dual quaternion on as it is.
+                        d.set_rigid(n, |j| {
+                            let (r, d) = self.joint_dual_quat(&sample, j);
+                            let q = |v: [f32; 4]| Quaternion::new(v[3], v[0], v[1], v[2]);
+                            DualQuat::new_unchecked(DualQuaternion::from_real_and_dual(q(r), q(d)))
+                        });
+                    } else {
+                        // The rigid part of each interpolated matrix: the shaders' conversion,
+                        // which drops the slight shrink of interpolated rotations.
+                        scratch.resize(n, Mat4::identity());
+                        self.write_matrices(&sample, scratch);
+                        d.set_rigid(n, |j| dual::from_rigid_matrix(&scratch[j]));
+                    }
+                }
             }
         }
         Ok(())
@@ -1182,18 +1211,26 @@ impl AnimAtlas {
                     )
                 }
                 TextureLayout::SkinDualQuat => {
-                    let dq = |p: FramePair| {
-                        let f = |x| (self.fetch(x, j, 0), self.fetch(x, j, 1));
-                        dq_mix(f(p.frame0), f(p.frame1), p.t)
-                    };
-                    let mut q = dq(s.a);
-                    if let Some((pb, w)) = s.b {
-                        q = dq_mix(q, dq(pb), w);
-                    }
-                    dq_matrix(q.0, q.1)
+                    let (r, d) = self.joint_dual_quat(s, j);
+                    dq_matrix(r, d)
                 }
             };
         }
+    }
+
+    /// The interpolated dual quaternion (real, dual) of joint `j` for `s`, as the shaders
+    /// compute it ([`TextureLayout::SkinDualQuat`] only).
+    #[inline(always)]
+    fn joint_dual_quat(&self, s: &Sample, j: usize) -> ([f32; 4], [f32; 4]) {
+        let dq = |p: FramePair| {
+            let f = |x| (self.fetch(x, j, 0), self.fetch(x, j, 1));
+            dq_mix(f(p.frame0), f(p.frame1), p.t)
+        };
+        let mut q = dq(s.a);
+        if let Some((pb, w)) = s.b {
+            q = dq_mix(q, dq(pb), w);
+        }
+        q
     }
 }
 

@@ -80,6 +80,31 @@ impl DqPalette {
         self.fill(matrices.len(), |i| matrices[i]);
     }
 
+    /// Refills the palette with `n` rigid joints, entry `i` being the unit dual quaternion
+    /// `dual_quat(i)`, and every scale the identity: afterwards [`DqPalette::is_rigid`].
+    /// Reuses the storage (it allocates only to grow); use it for rigid transforms that are
+    /// already dual quaternions, or to drop the scale of matrices on purpose
+    /// (`|i| dual::from_rigid_matrix(&m[i])`, see [`dual::from_rigid_matrix`]).
+    pub fn set_rigid(&mut self, n: usize, mut dual_quat: impl FnMut(usize) -> DualQuat) {
+        if !self.rigid {
+            // Scales of a rigid palette are identities already: rewrite them only after a
+            // palette with scale.
+            self.scales.iter_mut().for_each(|s| *s = Mat3::identity());
+        }
+        self.scales.resize(n, Mat3::identity());
+        self.dual_quats.resize(n, DualQuat::identity());
+        for (i, q) in self.dual_quats.iter_mut().enumerate() {
+            *q = dual_quat(i);
+        }
+        self.rigid = true;
+    }
+
+    /// [`DqPalette::set_rigid`] from a slice: the palette becomes `dual_quats` with identity
+    /// scales, reusing its storage.
+    pub fn set_from_rigid(&mut self, dual_quats: &[DualQuat]) {
+        self.set_rigid(dual_quats.len(), |i| dual_quats[i]);
+    }
+
     /// Refills the palette from model matrices and a skin: entry `i` comes from
     /// `model[skin.joints[i]] · skin.inverse_bind[i]`. Allocates only to grow.
     ///
@@ -375,5 +400,23 @@ mod tests {
             Err(PoseError::JointOutOfRange { index: 0, joint: 0, count: 0 })
         ));
         assert!(Skin::new(vec![3], vec![Mat4::identity()], &s).is_err());
+    }
+
+    #[test]
+    fn set_rigid_replaces_scales_and_reuses_storage() {
+        let stretched = Mat4::new_nonuniform_scaling(&Vec3::new(1.0, 2.0, 0.5));
+        let mut p = DqPalette::from_matrices(&[stretched, Mat4::identity()]);
+        assert!(!p.is_rigid());
+        let q = DualQuat::from_parts(Vec3::new(1.0, 2.0, 3.0).into(), Quat::from_euler_angles(0.3, 0.0, 0.1));
+        p.set_from_rigid(&[q, q]);
+        assert!(p.is_rigid());
+        assert_eq!(p.dual_quats(), &[q, q]);
+        assert_eq!(p.scales(), &[Mat3::identity(); 2]);
+        assert_eq!(p, DqPalette::from_rigid(&[q, q]));
+        let (dq_ptr, s_ptr) = (p.dual_quats().as_ptr(), p.scales().as_ptr());
+        p.set_rigid(1, |_| dual::from_rigid_matrix(&stretched));
+        assert_eq!((p.len(), p.scales().len()), (1, 1));
+        assert_eq!((p.dual_quats().as_ptr(), p.scales().as_ptr()), (dq_ptr, s_ptr), "no reallocation");
+        assert!(p.dual_quats()[0].rotation().angle() < 1e-6 && p.scales()[0] == Mat3::identity());
     }
 }

@@ -705,3 +705,33 @@ fn matrix_and_dual_quaternion_layouts_between_frames() {
         assert!((a.transpose() * a - anim_math::Mat3::identity()).abs().max() < 1e-5);
     }
 }
+
+/// The DQ reference is what the shaders compute: a rigid palette holding the rigid part
+/// (`dual::from_rigid_matrix`) of the interpolated matrix on the matrix layouts, whose slight
+/// shrink between frames is dropped, and the interpolated dual quaternion on the DQ layout.
+#[test]
+fn dual_quaternion_palettes_between_frames_are_rigid() {
+    let (a, b) = (turn_clip("a", 1.0, 1.2, -0.8), turn_clip("b", 2.0, -1.0, 1.5));
+    for layout in TextureLayout::ALL {
+        let atlas = bake(&[&a, &b], settings(10.0, layout, TexelFormat::F32));
+        let pa = FramePair { frame0: 4, frame1: 5, t: 0.4 };
+        let pb = Some((atlas.frame_pair(1, 0.77).unwrap(), 0.35));
+        let lbs = read(&atlas, pa, pb);
+        let mut out = Palette::new(SkinMethod::Dq);
+        atlas.palette(pa, pb, SkinMethod::Dq, &mut out).unwrap();
+        let dq = out.dual_quats().unwrap();
+        assert!(dq.is_rigid(), "{layout}");
+        assert!(dq.scales().iter().all(|s| *s == anim_math::Mat3::identity()), "{layout}");
+        let mut shrink = 0.0f32;
+        for (j, (q, m)) in dq.dual_quats().iter().zip(&lbs).enumerate() {
+            let want = anim_math::dual::from_rigid_matrix(m).to_homogeneous();
+            let got = q.to_homogeneous();
+            assert!((got - want).abs().max() < 2e-6, "{layout} joint {j}: {got} vs {want}");
+            shrink = shrink.max(1.0 - m.fixed_view::<3, 1>(0, 0).norm());
+        }
+        if layout == TextureLayout::SkinMatrix {
+            // Lerped matrix rows do shrink: the reference drops that, it keeps no scale.
+            assert!(shrink > 1e-4, "{shrink}");
+        }
+    }
+}

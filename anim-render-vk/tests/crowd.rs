@@ -4,7 +4,8 @@
 //! - The palette pass equals the CPU atlas reader (`AnimAtlas::palette`) for characters
 //!   playing different clips, times and blends, in every atlas layout and both texel
 //!   formats, LBS and (rigid atlas) DQ: skinned bind positions agree to 1e-5 of the mesh's
-//!   bounding-box diagonal.
+//!   bounding-box diagonal. DQ palettes are compared in full (the reader's bind-space
+//!   scales included), and the reader's DQ palette is rigid, as the GPU's is.
 //! - The shader's two-clip blend (weight 0.3) equals the CPU reader's.
 //! - The book path's images equal those of both palette paths (an independent check of the
 //!   book shader), and different clips or times give different images.
@@ -214,14 +215,21 @@ fn draw(crowd: CrowdId, path: CrowdPath, method: SkinMethod) -> CrowdDraw {
     CrowdDraw { path, method, ..CrowdDraw::new(crowd) }
 }
 
-/// The CPU reader's palette for a character, as matrices.
+/// The CPU reader's palette for a character, as matrices. A DQ palette in full: each
+/// entry's rigid part times its bind-space scale, `[R·S | t]`, so a scale the reader kept
+/// (which the GPU's DQ palette cannot carry) shows up as a difference.
 fn cpu_palette(atlas: &AnimAtlas, c: &Character, method: SkinMethod) -> Vec<Mat4> {
     let (a, b) = c.pairs(atlas);
     let mut out = Palette::new(method);
     atlas.palette(a, b, method, &mut out).unwrap();
     match &out {
         Palette::Matrices(m) => m.clone(),
-        Palette::DualQuats(d) => d.dual_quats().iter().map(|q| q.to_isometry().to_homogeneous()).collect(),
+        Palette::DualQuats(d) => d
+            .dual_quats()
+            .iter()
+            .zip(d.scales())
+            .map(|(q, s)| q.to_isometry().to_homogeneous() * s.to_homogeneous())
+            .collect(),
     }
 }
 
@@ -277,6 +285,12 @@ fn palette_pass_equals_the_cpu_reader_in_every_layout_and_format() {
                     let joints = atlas.joint_count();
                     assert_eq!(gpu.len(), chars.len() * joints);
                     for (i, c) in chars.iter().enumerate() {
+                        if method == SkinMethod::Dq {
+                            let (a, b) = c.pairs(&atlas);
+                            let mut dq = Palette::new(method);
+                            atlas.palette(a, b, method, &mut dq).unwrap();
+                            assert!(dq.dual_quats().unwrap().is_rigid(), "{layout} {format:?} character {i}");
+                        }
                         let want = cpu_palette(&atlas, c, method);
                         let got = &gpu[i * joints..(i + 1) * joints];
                         let d = skinned_diff(&f.mesh, got, &want);
