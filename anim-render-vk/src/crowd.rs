@@ -622,18 +622,23 @@ impl GpuCrowd {
             return Err(CrowdError::CapacityExceeded { len: instances.len(), capacity: self.capacity }.into());
         }
         let bad = |index: usize, reason: String| Err(CrowdError::InvalidInstance { index, reason }.into());
+        const FRAMES: [&str; 4] = ["clip A frame0", "clip A frame1", "clip B frame0", "clip B frame1"];
         for (i, c) in instances.iter().enumerate() {
             let blended = c.factors[2] > 0.0;
             let frames = if blended { &c.frames[..] } else { &c.frames[..2] };
-            if let Some(f) = frames.iter().find(|f| **f >= self.width) {
-                return bad(i, format!("frame {f} of an atlas {} frames wide", self.width));
+            if let Some((k, f)) = frames.iter().enumerate().find(|(_, f)| **f >= self.width) {
+                let what = FRAMES[k];
+                return bad(i, format!("frames[{k}] ({what}) is {f}, beyond an atlas {} frames wide", self.width));
             }
             let clip = c.factors[3];
             if !(clip >= 0.0 && clip.fract() == 0.0 && (clip as usize) < self.clip_count) {
-                return bad(i, format!("clip index {clip} of {} clips", self.clip_count));
+                return bad(i, format!("factors[3] (clip A index) is {clip}, not one of {} clips", self.clip_count));
             }
-            if !c.position_scale.iter().chain(&c.rotation).chain(&c.factors).all(|x| x.is_finite()) {
-                return bad(i, "non-finite transform or factors".into());
+            let fields = [("position_scale", &c.position_scale), ("rotation", &c.rotation), ("factors", &c.factors)];
+            for (name, values) in fields {
+                if let Some((k, x)) = values.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+                    return bad(i, format!("{name}[{k}] is {x}, not finite"));
+                }
             }
         }
         Ok(())

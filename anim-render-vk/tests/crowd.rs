@@ -443,10 +443,14 @@ fn typed_errors() {
     // Frames beyond the atlas.
     let mut bad = c;
     bad.frames[1] = non_rigid.width();
-    assert!(matches!(
-        scene.renderer.set_crowd_instances(id, &[bad]),
-        Err(RenderError::Crowd(CrowdError::InvalidInstance { index: 0, .. }))
-    ));
+    let err = scene.renderer.set_crowd_instances(id, &[c, bad]);
+    assert!(matches!(err, Err(RenderError::Crowd(CrowdError::InvalidInstance { index: 1, .. }))), "{err:?}");
+    assert!(err.unwrap_err().to_string().contains("frames[1] (clip A frame1)"));
+    // A non-finite field is named.
+    let mut bad = c;
+    bad.rotation[2] = f32::NAN;
+    let err = scene.renderer.set_crowd_instances(id, &[bad]).unwrap_err();
+    assert!(err.to_string().contains("rotation[2] is NaN"), "{err}");
     // DQ on a non-rigid atlas, at plan time.
     for path in CrowdPath::ALL {
         assert!(matches!(
