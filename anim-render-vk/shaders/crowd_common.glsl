@@ -50,6 +50,40 @@ struct Vertex {
     vec4 nrm;
 };
 
+// A compute-skinned crowd vertex (16 bytes): world position, and the normal octahedrally
+// encoded in two snorm16 (half the traffic of `Vertex`, so 100,000 Fox-size characters fit
+// one storage buffer range).
+struct SkinnedVertex {
+    vec3 pos;
+    uint nrm;
+};
+
+// Octahedral encoding of a unit vector into [-1, 1]²: project onto the octahedron
+// |x| + |y| + |z| = 1 and fold the lower half over the diagonals.
+uint encode_normal(vec3 n) {
+    n /= max(abs(n.x) + abs(n.y) + abs(n.z), 1e-20);
+    vec2 e = n.xy;
+    if (n.z < 0.0) {
+        vec2 s = vec2(e.x >= 0.0 ? 1.0 : -1.0, e.y >= 0.0 ? 1.0 : -1.0);
+        e = (1.0 - abs(n.yx)) * s;
+    }
+    return packSnorm2x16(e);
+}
+
+vec3 decode_normal(uint packed) {
+    vec2 e = unpackSnorm2x16(packed);
+    vec3 n = vec3(e, 1.0 - abs(e.x) - abs(e.y));
+    float t = max(-n.z, 0.0);
+    n.x += n.x >= 0.0 ? -t : t;
+    n.y += n.y >= 0.0 ? -t : t;
+    return normalize(n);
+}
+
+// Dispatches are folded into rows of at most MAX_ROW_GROUPS workgroups (the limit every
+// Vulkan device supports in x and y), so a crowd of any size fits: the linear workgroup
+// index counts row by row (`linear_group` in crowd_rows.glsl). `fold_groups` in crowd.rs and the finalize pass fold the same way.
+const uint MAX_ROW_GROUPS = 65535u;
+
 // anim_core::crowd::CrowdInstance (64 bytes).
 struct CrowdInstance {
     vec4 position_scale;   // xyz position, w uniform scale

@@ -5,21 +5,25 @@
 layout(local_size_x = 64) in;
 #include "crowd_common.glsl"
 #include "crowd_list.glsl"
+#include "crowd_rows.glsl"
 #include "crowd_palette.glsl"
 #include "crowd_skin.glsl"
-layout(std430, set = 0, binding = 11) writeonly buffer Skinned { Vertex skinned[]; };
+layout(std430, set = 0, binding = 11) writeonly buffer Skinned { SkinnedVertex skinned[]; };
 
 void main() {
-    uint v = gl_GlobalInvocationID.x;
-    if (v >= pc.vertex_count) {
+    // Workgroups of one character are consecutive: character k, vertices 64·g .. 64·g + 63.
+    uint per_character = (pc.vertex_count + 63u) / 64u;
+    uint group = linear_group();
+    uint k = group / per_character;
+    uint v = (group - k * per_character) * 64u + gl_LocalInvocationID.x;
+    if (k >= crowd_count() || v >= pc.vertex_count) {
         return;
     }
-    uint k = gl_WorkGroupID.y;
     bool lod;
     uint inst = crowd_instance(k, lod);
     vec3 p;
     vec3 n;
     crowd_skin(v, inst, lod, p, n);
     CrowdInstance c = instances[inst];
-    skinned[k * pc.vertex_count + v] = Vertex(vec4(instance_point(c, p), 1.0), vec4(quat_rotate(c.rotation, n), 0.0));
+    skinned[k * pc.vertex_count + v] = SkinnedVertex(instance_point(c, p), encode_normal(quat_rotate(c.rotation, n)));
 }

@@ -231,6 +231,23 @@ const ARGS_SKIN_OFFSET: u64 = 32;
 const ARGS_VISIBLE_WORD: usize = 11;
 /// Workgroup size of the crowd compute passes.
 const GROUP: u32 = 64;
+
+/// Workgroups a dispatch row holds at most (`MAX_ROW_GROUPS` in `crowd_common.glsl`):
+/// the x and y limit every Vulkan device supports.
+const MAX_ROW_GROUPS: u64 = 65535;
+
+/// Bytes of a compute-skinned crowd vertex (`SkinnedVertex` in `crowd_common.glsl`).
+const SKINNED_VERTEX_BYTES: u64 = 16;
+
+/// `groups` workgroups folded into rows of at most [`MAX_ROW_GROUPS`], as the finalize
+/// pass folds them: `(x, y)` with `x · y ≥ groups`.
+fn fold_groups(groups: u64) -> (u32, u32) {
+    if groups <= MAX_ROW_GROUPS {
+        (groups as u32, 1)
+    } else {
+        (MAX_ROW_GROUPS as u32, groups.div_ceil(MAX_ROW_GROUPS) as u32)
+    }
+}
 /// Bytes of an LBS palette entry (three vec4 rows); the palette buffer is sized for these.
 const ENTRY_LBS: u64 = 48;
 /// Bytes of a DQ palette entry (real and dual part).
@@ -521,9 +538,9 @@ impl GpuCrowd {
         limit("atlas width", u64::from(w), max_dim)?;
         limit("atlas height", u64::from(h), max_dim)?;
         limit(
-            "crowd capacity (dispatch rows)",
-            u64::from(capacity),
-            u64::from(limits.max_compute_work_group_count[1]),
+            "crowd capacity (culling workgroups)",
+            u64::from(capacity).div_ceil(u64::from(GROUP)),
+            u64::from(limits.max_compute_work_group_count[0]),
         )?;
         let joints = atlas.joint_count() as u32;
         let max_storage = u64::from(limits.max_storage_buffer_range);
@@ -767,16 +784,16 @@ pub(crate) fn plan(
             limit("crowd palette buffer (capacity × joints)", bytes, u64::from(limits.max_storage_buffer_range))?;
         }
         if draw.path == CrowdPath::PaletteCompute {
-            let bytes = u64::from(c.capacity) * u64::from(mesh.vertex_count()) * 32;
+            let bytes = u64::from(c.capacity) * u64::from(mesh.vertex_count()) * SKINNED_VERTEX_BYTES;
             limit(
                 "crowd skinned vertex buffer (capacity × vertices)",
                 bytes,
                 u64::from(limits.max_storage_buffer_range),
             )?;
             limit(
-                "crowd skinning dispatch (vertex groups)",
-                u64::from(mesh.vertex_count().div_ceil(GROUP)),
-                u64::from(limits.max_compute_work_group_count[0]),
+                "crowd skinning dispatch (workgroup rows)",
+                u64::from(c.capacity) * u64::from(mesh.vertex_count().div_ceil(GROUP)),
+                MAX_ROW_GROUPS * u64::from(limits.max_compute_work_group_count[1]),
             )?;
         }
         let listed = draw.cull || draw.lod_distance.is_some();
@@ -853,7 +870,7 @@ pub(crate) fn prepare(
             s.palette = Some(Buffer::new(ctx, bytes, usage, MemoryLocation::GpuOnly, "crowd palettes")?);
         }
         if item.path == CrowdPath::PaletteCompute && s.skinned.is_none() {
-            let bytes = capacity * u64::from(meshes[c.mesh].vertex_count()) * 32;
+            let bytes = capacity * u64::from(meshes[c.mesh].vertex_count()) * SKINNED_VERTEX_BYTES;
             s.skinned = Some(Buffer::new(ctx, bytes, storage, MemoryLocation::GpuOnly, "crowd skinned vertices")?);
         }
         s.instances.stage(ctx, &[bytemuck::cast_slice(&c.pending)])?;
@@ -1006,7 +1023,8 @@ impl RecordCtx<'_> {
         for item in items.iter().filter(|i| i.path.has_palette()) {
             let set = self.set(item);
             self.dispatch(item, self.pipes.get(Kind::PaletteComp, item.layout, item.method), &set);
-            self.indirect_or_direct(item, ARGS_PALETTE_OFFSET, item.push.joints.div_ceil(GROUP));
+            let threads = u64::from(item.push.instance_count) * u64::from(item.push.joints);
+            self.indirect_or_direct(item, ARGS_PALETTE_OFFSET, threads.div_ceil(u64::from(GROUP)));
             any = true;
         }
         if any {
@@ -1027,7 +1045,8 @@ impl RecordCtx<'_> {
         for item in items.iter().filter(|i| i.path == CrowdPath::PaletteCompute) {
             let set = self.set(item);
             self.dispatch(item, self.pipes.get(Kind::SkinComp, 0, item.method), &set);
-            self.indirect_or_direct(item, ARGS_SKIN_OFFSET, item.push.vertex_count.div_ceil(GROUP));
+            let groups = u64::from(item.push.instance_count) * u64::from(item.push.vertex_count.div_ceil(GROUP));
+            self.indirect_or_direct(item, ARGS_SKIN_OFFSET, groups);
             any = true;
         }
         if any {
@@ -1036,19 +1055,21 @@ impl RecordCtx<'_> {
         any
     }
 
-    /// A dispatch of `groups_x` × (listed or all) characters: indirect from the arguments at
-    /// `offset` when the crowd is listed.
-    fn indirect_or_direct(&self, item: &CrowdItem, offset: u64, groups_x: u32) {
+    /// A dispatch of `groups` workgroups over every character, folded into rows
+    /// ([`fold_groups`]); indirect from the arguments at `offset` (the finalize pass's
+    /// count for the listed characters) when the crowd is listed.
+    fn indirect_or_direct(&self, item: &CrowdItem, offset: u64, groups: u64) {
         let s = &self.crowds[item.crowd].slots[self.slot];
         // SAFETY: `cmd` is recording outside a render pass with a compute pipeline, its
         // descriptors and push constants bound (`dispatch`); the indirect arguments were
         // written by the finalize pass and made visible to indirect reads (`cull`), and the
-        // row count is at most the capacity, checked against maxComputeWorkGroupCount[1].
+        // folded row count was checked against maxComputeWorkGroupCount[1] when planned.
         unsafe {
             if item.listed {
                 self.d.cmd_dispatch_indirect(self.cmd, s.args.raw(), offset);
             } else {
-                self.d.cmd_dispatch(self.cmd, groups_x, item.push.instance_count, 1);
+                let (x, y) = fold_groups(groups);
+                self.d.cmd_dispatch(self.cmd, x, y, 1);
             }
         }
     }

@@ -481,12 +481,12 @@ fn typed_errors() {
         scene.renderer.add_crowd(wide, &non_rigid, 4),
         Err(RenderError::Crowd(CrowdError::JointsExceedAtlas { mesh: 6, atlas: 3 }))
     ));
-    // Beyond the device: a capacity past maxComputeWorkGroupCount[1]. (An atlas wider than
+    // Beyond the device: an instance buffer past maxStorageBufferRange. (An atlas wider than
     // maxImageDimension2D cannot be baked where that limit is 16384 or more: `bake` refuses
     // widths beyond 16384 itself.)
-    let max_rows = scene.ctx.limits().max_compute_work_group_count[1];
+    let too_many = (u64::from(scene.ctx.limits().max_storage_buffer_range) / 64 + 1).min(u64::from(u32::MAX)) as u32;
     assert!(matches!(
-        scene.renderer.add_crowd(scene.mesh, &non_rigid, max_rows + 1),
+        scene.renderer.add_crowd(scene.mesh, &non_rigid, too_many),
         Err(RenderError::Crowd(CrowdError::DeviceLimit { .. }))
     ));
     // The LBS draw of the non-rigid atlas works.
@@ -597,6 +597,45 @@ fn anim_core_crowd_feeds_the_renderer() {
             atlas.palette(a, b, SkinMethod::Lbs, &mut want).unwrap();
             let d = skinned_diff(&f.mesh, &gpu[i * j..(i + 1) * j], want.matrices().unwrap());
             assert!(d <= 1e-5 * f.diagonal(), "character {i}: {d}");
+        }
+    }
+    common::assert_clean(&scene.ctx);
+}
+
+/// More characters than one dispatch row of 65,535 workgroups holds: the palette and
+/// skinning passes fold their workgroups into rows, and the last characters get the right
+/// palettes on both palette paths, listed (culled) and not.
+#[test]
+fn crowds_beyond_one_dispatch_row() {
+    let f = Fixture::new();
+    let mut scene = Scene::new(&f, 32);
+    let atlas = f.atlas(2, TextureLayout::SkinMatrix, TexelFormat::F32);
+    let n = 70_000usize;
+    let tol = 1e-5 * f.diagonal();
+    let id = scene.renderer.add_crowd(scene.mesh, &atlas, n as u32).unwrap();
+    // All stand in view (tiny, on top of each other) so culling lists them all.
+    let chars: Vec<Character> = (0..n)
+        .map(|i| {
+            let mut c = Character::at(Vec3::new(0.0, 0.2, 0.0), i % 2, (i % 97) as f32 * 0.013);
+            c.scale = 0.05;
+            c
+        })
+        .collect();
+    let inst: Vec<_> = chars.iter().map(|c| c.instance(&atlas)).collect();
+    scene.renderer.set_crowd_instances(id, &inst).unwrap();
+    let joints = atlas.joint_count();
+    for path in [CrowdPath::PaletteVertex, CrowdPath::PaletteCompute] {
+        for cull in [false, true] {
+            scene.render(&[CrowdDraw { cull, ..draw(id, path, SkinMethod::Lbs) }]).unwrap();
+            if cull {
+                assert_eq!(scene.renderer.crowd_visible(id), Some(n as u32), "{path}");
+            }
+            let gpu = scene.renderer.crowd_palettes(id).unwrap();
+            for i in [0, 1, 65_535, 65_536, n - 2, n - 1] {
+                let want = cpu_palette(&atlas, &chars[i], SkinMethod::Lbs);
+                let d = skinned_diff(&f.mesh, &gpu[i * joints..(i + 1) * joints], &want);
+                assert!(d <= tol, "{path} cull {cull} character {i}: {d} > {tol}");
+            }
         }
     }
     common::assert_clean(&scene.ctx);

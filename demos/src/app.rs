@@ -58,8 +58,8 @@ use crate::character::Backend;
 use anim_core::{SkinMethod, TexelFormat, TextureLayout};
 use anim_math::Vec3;
 use anim_render_vk::{
-    Camera, Context, ContextDesc, CrowdPath, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, Swapchain, swapchain,
-    validation_from_env,
+    Camera, Context, ContextDesc, CrowdPath, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, Swapchain,
+    swapchain, validation_from_env,
 };
 use clap::builder::TypedValueParser as _;
 use clap::{CommandFactory, FromArgMatches, Parser};

@@ -17,7 +17,9 @@ pub mod gpu_skin;
 pub mod scenes;
 pub mod stage;
 
-pub use app::{App, CommonArgs, CrowdArgs, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window};
+pub use app::{
+    App, CommonArgs, CrowdArgs, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window,
+};
 pub use character::{Backend, Character, Posed};
 pub use error::DemoError;
 pub use gpu_skin::GpuInstanceSkinner;

@@ -34,11 +34,20 @@ fn foreground(img: &RgbaImage) -> f32 {
 }
 
 fn args(extra: &[&str]) -> CommonArgs {
-    let mut v: Vec<String> =
-        ["ch15_crowd", "--headless", "--validation", "--frames", "3", "--width", &W.to_string(), "--height", &H.to_string()]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+    let mut v: Vec<String> = [
+        "ch15_crowd",
+        "--headless",
+        "--validation",
+        "--frames",
+        "3",
+        "--width",
+        &W.to_string(),
+        "--height",
+        &H.to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     v.extend(extra.iter().map(|s| s.to_string()));
     <CommonArgs as clap::Parser>::parse_from(v)
 }
@@ -96,15 +105,9 @@ fn animtool_bake_writes_an_atlas_the_demo_loads() {
     let text = String::from_utf8_lossy(&res.stdout);
     assert!(text.contains("3 clip(s)") && text.contains("Survey") && text.contains("bake error"), "{text}");
 
-    let run = run_headless::<CrowdScene>(&args(&[
-        "--count",
-        "64",
-        "--model",
-        &fox,
-        "--anim-texture",
-        out.to_str().unwrap(),
-    ]))
-    .unwrap();
+    let run =
+        run_headless::<CrowdScene>(&args(&["--count", "64", "--model", &fox, "--anim-texture", out.to_str().unwrap()]))
+            .unwrap();
     assert!(foreground(&run.image) > 0.02);
     drop(run);
 

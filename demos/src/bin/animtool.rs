@@ -25,11 +25,11 @@
 //! to the same f32). With `--bin`, `positions`/`normals` are `{"binOffset": BYTES, "length":
 //! FLOATS}` into a little-endian f32 file.
 
+use anim_core::{AnimAtlas, AtlasSource, BakeSettings, TexelFormat, TextureLayout};
 use anim_core::{Pose, Skin, SkinMethod, TimePolicy};
 use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Vec3};
 use clap::{Parser, Subcommand, ValueEnum};
-use anim_core::{AnimAtlas, AtlasSource, BakeSettings, TexelFormat, TextureLayout};
 use demos::Backend;
 use demos::crowd::CrowdCharacter;
 use std::fmt::Write as _;

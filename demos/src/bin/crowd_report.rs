@@ -86,7 +86,14 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// Compulsory bytes of pose evaluation plus skinning for one character on `path`.
-fn traffic(path: CrowdPath, layout: TextureLayout, texel_bytes: u64, joints: u64, vertices: u64, influences: u64) -> u64 {
+fn traffic(
+    path: CrowdPath,
+    layout: TextureLayout,
+    texel_bytes: u64,
+    joints: u64,
+    vertices: u64,
+    influences: u64,
+) -> u64 {
     let texels = layout.texels_per_joint() as u64;
     // Two frames of every joint, fetched once per joint.
     let atlas_per_joint = 2 * texels * texel_bytes;
@@ -247,7 +254,14 @@ fn measure(
         let cpu_ms = start.elapsed().as_secs_f64() * 1e3;
         renderer.set_crowd_instances(id, crowd.instances())?;
         frame.clear();
-        frame.add_crowd(CrowdDraw { crowd: id, path, method: args.method, cull: true, lod_distance: None, tint: [1.0; 3] });
+        frame.add_crowd(CrowdDraw {
+            crowd: id,
+            path,
+            method: args.method,
+            cull: true,
+            lod_distance: None,
+            tint: [1.0; 3],
+        });
         target.render(&mut renderer, &frame)?;
         if i < 3 {
             continue;
