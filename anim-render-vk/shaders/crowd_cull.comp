@@ -1,6 +1,8 @@
 #version 450
 // Crowd list pass: one invocation an instance. With FLAG_FRUSTUM, the instance's clip-A
-// bounds (a model-space box, as a bounding sphere moved by the instance transform) are
+// bounds (a model-space box, as a bounding sphere moved by the instance transform; while it
+// blends in a clip B, the union of every clip's bounds, since the record does not name
+// clip B) are
 // tested against the six planes of the camera's view-projection (Vulkan depth 0..1);
 // listed instances are appended to the visible list with an atomic counter (the indirect
 // draw's instance count). With FLAG_LOD, those farther than `lod_distance` from the eye get
@@ -29,6 +31,13 @@ void main() {
     uint clip = uint(c.factors.w);
     vec3 lo = clip_bounds[2u * clip].xyz;
     vec3 hi = clip_bounds[2u * clip + 1u].xyz;
+    if (c.factors.z > 0.0) {
+        uint clips = uint(clip_bounds.length()) / 2u;
+        for (uint k = 0u; k < clips; k++) {
+            lo = min(lo, clip_bounds[2u * k].xyz);
+            hi = max(hi, clip_bounds[2u * k + 1u].xyz);
+        }
+    }
     vec3 center = instance_point(c, 0.5 * (lo + hi));
     float radius = 0.5 * length(hi - lo) * abs(c.position_scale.w);
     if ((pc.flags & FLAG_FRUSTUM) != 0u) {
