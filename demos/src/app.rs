@@ -131,10 +131,11 @@ pub struct CrowdArgs {
     /// Number of characters.
     #[arg(long, default_value_t = 4096)]
     pub count: u32,
-    /// GPU path: book (texture fetches per influence in the vertex shader), palette-vertex
-    /// or palette-compute (also called compute: a compute pass evaluates palettes once per
-    /// joint, then vertex or compute skinning).
-    #[arg(long, default_value = "book")]
+    /// GPU path: book (texture fetches per influence in the vertex shader, as the book
+    /// does), palette-vertex or palette-compute (also called compute): a compute pass
+    /// evaluates each palette once per joint, then vertex or compute skinning. The default
+    /// is the fastest measured (BENCHMARKS.md).
+    #[arg(long, default_value = "palette-vertex")]
     pub path: CrowdPath,
     /// Animation atlas written by `animtool bake` (default: bake the character's clips at
     /// start).
@@ -143,8 +144,9 @@ pub struct CrowdArgs {
     /// Baking rate, frames a second.
     #[arg(long, default_value_t = 30.0)]
     pub rate: f32,
-    /// Texel layout of the baked atlas: model-trs (the book's), matrix or dq.
-    #[arg(long, default_value = "model-trs")]
+    /// Texel layout of the baked atlas: model-trs (the book's model-space transforms),
+    /// matrix (skinning matrices) or dq (skinning dual quaternions; rigid skins only).
+    #[arg(long, default_value = "matrix")]
     pub layout: String,
     /// Texel precision of the baked atlas: f32 or f16.
     #[arg(long, default_value = "f32")]

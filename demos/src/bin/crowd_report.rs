@@ -14,10 +14,15 @@
 //! on the book path it includes pose evaluation and skinning in the vertex shader). `anim`
 //! is pose evaluation plus skinning: `cull + palette + skin` on the palette-compute path.
 //!
-//! Traffic is the compulsory memory traffic of those passes, estimated from the data sizes
-//! (atlas texels read, palettes written and read, bind vertices and influences read,
-//! skinned vertices written); `% bw` divides it by `anim` time and by the copy bandwidth
-//! measured in the same run (read + write bytes a second of a large buffer copy).
+//! `traffic` is the compulsory memory traffic of the passes that run on their own (list,
+//! palette and, on palette-compute, skinning): per character the instance record (read by
+//! each pass), the palette (written, then read by the skinning pass) and the skinned
+//! vertices written (16 bytes each); the mesh and the atlas are shared by every character
+//! and small enough to stay in cache, so they count once. `GB/s` is that traffic over the
+//! `anim` time, and `% bw` compares it with the better of two large buffer copies measured
+//! in the same run (`vkCmdCopyBuffer` and a compute-shader copy; read + write bytes a
+//! second). On the book and palette-vertex paths skinning happens inside the draw, so they
+//! get no traffic figure.
 //!
 //! `--model` defaults to the built-in mannequin; the issue's reference is Fox
 //! (`--model Fox.glb`: 24 joints, 1,728 vertices, 4 influences).
@@ -26,7 +31,7 @@ use anim_core::{BakeSettings, SkinMethod, TexelFormat, TextureLayout};
 use anim_math::Vec3;
 use anim_render_vk::{
     Camera, Context, ContextDesc, CrowdDraw, CrowdPath, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer,
-    measure_copy_bandwidth,
+    measure_compute_copy_bandwidth, measure_copy_bandwidth,
 };
 use clap::Parser;
 use demos::crowd::{CrowdCharacter, grid_half_extent, populate};
@@ -70,6 +75,10 @@ struct Args {
     /// Size of the buffer copied to measure bandwidth, MiB.
     #[arg(long, default_value_t = 1024)]
     copy_mib: u64,
+    /// Characters farther than this from the camera skin with their strongest influence
+    /// only (the book's "fewer influences" level of detail).
+    #[arg(long)]
+    lod_distance: Option<f32>,
     /// Vulkan validation; any message fails the run.
     #[arg(long)]
     validation: bool,
@@ -85,27 +94,19 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// Compulsory bytes of pose evaluation plus skinning for one character on `path`.
-fn traffic(
-    path: CrowdPath,
-    layout: TextureLayout,
-    texel_bytes: u64,
-    joints: u64,
-    vertices: u64,
-    influences: u64,
-) -> u64 {
-    let texels = layout.texels_per_joint() as u64;
-    // Two frames of every joint, fetched once per joint.
-    let atlas_per_joint = 2 * texels * texel_bytes;
-    let palette_entry = 48;
-    let vertex_in = 32 + influences * 8;
+/// Compulsory bytes one character moves through memory in the passes outside the draw
+/// (see the module docs); `None` where skinning happens in the draw.
+fn traffic(path: CrowdPath, method: SkinMethod, joints: u64, vertices: u64) -> Option<u64> {
+    let record = 64;
+    let entry = match method {
+        SkinMethod::Lbs => 48,
+        SkinMethod::Dq => 32,
+    };
     match path {
-        // Per vertex: bind vertex and influences, plus (cache permitting) the atlas once per joint.
-        CrowdPath::Book => joints * atlas_per_joint + vertices * vertex_in,
-        // Palette written once, read by every vertex (from cache after the first).
-        CrowdPath::PaletteVertex => joints * (atlas_per_joint + 2 * palette_entry) + vertices * vertex_in,
-        // As above, plus the skinned vertices written and read back by the draw.
-        CrowdPath::PaletteCompute => joints * (atlas_per_joint + 2 * palette_entry) + vertices * (vertex_in + 32),
+        CrowdPath::Book | CrowdPath::PaletteVertex => None,
+        // List and palette passes read the record; the palette is written, then read by the
+        // skinning pass (with the record), which writes 16-byte vertices.
+        CrowdPath::PaletteCompute => Some(3 * record + 2 * joints * entry + vertices * 16),
     }
 }
 
@@ -113,8 +114,14 @@ fn run(args: &Args) -> Result<(), Error> {
     let context = Context::new(&ContextDesc { validation: args.validation, window: None })?;
     println!("device: {}", context.device_name());
     let copy_bytes = args.copy_mib * 1024 * 1024;
-    let bandwidth = measure_copy_bandwidth(&context, copy_bytes, 5)?;
-    println!("copy bandwidth: {bandwidth:.1} GB/s (read + write, {} MiB buffer, median of 5)", args.copy_mib);
+    let transfer = measure_copy_bandwidth(&context, copy_bytes, 5)?;
+    let compute = measure_compute_copy_bandwidth(&context, copy_bytes, 5)?;
+    let bandwidth = transfer.max(compute);
+    println!(
+        "copy bandwidth: vkCmdCopyBuffer {transfer:.1} GB/s, compute-shader copy {compute:.1} GB/s (read + write, {} MiB \
+         buffers, medians of 5)",
+        args.copy_mib
+    );
     let format: TexelFormat = args.format.parse().map_err(|e| format!("--format: {e}"))?;
     let (cc, _) = CrowdCharacter::new(demos::Character::load(args.model.as_deref())?)?;
     let mesh = cc.mesh();
@@ -134,8 +141,8 @@ fn run(args: &Args) -> Result<(), Error> {
         args.height
     );
     println!(
-        "{:<9} {:<15} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9} {:>6} {:>8}",
-        "layout", "path", "count", "cull", "palette", "skin", "anim", "draw", "CPU upd", "traffic", "% bw", "visible"
+        "{:<9} {:<15} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9} {:>8} {:>6} {:>8}",
+        "layout", "path", "count", "cull", "palette", "skin", "anim", "draw", "CPU upd", "traffic", "GB/s", "% bw", "visible"
     );
     for layout_name in &args.layouts {
         let layout: TextureLayout = layout_name.parse().map_err(|e| format!("--layouts: {e}"))?;
@@ -150,10 +157,6 @@ fn run(args: &Args) -> Result<(), Error> {
             println!("{layout:<9} skipped: DQ needs a rigid skin");
             continue;
         }
-        let texel_bytes = match format {
-            TexelFormat::F32 => 16,
-            TexelFormat::F16 => 8,
-        };
         for &count in &args.counts {
             let mut crowd = populate(&atlas, count as usize, spacing, 15)?;
             let half = grid_half_extent(count as usize, spacing) + size;
@@ -172,23 +175,20 @@ fn run(args: &Args) -> Result<(), Error> {
                 let row = measure(&context, args, &atlas, &cc, &mut crowd, count, path, camera.clone());
                 match row {
                     Ok(m) => {
-                        let bytes = count as u64
-                            * traffic(
-                                path,
-                                layout,
-                                texel_bytes,
-                                cc.skin().len() as u64,
-                                mesh.vertex_count() as u64,
-                                influences,
-                            );
                         let anim = m.cull + m.palette + m.skin;
-                        let (anim_col, frac) = if path == CrowdPath::Book {
-                            ("in draw".to_owned(), bytes as f64 / (m.draw * 1e-3) / 1e9 / bandwidth * 100.0)
-                        } else {
-                            (format!("{anim:.3}"), bytes as f64 / (anim * 1e-3) / 1e9 / bandwidth * 100.0)
+                        let anim_col = if path == CrowdPath::Book { "in draw".to_owned() } else { format!("{anim:.3}") };
+                        let joints = cc.skin().len() as u64;
+                        let (bytes, rate, frac) = match traffic(path, args.method, joints, mesh.vertex_count() as u64) {
+                            Some(b) => {
+                                let bytes = (b * u64::from(count)) as f64;
+                                let rate = bytes / (anim * 1e-3) / 1e9;
+                                let frac = format!("{:.0}%", rate / bandwidth * 100.0);
+                                (format!("{:.3}G", bytes / 1e9), format!("{rate:.0}"), frac)
+                            }
+                            None => ("-".to_owned(), "-".to_owned(), "-".to_owned()),
                         };
                         println!(
-                            "{:<9} {:<15} {:>8} {:>8.3} {:>8.3} {:>8.3} {:>9} {:>9.3} {:>8.3} {:>8.2}G {:>5.1}% {:>8}",
+                            "{:<9} {:<15} {:>8} {:>8.3} {:>8.3} {:>8.3} {:>9} {:>9.3} {:>8.3} {:>9} {:>8} {:>6} {:>8}",
                             layout.to_string(),
                             path.to_string(),
                             count,
@@ -198,7 +198,8 @@ fn run(args: &Args) -> Result<(), Error> {
                             anim_col,
                             m.draw,
                             m.cpu,
-                            bytes as f64 / 1e9,
+                            bytes,
+                            rate,
                             frac,
                             m.visible.map_or_else(|| "-".to_owned(), |v| v.to_string())
                         );
@@ -259,7 +260,7 @@ fn measure(
             path,
             method: args.method,
             cull: true,
-            lod_distance: None,
+            lod_distance: args.lod_distance,
             tint: [1.0; 3],
         });
         target.render(&mut renderer, &frame)?;

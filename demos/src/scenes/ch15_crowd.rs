@@ -114,11 +114,11 @@ impl Scene for CrowdScene {
     /// Frames the front half of the field from a corner, low: near characters are large,
     /// the far ones recede, and those behind the camera's frustum are culled.
     fn focus(&self) -> (Vec3, f32) {
-        (self.centre + Vec3::new(0.25, 0.0, 0.25) * self.radius, self.radius * 0.35)
+        (self.centre + Vec3::new(0.3, 0.0, 0.3) * self.radius, self.radius * 0.25)
     }
 
     fn view_angles(&self) -> (f32, f32) {
-        (0.75, 0.3)
+        (0.75, 0.25)
     }
 
     fn prepare(&mut self, renderer: &mut Renderer) -> Result<(), DemoError> {
