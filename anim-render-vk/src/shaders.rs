@@ -46,6 +46,8 @@ pub const CROWD_CULL_COMP: &[u8] = spirv!("crowd_cull.comp");
 pub const CROWD_FRAG: &[u8] = spirv!("crowd.frag");
 /// Crowd list pass: the indirect arguments from the visible count.
 pub const CROWD_FINALIZE_COMP: &[u8] = spirv!("crowd_finalize.comp");
+/// Copy-bandwidth probe: one `uvec4` an invocation from one storage buffer to another.
+pub const BANDWIDTH_COPY_COMP: &[u8] = spirv!("bandwidth_copy.comp");
 
 /// A shader module that destroys itself.
 pub(crate) struct Module<'a> {
