@@ -61,4 +61,4 @@ pub use renderer::Renderer;
 pub use skinning::GpuSkinner;
 #[cfg(feature = "window")]
 pub use swapchain::Swapchain;
-pub use timing::{FrameStats, PassTime, measure_copy_bandwidth};
+pub use timing::{FrameStats, PassTime, measure_compute_copy_bandwidth, measure_copy_bandwidth};
