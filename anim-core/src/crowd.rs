@@ -158,6 +158,9 @@ struct ClipParams {
     rate: f32,
     first: u32,
     last: u32,
+    /// `last` as a float, for [`frames_fast`] (exact: clips of 2²⁴ columns or more
+    /// get a NaN span, so their characters all take the exact path).
+    cap: f32,
 }
 
 impl ClipParams {
@@ -170,7 +173,9 @@ impl ClipParams {
         } else {
             f32::NAN
         };
-        Self { duration: d, span, rate: c.rate, first: c.first_frame, last: c.frame_count.saturating_sub(1) }
+        let last = c.frame_count.saturating_sub(1);
+        let span = if last < 1 << 24 { span } else { f32::NAN };
+        Self { duration: d, span, rate: c.rate, first: c.first_frame, last, cap: last as f32 }
     }
 
     /// [`AtlasClip::advance`] of `clips[clip]` (whose constants `self` are), exactly but
@@ -231,6 +236,23 @@ fn frames(time: f32, rate: f32, first: u32, last: u32) -> (u32, u32, f32) {
     let frame1 = first.wrapping_add(k.saturating_add(1).min(last));
     let f = (pos - k as f32).clamp(0.0, 1.0);
     // Characters at a clamped end mix with playing ones: a select, not a branch.
+    (frame0, frame1, if at_end { 0.0 } else { f })
+}
+
+/// [`frames`] for a clip of fewer than 2²⁴ columns, whose last column index is `cap`
+/// (as a float), in operations that vectorize: `pos` is capped at `cap` first, which
+/// changes nothing below `last` and gives the same clamped end above it, and the column
+/// then fits an `i32`.
+#[inline(always)]
+fn frames_fast(time: f32, rate: f32, first: u32, cap: f32) -> (u32, u32, f32) {
+    let t = time + 0.0;
+    let pos = (t * rate).max(0.0).min(cap);
+    let k = pos as i32;
+    let last = cap as i32;
+    let at_end = k >= last;
+    let frame0 = first.wrapping_add(k as u32);
+    let frame1 = first.wrapping_add((k + 1).min(last) as u32);
+    let f = (pos - k as f32).clamp(0.0, 1.0);
     (frame0, frame1, if at_end { 0.0 } else { f })
 }
 
@@ -301,7 +323,7 @@ pub struct Crowd {
     span: Vec<f32>,
     rate: Vec<f32>,
     first: Vec<u32>,
-    last: Vec<u32>,
+    cap: Vec<f32>,
     /// Per character: index into `blends`, or [`NO_BLEND`].
     blend_of: Vec<u32>,
     /// Clip B of the (usually few) characters that have one.
@@ -323,7 +345,7 @@ struct Lanes<'a> {
     span: &'a [f32],
     rate: &'a [f32],
     first: &'a [u32],
-    last: &'a [u32],
+    cap: &'a [f32],
     out: &'a mut [CrowdInstance],
     /// The blends of this run's characters, in character order.
     blends: &'a mut [Blend],
@@ -345,11 +367,11 @@ impl<'a> Lanes<'a> {
         let (span, span2) = self.span.split_at(mid);
         let (rate, rate2) = self.rate.split_at(mid);
         let (first, first2) = self.first.split_at(mid);
-        let (last, last2) = self.last.split_at(mid);
+        let (cap, cap2) = self.cap.split_at(mid);
         let (out, out2) = self.out.split_at_mut(mid);
         let (blends, blends2) = self.blends.split_at_mut(b);
         (
-            Lanes { base: self.base, clip, time, speed, duration, span, rate, first, last, out, blends },
+            Lanes { base: self.base, clip, time, speed, duration, span, rate, first, cap, out, blends },
             Lanes {
                 base: cut,
                 clip: clip2,
@@ -359,7 +381,7 @@ impl<'a> Lanes<'a> {
                 span: span2,
                 rate: rate2,
                 first: first2,
-                last: last2,
+                cap: cap2,
                 out: out2,
                 blends: blends2,
             },
@@ -383,7 +405,7 @@ impl<'a> Lanes<'a> {
         let span = &self.span[..n];
         let rate = &self.rate[..n];
         let first = &self.first[..n];
-        let last = &self.last[..n];
+        let cap = &self.cap[..n];
         let out = &mut self.out[..n];
         let blends = self.blends;
         let mut f0 = [0u32; BLOCK];
@@ -403,7 +425,7 @@ impl<'a> Lanes<'a> {
             let span = &span[start..end];
             let rate = &rate[start..end];
             let first = &first[start..end];
-            let last = &last[start..end];
+            let cap = &cap[start..end];
             let clip = &clip[start..end];
             let out = &mut out[start..end];
             let mut slow = 0u32;
@@ -414,7 +436,7 @@ impl<'a> Lanes<'a> {
                 late[i] = s as u32;
                 // A slow lane keeps its time for the second look below.
                 time[i] = if s { t0 } else { t };
-                (f0[i], f1[i], fa[i]) = frames(t, rate[i], first[i], last[i]);
+                (f0[i], f1[i], fa[i]) = frames_fast(t, rate[i], first[i], cap[i]);
             }
             for i in 0..m {
                 let r = &mut out[i];
@@ -426,7 +448,8 @@ impl<'a> Lanes<'a> {
                     if late[i] != 0 {
                         let t = advance_slow(clips, clip[i], time[i], dt * speed[i]);
                         time[i] = t;
-                        let (a0, a1, f) = frames(t, rate[i], first[i], last[i]);
+                        let p = &params[clip[i] as usize];
+                        let (a0, a1, f) = frames(t, p.rate, p.first, p.last);
                         out[i].frames = [a0, a1, a0, a1];
                         out[i].factors = [f, f, 0.0, clip[i] as f32];
                     }
@@ -512,7 +535,7 @@ impl Crowd {
             span: Vec::with_capacity(capacity),
             rate: Vec::with_capacity(capacity),
             first: Vec::with_capacity(capacity),
-            last: Vec::with_capacity(capacity),
+            cap: Vec::with_capacity(capacity),
             blend_of: Vec::with_capacity(capacity),
             blends: Vec::new(),
             blends_sorted: true,
@@ -567,7 +590,7 @@ impl Crowd {
         self.span.push(p.span);
         self.rate.push(p.rate);
         self.first.push(p.first);
-        self.last.push(p.last);
+        self.cap.push(p.cap);
         self.blend_of.push(NO_BLEND);
         let (pos, q) = (desc.position, desc.rotation.coords);
         self.instances.push(CrowdInstance {
@@ -596,7 +619,7 @@ impl Crowd {
         self.span.swap_remove(index);
         self.rate.swap_remove(index);
         self.first.swap_remove(index);
-        self.last.swap_remove(index);
+        self.cap.swap_remove(index);
         self.blend_of.swap_remove(index);
         self.instances.swap_remove(index);
         if index == last {
@@ -705,7 +728,7 @@ impl Crowd {
         self.span[index] = p.span;
         self.rate[index] = p.rate;
         self.first[index] = p.first;
-        self.last[index] = p.last;
+        self.cap[index] = p.cap;
         self.repack(index);
         Ok(true)
     }
@@ -847,7 +870,7 @@ impl Crowd {
                 span: &self.span,
                 rate: &self.rate,
                 first: &self.first,
-                last: &self.last,
+                cap: &self.cap,
                 out: &mut self.instances,
                 blends: &mut self.blends,
             },
@@ -871,7 +894,7 @@ impl Crowd {
             span: &self.span[r.clone()],
             rate: &self.rate[r.clone()],
             first: &self.first[r.clone()],
-            last: &self.last[r.clone()],
+            cap: &self.cap[r.clone()],
             out: &mut self.instances[r],
             blends,
         };
