@@ -158,8 +158,8 @@ struct ClipParams {
     rate: f32,
     first: u32,
     last: u32,
-    /// `last` as a float, for [`frames_fast`] (exact: clips of 2²⁴ columns or more
-    /// get a NaN span, so their characters all take the exact path).
+    /// `last` as a float, for [`frames_fast`] (clips of 2²³ columns or more get a NaN
+    /// span instead, so their characters all take the exact path).
     cap: f32,
 }
 
@@ -174,7 +174,7 @@ impl ClipParams {
             f32::NAN
         };
         let last = c.frame_count.saturating_sub(1);
-        let span = if last < 1 << 24 { span } else { f32::NAN };
+        let span = if last < 1 << 23 { span } else { f32::NAN };
         Self { duration: d, span, rate: c.rate, first: c.first_frame, last, cap: last as f32 }
     }
 
@@ -239,20 +239,27 @@ fn frames(time: f32, rate: f32, first: u32, last: u32) -> (u32, u32, f32) {
     (frame0, frame1, if at_end { 0.0 } else { f })
 }
 
-/// [`frames`] for a clip of fewer than 2²⁴ columns, whose last column index is `cap`
-/// (as a float), in operations that vectorize: `pos` is capped at `cap` first, which
-/// changes nothing below `last` and gives the same clamped end above it, and the column
-/// then fits an `i32`.
+/// 2²³: adding it to a float in `[0, 2²³)` rounds that float to an integer, which then
+/// sits in the low bits of the sum's mantissa.
+const MAGIC: f32 = 8_388_608.0;
+
+/// [`frames`] for a clip of fewer than 2²³ columns, whose last column index is `cap`
+/// (as a float), in operations that vectorize (Rust's saturating float-to-int casts do
+/// not, on AVX2): `pos` is capped at `cap` first, which changes nothing below `last` and
+/// gives the same clamped end above it; its floor is then found with float adds of 2²³
+/// (round to nearest, minus 1 where that rounded up) and read from the sum's bits.
 #[inline(always)]
 fn frames_fast(time: f32, rate: f32, first: u32, cap: f32) -> (u32, u32, f32) {
     let t = time + 0.0;
     let pos = (t * rate).max(0.0).min(cap);
-    let k = pos as i32;
-    let last = cap as i32;
+    let near = (pos + MAGIC) - MAGIC;
+    let floor = if near > pos { near - 1.0 } else { near };
+    let k = (floor + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits());
+    let last = (cap + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits());
     let at_end = k >= last;
-    let frame0 = first.wrapping_add(k as u32);
-    let frame1 = first.wrapping_add((k + 1).min(last) as u32);
-    let f = (pos - k as f32).clamp(0.0, 1.0);
+    let frame0 = first.wrapping_add(k);
+    let frame1 = first.wrapping_add((k + 1).min(last));
+    let f = (pos - floor).clamp(0.0, 1.0);
     (frame0, frame1, if at_end { 0.0 } else { f })
 }
 
