@@ -178,13 +178,6 @@ impl ClipParams {
         Self { duration: d, span, rate: c.rate, first: c.first_frame, last, cap: last as f32 }
     }
 
-    /// [`AtlasClip::advance`] of `clips[clip]` (whose constants `self` are), exactly but
-    /// for the sign of a zero time (see [`wrap_or_clamp`]).
-    #[inline(always)]
-    fn advance(&self, clips: &[AtlasClip], clip: u32, time: f32, step: f32) -> f32 {
-        let (t, slow) = wrap_or_clamp(time + step, self.duration, self.span);
-        if slow { advance_slow(clips, clip, time, step) } else { t }
-    }
 }
 
 #[cold]
@@ -491,8 +484,15 @@ fn advance_blend(b: &mut Blend, clips: &[AtlasClip], params: &[ClipParams], dt: 
     }
     b.weight = w;
     let p = &params[b.clip as usize];
-    b.time = p.advance(clips, b.clip, b.time, dt * b.speed);
-    let (b0, b1, fb) = frames(b.time, p.rate, p.first, p.last);
+    let step = dt * b.speed;
+    let (t, slow) = wrap_or_clamp(b.time + step, p.duration, p.span);
+    let (b0, b1, fb) = if slow {
+        b.time = advance_slow(clips, b.clip, b.time, step);
+        frames(b.time, p.rate, p.first, p.last)
+    } else {
+        b.time = t;
+        frames_fast(t, p.rate, p.first, p.cap)
+    };
     out.frames[2] = b0;
     out.frames[3] = b1;
     out.factors[1] = fb;
