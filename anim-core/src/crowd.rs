@@ -177,7 +177,6 @@ impl ClipParams {
         let span = if last < 1 << 23 { span } else { f32::NAN };
         Self { duration: d, span, rate: c.rate, first: c.first_frame, last, cap: last as f32 }
     }
-
 }
 
 #[cold]
@@ -982,6 +981,123 @@ impl Crowd {
             Ok(())
         } else {
             Err(CrowdError::NoClip { character, clip, clips: self.params.len() })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic xorshift32.
+    struct Rng(u32);
+
+    impl Rng {
+        fn next_u32(&mut self) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 17;
+            self.0 ^= self.0 << 5;
+            self.0
+        }
+        fn range(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * ((self.next_u32() >> 8) as f32 / (1u32 << 24) as f32)
+        }
+    }
+
+    fn clip(first_frame: u32, frame_count: u32, rate: f32, duration: f32, looping: bool) -> AtlasClip {
+        AtlasClip {
+            name: String::new(),
+            first_frame,
+            frame_count,
+            rate,
+            duration,
+            looping,
+            bounds: (Vec3::zeros(), Vec3::zeros()),
+        }
+    }
+
+    /// Clips of every kind the fast paths treat apart, odd durations and rates included.
+    fn clips() -> Vec<AtlasClip> {
+        vec![
+            clip(0, 31, 30.0, 1.0, true),
+            clip(31, 31, 30.0, 1.0, false),
+            clip(62, 16, 20.0, 0.75, true),
+            clip(78, 7, 9.1, 0.659_341_1, true),
+            clip(85, 1, 30.0, 0.0, false),
+            clip(86, 1, 30.0, 0.0, true),
+            clip(87, 200, 123.456, 1.6119, false),
+            clip(5, 3, f32::INFINITY, 0.1, true),
+        ]
+    }
+
+    #[test]
+    fn fast_wrap_and_columns_equal_advance_and_frame_pair() {
+        let clips = clips();
+        let mut rng = Rng(31);
+        for c in &clips {
+            let p = ClipParams::new(c);
+            let d = c.duration;
+            let mut times = vec![0.0, -0.0, d, -d, 2.0 * d, -2.0 * d, d * 0.5, f32::MAX, -f32::MAX];
+            for x in [d, -d, 2.0 * d, 0.0] {
+                times.extend([x.next_up(), x.next_down(), x.next_up().next_up(), x.next_down().next_down()]);
+            }
+            times.extend((0..20_000).map(|_| rng.range(-3.0, 3.0) * d.max(1e-3)));
+            for &t in &times {
+                let want = c.advance(t, 0.0);
+                let (got, slow) = wrap_or_clamp(t, p.duration, p.span);
+                if !slow {
+                    assert_eq!(got, want, "{c:?} at {t}");
+                    let a = c.frame_pair(got);
+                    assert_eq!(frames(got, p.rate, p.first, p.last), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+                    assert_eq!(frames_fast(got, p.rate, p.first, p.cap), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+                }
+                let a = c.frame_pair(want);
+                assert_eq!(frames(want, p.rate, p.first, p.last), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+            }
+        }
+    }
+
+    fn mixed(n: usize) -> Crowd {
+        let clips = clips();
+        let mut rng = Rng(5);
+        let mut crowd = Crowd::new(&clips);
+        for i in 0..n {
+            let c = rng.next_u32() % clips.len() as u32;
+            let desc = CharacterDesc {
+                position: Vec3::new(i as f32, 0.0, 0.0),
+                rotation: Quat::identity(),
+                scale: 1.0,
+                clip: c,
+                time: rng.range(-2.0, 2.0),
+                speed: rng.range(-30.0, 30.0),
+            };
+            crowd.add(desc).unwrap();
+            match rng.next_u32() % 4 {
+                0 => crowd.set_blend(i, rng.next_u32() % 8, rng.range(0.0, 1.0), rng.range(0.0, 1.0)).unwrap(),
+                1 => drop(crowd.set_clip(i, (c + 1) % 8, rng.range(0.01, 0.5)).unwrap()),
+                _ => {}
+            }
+        }
+        crowd
+    }
+
+    #[test]
+    fn avx2_loop_equals_baseline_loop_bit_for_bit() {
+        let mut a = mixed(3000);
+        let mut b = a.clone();
+        for step in 0..30 {
+            let dt = [1.0 / 60.0, 0.3, -0.02, 2.5][step % 4];
+            let (lanes, clips, params) = a.lanes();
+            let ended_a = lanes.run(clips, params, dt);
+            a.drop_ended(ended_a);
+            let (lanes, clips, params) = b.lanes();
+            let ended_b = run(lanes, clips, params, dt);
+            b.drop_ended(ended_b);
+            assert_eq!(ended_a, ended_b);
+            let bytes = |c: &Crowd| bytemuck::cast_slice::<CrowdInstance, u8>(&c.instances).to_vec();
+            assert_eq!(bytes(&a), bytes(&b), "step {step}");
+            let bits = |c: &Crowd| c.time.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b));
         }
     }
 }
