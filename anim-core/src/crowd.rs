@@ -411,6 +411,7 @@ impl<'a> Lanes<'a> {
         let mut f1 = [0u32; BLOCK];
         let mut fa = [0f32; BLOCK];
         let mut late = [0u32; BLOCK];
+        let mut scratch = BlendScratch::default();
         let mut next_blend = 0;
         let mut ended = 0;
         let mut start = 0;
@@ -455,13 +456,14 @@ impl<'a> Lanes<'a> {
                 }
             }
             let first_out = self.base + start;
-            while let Some(b) = blends.get_mut(next_blend) {
-                let i = (b.character as usize).wrapping_sub(first_out);
-                if i >= m {
-                    break;
-                }
-                next_blend += 1;
-                ended += usize::from(advance_blend(b, clips, params, dt, &mut out[i]));
+            let mut stop = next_blend;
+            while blends.get(stop).is_some_and(|b| (b.character as usize).wrapping_sub(first_out) < m) {
+                stop += 1;
+            }
+            if stop > next_blend {
+                let block = &mut blends[next_blend..stop];
+                ended += scratch.blends(block, first_out, clips, params, dt, out);
+                next_blend = stop;
             }
             start = end;
         }
@@ -469,34 +471,109 @@ impl<'a> Lanes<'a> {
     }
 }
 
-/// Advances one clip B by `dt` and writes its half of the record (whose A half, with B
-/// mirroring A, is already written); `true` when its fade ended (the entry is then
-/// marked [`ENDED`] and the record left showing A only).
-#[inline(always)]
-fn advance_blend(b: &mut Blend, clips: &[AtlasClip], params: &[ClipParams], dt: f32, out: &mut CrowdInstance) -> bool {
-    // Steady blends have rate 0: `w + 0` is `w`, already in [0, 1].
-    let rate = b.rate;
-    let w = (b.weight + rate * dt).clamp(0.0, 1.0);
-    if (rate != 0.0) & (w <= FADE_DONE) {
-        b.clip = ENDED;
-        return true;
+/// One block's clip B entries (at most [`BLOCK`]) copied into arrays, so that their
+/// advance also runs as one branch-free loop.
+struct BlendScratch {
+    time: [f32; BLOCK],
+    step: [f32; BLOCK],
+    weight: [f32; BLOCK],
+    weight_rate: [f32; BLOCK],
+    duration: [f32; BLOCK],
+    span: [f32; BLOCK],
+    rate: [f32; BLOCK],
+    first: [u32; BLOCK],
+    cap: [f32; BLOCK],
+    f0: [u32; BLOCK],
+    f1: [u32; BLOCK],
+    factor: [f32; BLOCK],
+    late: [u32; BLOCK],
+    done: [u32; BLOCK],
+}
+
+impl Default for BlendScratch {
+    fn default() -> Self {
+        Self {
+            time: [0.0; BLOCK],
+            step: [0.0; BLOCK],
+            weight: [0.0; BLOCK],
+            weight_rate: [0.0; BLOCK],
+            duration: [0.0; BLOCK],
+            span: [0.0; BLOCK],
+            rate: [0.0; BLOCK],
+            first: [0; BLOCK],
+            cap: [0.0; BLOCK],
+            f0: [0; BLOCK],
+            f1: [0; BLOCK],
+            factor: [0.0; BLOCK],
+            late: [0; BLOCK],
+            done: [0; BLOCK],
+        }
     }
-    b.weight = w;
-    let p = &params[b.clip as usize];
-    let step = dt * b.speed;
-    let (t, slow) = wrap_or_clamp(b.time + step, p.duration, p.span);
-    let (b0, b1, fb) = if slow {
-        b.time = advance_slow(clips, b.clip, b.time, step);
-        frames(b.time, p.rate, p.first, p.last)
-    } else {
-        b.time = t;
-        frames_fast(t, p.rate, p.first, p.cap)
-    };
-    out.frames[2] = b0;
-    out.frames[3] = b1;
-    out.factors[1] = fb;
-    out.factors[2] = w;
-    false
+}
+
+impl BlendScratch {
+    /// Advances the clips B of one block (`block`, whose characters' records are
+    /// `out[character − first_out]`, their A half with B mirroring A already written) by
+    /// `dt` and writes their B half; returns how many fades ended (those entries are
+    /// marked [`ENDED`] and their records left showing A only).
+    #[inline(always)]
+    fn blends(
+        &mut self,
+        block: &mut [Blend],
+        first_out: usize,
+        clips: &[AtlasClip],
+        params: &[ClipParams],
+        dt: f32,
+        out: &mut [CrowdInstance],
+    ) -> usize {
+        let n = block.len().min(BLOCK);
+        let block = &mut block[..n];
+        for (k, b) in block.iter().enumerate() {
+            let p = &params[b.clip as usize];
+            self.time[k] = b.time;
+            self.step[k] = dt * b.speed;
+            self.weight[k] = b.weight;
+            self.weight_rate[k] = b.rate;
+            self.duration[k] = p.duration;
+            self.span[k] = p.span;
+            self.rate[k] = p.rate;
+            self.first[k] = p.first;
+            self.cap[k] = p.cap;
+        }
+        for k in 0..n {
+            let (t, slow) = wrap_or_clamp(self.time[k] + self.step[k], self.duration[k], self.span[k]);
+            // Steady blends have rate 0: `w + 0` is `w`, already in [0, 1].
+            let rate = self.weight_rate[k];
+            let w = (self.weight[k] + rate * dt).clamp(0.0, 1.0);
+            self.done[k] = ((rate != 0.0) & (w <= FADE_DONE)) as u32;
+            self.late[k] = slow as u32;
+            self.weight[k] = w;
+            (self.f0[k], self.f1[k], self.factor[k]) = frames_fast(t, self.rate[k], self.first[k], self.cap[k]);
+            self.time[k] = t;
+        }
+        let mut ended = 0;
+        for (k, b) in block.iter_mut().enumerate() {
+            if self.done[k] != 0 {
+                b.clip = ENDED;
+                ended += 1;
+                continue;
+            }
+            let (mut t, mut f0, mut f1, mut factor) = (self.time[k], self.f0[k], self.f1[k], self.factor[k]);
+            if self.late[k] != 0 {
+                let p = &params[b.clip as usize];
+                t = advance_slow(clips, b.clip, b.time, self.step[k]);
+                (f0, f1, factor) = frames(t, p.rate, p.first, p.last);
+            }
+            b.time = t;
+            b.weight = self.weight[k];
+            let r = &mut out[(b.character as usize).wrapping_sub(first_out)];
+            r.frames[2] = f0;
+            r.frames[3] = f1;
+            r.factors[1] = factor;
+            r.factors[2] = self.weight[k];
+        }
+        ended
+    }
 }
 
 /// [`Lanes::run`] compiled for AVX2 (8 lanes). Only the instruction set differs (Rust
