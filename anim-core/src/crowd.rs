@@ -16,8 +16,19 @@
 //!
 //! # Records
 //! [`Crowd::instances`] holds one [`CrowdInstance`] per character, in character order,
-//! always as long as the crowd. Every method that changes a character repacks its record
-//! (without advancing time), and [`Crowd::update`] repacks them all.
+//! always as long as the crowd. The records are persistent and are the only copy of the
+//! transforms: [`Crowd::add`] and [`Crowd::set_transform`] write `position_scale` and
+//! `rotation` (and [`Crowd::remove`] moves the last record into the gap), while
+//! [`Crowd::update`] writes only `frames` and `factors`. Every method that changes a
+//! character's playback rewrites its frames and factors at once (without advancing time).
+//!
+//! # Update
+//! Clip A of every character is advanced in one branch-free loop over dense arrays (its
+//! clip's constants are copied per character, so nothing is gathered), in blocks of 64
+//! records; times that leave a clip by more than one duration in one step, rare, take
+//! [`AtlasClip::advance`] itself in a second look at the block. The characters with a
+//! clip B are listed apart, in character order, and each block's are advanced after it.
+//! On x86-64 CPUs with AVX2 the same loop runs compiled for AVX2, with identical results.
 //!
 //! [`AnimAtlas`]: crate::anim_texture::AnimAtlas
 
@@ -125,72 +136,137 @@ const PARALLEL_MIN: usize = 4096;
 /// Fewest characters a thread of [`Crowd::update_parallel`] is given.
 const PER_THREAD_MIN: usize = 1024;
 
+/// Characters in one block of the update: their clip A is advanced in one branch-free
+/// loop, then the block's blends are applied while its records (4 KiB) are still in L1.
+const BLOCK: usize = 64;
+
+/// `Crowd::blend_of` of a character without clip B.
+const NO_BLEND: u32 = u32::MAX;
+
+/// `Blend::clip` of an entry whose fade ended in the update under way (dropped after it).
+const ENDED: u32 = u32::MAX;
+
 /// One clip's playback constants, in the form the update loop reads.
 #[derive(Clone, Copy, Debug, Default)]
 struct ClipParams {
-    /// A time `t` in `[lo, hi)` advances to `t` clamped to `[0, duration]` (the common
-    /// case of both rules); any other goes through [`AtlasClip::advance`] itself.
-    /// Looping: `[0, duration)`. Clamped: every finite time (all but `+∞`). A clip
-    /// without a finite, non-negative clamped duration: none.
-    lo: f32,
-    hi: f32,
     duration: f32,
+    /// Where [`wrap_or_clamp`] is exact: a looping clip (positive, finite duration) gives
+    /// its duration (times in `[−d, 2d)` wrap with one addition), a clamped one (finite,
+    /// non-negative duration) `+∞` (every finite time clamps), any other clip NaN (every
+    /// time goes to [`AtlasClip::advance`]).
+    span: f32,
     rate: f32,
     first: u32,
     last: u32,
+    /// `last` as a float, for [`frames_fast`] (clips of 2²³ columns or more get a NaN
+    /// span instead, so their characters all take the exact path).
+    cap: f32,
 }
 
 impl ClipParams {
     fn new(c: &AtlasClip) -> Self {
-        let (lo, hi) = if c.looping {
-            (0.0, c.duration)
-        } else if c.duration.is_finite() && c.duration >= 0.0 {
-            (f32::NEG_INFINITY, f32::INFINITY)
+        let d = c.duration;
+        let span = if c.looping {
+            if d.is_finite() && d > 0.0 { d } else { f32::NAN }
+        } else if d.is_finite() && d >= 0.0 {
+            f32::INFINITY
         } else {
-            (f32::INFINITY, f32::NEG_INFINITY)
+            f32::NAN
         };
-        Self { lo, hi, duration: c.duration, rate: c.rate, first: c.first_frame, last: c.frame_count.saturating_sub(1) }
+        let last = c.frame_count.saturating_sub(1);
+        let span = if last < 1 << 23 { span } else { f32::NAN };
+        Self { duration: d, span, rate: c.rate, first: c.first_frame, last, cap: last as f32 }
     }
+}
 
-    /// [`AtlasClip::advance`] of `clips[clip]` (whose constants `self` are), exactly:
-    /// inside `[lo, hi)` both rules come down to a clamp (looping times there are already
-    /// in range; clamped finite times are clamped and stay finite); the rest, looping
-    /// times crossing an end or non-finite ones, go to `advance` itself.
-    #[inline(always)]
-    fn advance(&self, clips: &[AtlasClip], clip: u32, time: f32, dt: f32) -> f32 {
-        let t = time + dt;
-        if !((t >= self.lo) & (t < self.hi)) {
-            return Self::advance_slow(clips, clip, time, dt);
-        }
-        // `t.clamp(0, duration)` as `max` and `min` (no NaN here), which compile to
-        // branch-free instructions; only a zero's sign may differ, which no column or
-        // factor depends on.
-        t.max(0.0).min(self.duration)
-    }
+#[cold]
+#[inline(never)]
+fn advance_slow(clips: &[AtlasClip], clip: u32, time: f32, step: f32) -> f32 {
+    clips[clip as usize].advance(time, step)
+}
 
-    #[cold]
-    #[inline(never)]
-    fn advance_slow(clips: &[AtlasClip], clip: u32, time: f32, dt: f32) -> f32 {
-        clips[clip as usize].advance(time, dt)
-    }
+/// [`AtlasClip::advance`] without branches for a time `t = time + step` of a clip of this
+/// `duration` and `span` (see [`ClipParams::span`]); the flag is set when `t` is outside
+/// the span, and the time returned must then be replaced by `advance`'s.
+///
+/// Inside the span the result is `advance`'s, but a zero may have the other sign (which
+/// no column or factor depends on: [`frames`] adds `+0` first, as `frame_pair` does):
+/// - looping, `t ∈ [0, d)`: `t`; `t ∈ [d, 2d)`: `t − d`, exact (Sterbenz), as `rem_euclid`
+///   gives; `t ∈ [−d, 0)`: `t + d` rounded as `rem_euclid` rounds it, and `0` where that
+///   rounds up to `d` (`advance`'s guard);
+/// - clamped: `t` clamped to `[0, d]` (`adj` is `±0`, which leaves a nonzero `t` as it is).
+#[inline(always)]
+fn wrap_or_clamp(t: f32, duration: f32, span: f32) -> (f32, bool) {
+    let fast = (t >= -span) & (t < span + span);
+    let wrap = if span < f32::INFINITY { span } else { 0.0 };
+    let adj = if t >= duration {
+        -wrap
+    } else if t < 0.0 {
+        wrap
+    } else {
+        0.0
+    };
+    let w = t + adj;
+    let w = if (adj > 0.0) & (w >= duration) { 0.0 } else { w };
+    // `clamp(0, d)` as `max` and `min` (no NaN here), which compile to branch-free
+    // instructions; for looping clips `w` is already in range.
+    (w.max(0.0).min(duration), !fast)
+}
 
-    /// [`AtlasClip::frame_pair`] of a time `advance` returned, same results without
-    /// branches: columns `frame0`, `frame1` and the factor.
-    #[inline(always)]
-    fn frames(&self, time: f32) -> (u32, u32, f32) {
-        // `frame_pair` advances by 0 first; on an advanced time that only turns -0 into +0.
-        let t = time + 0.0;
-        let pos = (t * self.rate).max(0.0);
-        // `pos ≥ 0`, so truncation is `floor` (and saturates alike); below `last` the
-        // column is exact as a float, so `pos − k` is `pos − floor(pos)`.
-        let k = pos as u32;
-        let at_end = k >= self.last;
-        let frame0 = self.first + k.min(self.last);
-        let frame1 = self.first + k.saturating_add(1).min(self.last);
-        let f = (pos - k as f32).clamp(0.0, 1.0);
-        // Characters at a clamped end mix with playing ones: a select, not a branch.
-        (frame0, frame1, std::hint::select_unpredictable(at_end, 0.0, f))
-    }
+/// [`AtlasClip::frame_pair`] of a time `wrap_or_clamp` or `advance` returned, same
+/// results without branches: columns `frame0`, `frame1` and the factor.
+#[inline(always)]
+fn frames(time: f32, rate: f32, first: u32, last: u32) -> (u32, u32, f32) {
+    // `frame_pair` advances by 0 first; on an advanced time that only turns -0 into +0.
+    let t = time + 0.0;
+    let pos = (t * rate).max(0.0);
+    // `pos ≥ 0`, so truncation is `floor` (and saturates alike); below `last` the
+    // column is exact as a float, so `pos − k` is `pos − floor(pos)`.
+    let k = pos as u32;
+    let at_end = k >= last;
+    let frame0 = first.wrapping_add(k.min(last));
+    let frame1 = first.wrapping_add(k.saturating_add(1).min(last));
+    let f = (pos - k as f32).clamp(0.0, 1.0);
+    // Characters at a clamped end mix with playing ones: a select, not a branch.
+    (frame0, frame1, if at_end { 0.0 } else { f })
+}
+
+/// 2²³: adding it to a float in `[0, 2²³)` rounds that float to an integer, which then
+/// sits in the low bits of the sum's mantissa.
+const MAGIC: f32 = 8_388_608.0;
+
+/// [`frames`] for a clip of fewer than 2²³ columns, whose last column index is `cap`
+/// (as a float), in operations that vectorize (Rust's saturating float-to-int casts do
+/// not, on AVX2): `pos` is capped at `cap` first, which changes nothing below `last` and
+/// gives the same clamped end above it; its floor is then found with float adds of 2²³
+/// (round to nearest, minus 1 where that rounded up) and read from the sum's bits.
+#[inline(always)]
+fn frames_fast(time: f32, rate: f32, first: u32, cap: f32) -> (u32, u32, f32) {
+    let t = time + 0.0;
+    let pos = (t * rate).max(0.0).min(cap);
+    let near = (pos + MAGIC) - MAGIC;
+    let floor = if near > pos { near - 1.0 } else { near };
+    let k = (floor + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits());
+    let last = (cap + MAGIC).to_bits().wrapping_sub(MAGIC.to_bits());
+    let at_end = k >= last;
+    let frame0 = first.wrapping_add(k);
+    let frame1 = first.wrapping_add((k + 1).min(last));
+    let f = (pos - floor).clamp(0.0, 1.0);
+    (frame0, frame1, if at_end { 0.0 } else { f })
+}
+
+/// A character's clip B (a steady blend or a fade under way).
+#[derive(Clone, Copy, Debug)]
+struct Blend {
+    /// The character's index.
+    character: u32,
+    /// Clip index ([`ENDED`] once the fade has ended during an update).
+    clip: u32,
+    time: f32,
+    speed: f32,
+    weight: f32,
+    /// Weight change per second: 0 for a steady blend, negative for a fade.
+    rate: f32,
 }
 
 /// Characters in structure-of-arrays form (see the [module docs](self)).
@@ -236,37 +312,42 @@ impl ClipParams {
 pub struct Crowd {
     clips: Vec<AtlasClip>,
     params: Vec<ClipParams>,
-    position: Vec<Vec3>,
-    rotation: Vec<Quat>,
-    scale: Vec<f32>,
-    clip_a: Vec<u32>,
-    time_a: Vec<f32>,
-    speed_a: Vec<f32>,
-    clip_b: Vec<u32>,
-    time_b: Vec<f32>,
-    speed_b: Vec<f32>,
-    weight_b: Vec<f32>,
-    weight_rate: Vec<f32>,
-    /// Whether slot B is in use (when not, the record repeats A in B's place).
-    blending: Vec<bool>,
+    // Clip A, one entry per character.
+    clip: Vec<u32>,
+    time: Vec<f32>,
+    speed: Vec<f32>,
+    // Clip A's constants copied per character (from `params`), so that the update loop
+    // reads dense arrays only and no gathers.
+    duration: Vec<f32>,
+    span: Vec<f32>,
+    rate: Vec<f32>,
+    first: Vec<u32>,
+    cap: Vec<f32>,
+    /// Per character: index into `blends`, or [`NO_BLEND`].
+    blend_of: Vec<u32>,
+    /// Clip B of the (usually few) characters that have one.
+    blends: Vec<Blend>,
+    /// Whether `blends` is in character order (restored by sorting before an update).
+    blends_sorted: bool,
+    /// Persistent records: transforms written by edits, frames and factors by updates.
     instances: Vec<CrowdInstance>,
 }
 
-/// Mutable views of a run of characters: what one update pass reads and writes.
+/// A run of characters, as one update pass reads and writes them.
 struct Lanes<'a> {
-    position: &'a [Vec3],
-    rotation: &'a [Quat],
-    scale: &'a [f32],
-    clip_a: &'a [u32],
-    time_a: &'a mut [f32],
-    speed_a: &'a [f32],
-    clip_b: &'a mut [u32],
-    time_b: &'a mut [f32],
-    speed_b: &'a mut [f32],
-    weight_b: &'a mut [f32],
-    weight_rate: &'a mut [f32],
-    blending: &'a mut [bool],
+    /// Crowd index of the run's first character.
+    base: usize,
+    clip: &'a [u32],
+    time: &'a mut [f32],
+    speed: &'a [f32],
+    duration: &'a [f32],
+    span: &'a [f32],
+    rate: &'a [f32],
+    first: &'a [u32],
+    cap: &'a [f32],
     out: &'a mut [CrowdInstance],
+    /// The blends of this run's characters, in character order.
+    blends: &'a mut [Blend],
 }
 
 impl<'a> Lanes<'a> {
@@ -274,111 +355,247 @@ impl<'a> Lanes<'a> {
         self.out.len()
     }
 
-    /// Characters `..mid` and `mid..`.
+    /// Characters `..mid` and `mid..` (with their blends).
     fn split_at(self, mid: usize) -> (Self, Self) {
-        let (position, position2) = self.position.split_at(mid);
-        let (rotation, rotation2) = self.rotation.split_at(mid);
-        let (scale, scale2) = self.scale.split_at(mid);
-        let (clip_a, clip_a2) = self.clip_a.split_at(mid);
-        let (time_a, time_a2) = self.time_a.split_at_mut(mid);
-        let (speed_a, speed_a2) = self.speed_a.split_at(mid);
-        let (clip_b, clip_b2) = self.clip_b.split_at_mut(mid);
-        let (time_b, time_b2) = self.time_b.split_at_mut(mid);
-        let (speed_b, speed_b2) = self.speed_b.split_at_mut(mid);
-        let (weight_b, weight_b2) = self.weight_b.split_at_mut(mid);
-        let (weight_rate, weight_rate2) = self.weight_rate.split_at_mut(mid);
-        let (blending, blending2) = self.blending.split_at_mut(mid);
+        let cut = self.base + mid;
+        let b = self.blends.partition_point(|b| (b.character as usize) < cut);
+        let (clip, clip2) = self.clip.split_at(mid);
+        let (time, time2) = self.time.split_at_mut(mid);
+        let (speed, speed2) = self.speed.split_at(mid);
+        let (duration, duration2) = self.duration.split_at(mid);
+        let (span, span2) = self.span.split_at(mid);
+        let (rate, rate2) = self.rate.split_at(mid);
+        let (first, first2) = self.first.split_at(mid);
+        let (cap, cap2) = self.cap.split_at(mid);
         let (out, out2) = self.out.split_at_mut(mid);
+        let (blends, blends2) = self.blends.split_at_mut(b);
         (
+            Lanes { base: self.base, clip, time, speed, duration, span, rate, first, cap, out, blends },
             Lanes {
-                position,
-                rotation,
-                scale,
-                clip_a,
-                time_a,
-                speed_a,
-                clip_b,
-                time_b,
-                speed_b,
-                weight_b,
-                weight_rate,
-                blending,
-                out,
-            },
-            Lanes {
-                position: position2,
-                rotation: rotation2,
-                scale: scale2,
-                clip_a: clip_a2,
-                time_a: time_a2,
-                speed_a: speed_a2,
-                clip_b: clip_b2,
-                time_b: time_b2,
-                speed_b: speed_b2,
-                weight_b: weight_b2,
-                weight_rate: weight_rate2,
-                blending: blending2,
+                base: cut,
+                clip: clip2,
+                time: time2,
+                speed: speed2,
+                duration: duration2,
+                span: span2,
+                rate: rate2,
+                first: first2,
+                cap: cap2,
                 out: out2,
+                blends: blends2,
             },
         )
     }
 
-    /// Advances every character by `dt` and packs its record. `dt` is finite.
-    fn run(self, clips: &[AtlasClip], params: &[ClipParams], dt: f32) {
+    /// Advances every character by `dt` (finite) and writes its frames and factors;
+    /// returns how many fades ended (their entries are marked [`ENDED`]).
+    ///
+    /// Block by block: clip A of every character in one branch-free loop, which also
+    /// writes the record as if there were no clip B (B mirroring A, weight 0); then the
+    /// rare times outside the fast span again through [`AtlasClip::advance`]; then the
+    /// block's blends overwrite their B half.
+    #[inline(always)]
+    fn run(self, clips: &[AtlasClip], params: &[ClipParams], dt: f32) -> usize {
         let n = self.out.len();
-        // Re-slicing every array to `n` lets the compiler drop the per-field bounds checks.
-        let position = &self.position[..n];
-        let rotation = &self.rotation[..n];
-        let scale = &self.scale[..n];
-        let clip_a = &self.clip_a[..n];
-        let time_a = &mut self.time_a[..n];
-        let speed_a = &self.speed_a[..n];
-        let clip_b = &mut self.clip_b[..n];
-        let time_b = &mut self.time_b[..n];
-        let speed_b = &mut self.speed_b[..n];
-        let weight_b = &mut self.weight_b[..n];
-        let weight_rate = &mut self.weight_rate[..n];
-        let blending = &mut self.blending[..n];
+        let clip = &self.clip[..n];
+        let time = &mut self.time[..n];
+        let speed = &self.speed[..n];
+        let duration = &self.duration[..n];
+        let span = &self.span[..n];
+        let rate = &self.rate[..n];
+        let first = &self.first[..n];
+        let cap = &self.cap[..n];
         let out = &mut self.out[..n];
-        for i in 0..n {
-            let ca = clip_a[i];
-            let pa = &params[ca as usize];
-            let ta = pa.advance(clips, ca, time_a[i], dt * speed_a[i]);
-            time_a[i] = ta;
-            let (a0, a1, fa) = pa.frames(ta);
-            let (mut b0, mut b1, mut fb, mut w) = (a0, a1, fa, 0.0);
-            if blending[i] {
-                // Steady blends have rate 0: `w + 0` is `w`, already in [0, 1].
-                let rate = weight_rate[i];
-                w = (weight_b[i] + rate * dt).clamp(0.0, 1.0);
-                if (rate != 0.0) & (w <= FADE_DONE) {
-                    // The fade is over: B goes back to mirroring A.
-                    clip_b[i] = ca;
-                    time_b[i] = ta;
-                    speed_b[i] = speed_a[i];
-                    weight_b[i] = 0.0;
-                    weight_rate[i] = 0.0;
-                    blending[i] = false;
-                    w = 0.0;
-                } else {
-                    weight_b[i] = w;
-                    let cb = clip_b[i];
-                    let pb = &params[cb as usize];
-                    let tb = pb.advance(clips, cb, time_b[i], dt * speed_b[i]);
-                    time_b[i] = tb;
-                    (b0, b1, fb) = pb.frames(tb);
+        let blends = self.blends;
+        let mut f0 = [0u32; BLOCK];
+        let mut f1 = [0u32; BLOCK];
+        let mut fa = [0f32; BLOCK];
+        let mut late = [0u32; BLOCK];
+        let mut scratch = BlendScratch::default();
+        let mut next_blend = 0;
+        let mut ended = 0;
+        let mut start = 0;
+        while start < n {
+            let end = (start + BLOCK).min(n);
+            let m = end - start;
+            let (f0, f1, fa, late) = (&mut f0[..m], &mut f1[..m], &mut fa[..m], &mut late[..m]);
+            let time = &mut time[start..end];
+            let speed = &speed[start..end];
+            let duration = &duration[start..end];
+            let span = &span[start..end];
+            let rate = &rate[start..end];
+            let first = &first[start..end];
+            let cap = &cap[start..end];
+            let clip = &clip[start..end];
+            let out = &mut out[start..end];
+            let mut slow = 0u32;
+            for i in 0..m {
+                let t0 = time[i];
+                let (t, s) = wrap_or_clamp(t0 + dt * speed[i], duration[i], span[i]);
+                slow |= s as u32;
+                late[i] = s as u32;
+                // A slow lane keeps its time for the second look below.
+                time[i] = if s { t0 } else { t };
+                (f0[i], f1[i], fa[i]) = frames_fast(t, rate[i], first[i], cap[i]);
+            }
+            for i in 0..m {
+                let r = &mut out[i];
+                r.frames = [f0[i], f1[i], f0[i], f1[i]];
+                r.factors = [fa[i], fa[i], 0.0, clip[i] as f32];
+            }
+            if slow != 0 {
+                for i in 0..m {
+                    if late[i] != 0 {
+                        let t = advance_slow(clips, clip[i], time[i], dt * speed[i]);
+                        time[i] = t;
+                        let p = &params[clip[i] as usize];
+                        let (a0, a1, f) = frames(t, p.rate, p.first, p.last);
+                        out[i].frames = [a0, a1, a0, a1];
+                        out[i].factors = [f, f, 0.0, clip[i] as f32];
+                    }
                 }
             }
-            let p = position[i];
-            let q = rotation[i].coords;
-            out[i] = CrowdInstance {
-                position_scale: [p.x, p.y, p.z, scale[i]],
-                rotation: [q.x, q.y, q.z, q.w],
-                frames: [a0, a1, b0, b1],
-                factors: [fa, fb, w, ca as f32],
-            };
+            let first_out = self.base + start;
+            let mut stop = next_blend;
+            while blends.get(stop).is_some_and(|b| (b.character as usize).wrapping_sub(first_out) < m) {
+                stop += 1;
+            }
+            if stop > next_blend {
+                let block = &mut blends[next_blend..stop];
+                ended += scratch.blends(block, first_out, clips, params, dt, out);
+                next_blend = stop;
+            }
+            start = end;
+        }
+        ended
+    }
+}
+
+/// One block's clip B entries (at most [`BLOCK`]) copied into arrays, so that their
+/// advance also runs as one branch-free loop.
+struct BlendScratch {
+    time: [f32; BLOCK],
+    step: [f32; BLOCK],
+    weight: [f32; BLOCK],
+    weight_rate: [f32; BLOCK],
+    duration: [f32; BLOCK],
+    span: [f32; BLOCK],
+    rate: [f32; BLOCK],
+    first: [u32; BLOCK],
+    cap: [f32; BLOCK],
+    f0: [u32; BLOCK],
+    f1: [u32; BLOCK],
+    factor: [f32; BLOCK],
+    late: [u32; BLOCK],
+    done: [u32; BLOCK],
+}
+
+impl Default for BlendScratch {
+    fn default() -> Self {
+        Self {
+            time: [0.0; BLOCK],
+            step: [0.0; BLOCK],
+            weight: [0.0; BLOCK],
+            weight_rate: [0.0; BLOCK],
+            duration: [0.0; BLOCK],
+            span: [0.0; BLOCK],
+            rate: [0.0; BLOCK],
+            first: [0; BLOCK],
+            cap: [0.0; BLOCK],
+            f0: [0; BLOCK],
+            f1: [0; BLOCK],
+            factor: [0.0; BLOCK],
+            late: [0; BLOCK],
+            done: [0; BLOCK],
         }
     }
+}
+
+impl BlendScratch {
+    /// Advances the clips B of one block (`block`, whose characters' records are
+    /// `out[character − first_out]`, their A half with B mirroring A already written) by
+    /// `dt` and writes their B half; returns how many fades ended (those entries are
+    /// marked [`ENDED`] and their records left showing A only).
+    #[inline(always)]
+    fn blends(
+        &mut self,
+        block: &mut [Blend],
+        first_out: usize,
+        clips: &[AtlasClip],
+        params: &[ClipParams],
+        dt: f32,
+        out: &mut [CrowdInstance],
+    ) -> usize {
+        let n = block.len().min(BLOCK);
+        let block = &mut block[..n];
+        for (k, b) in block.iter().enumerate() {
+            let p = &params[b.clip as usize];
+            self.time[k] = b.time;
+            self.step[k] = dt * b.speed;
+            self.weight[k] = b.weight;
+            self.weight_rate[k] = b.rate;
+            self.duration[k] = p.duration;
+            self.span[k] = p.span;
+            self.rate[k] = p.rate;
+            self.first[k] = p.first;
+            self.cap[k] = p.cap;
+        }
+        for k in 0..n {
+            let (t, slow) = wrap_or_clamp(self.time[k] + self.step[k], self.duration[k], self.span[k]);
+            // Steady blends have rate 0: `w + 0` is `w`, already in [0, 1].
+            let rate = self.weight_rate[k];
+            let w = (self.weight[k] + rate * dt).clamp(0.0, 1.0);
+            self.done[k] = ((rate != 0.0) & (w <= FADE_DONE)) as u32;
+            self.late[k] = slow as u32;
+            self.weight[k] = w;
+            (self.f0[k], self.f1[k], self.factor[k]) = frames_fast(t, self.rate[k], self.first[k], self.cap[k]);
+            self.time[k] = t;
+        }
+        let mut ended = 0;
+        for (k, b) in block.iter_mut().enumerate() {
+            if self.done[k] != 0 {
+                b.clip = ENDED;
+                ended += 1;
+                continue;
+            }
+            let (mut t, mut f0, mut f1, mut factor) = (self.time[k], self.f0[k], self.f1[k], self.factor[k]);
+            if self.late[k] != 0 {
+                let p = &params[b.clip as usize];
+                t = advance_slow(clips, b.clip, b.time, self.step[k]);
+                (f0, f1, factor) = frames(t, p.rate, p.first, p.last);
+            }
+            b.time = t;
+            b.weight = self.weight[k];
+            let r = &mut out[(b.character as usize).wrapping_sub(first_out)];
+            r.frames[2] = f0;
+            r.frames[3] = f1;
+            r.factors[1] = factor;
+            r.factors[2] = self.weight[k];
+        }
+        ended
+    }
+}
+
+/// [`Lanes::run`] compiled for AVX2 (8 lanes). Only the instruction set differs (Rust
+/// never fuses a multiply and an add by itself), so results are bit for bit those of
+/// the baseline loop; a unit test compares them.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run_avx2(lanes: Lanes<'_>, clips: &[AtlasClip], params: &[ClipParams], dt: f32) -> usize {
+    lanes.run(clips, params, dt)
+}
+
+/// [`Lanes::run`] with the widest instruction set this CPU has.
+fn run(lanes: Lanes<'_>, clips: &[AtlasClip], params: &[ClipParams], dt: f32) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: checked at run time that this CPU supports AVX2 and FMA.
+        return unsafe { run_avx2(lanes, clips, params, dt) };
+    }
+    lanes.run(clips, params, dt)
 }
 
 impl Crowd {
@@ -394,18 +611,17 @@ impl Crowd {
         Self {
             clips: clips.to_vec(),
             params: clips.iter().map(ClipParams::new).collect(),
-            position: Vec::with_capacity(capacity),
-            rotation: Vec::with_capacity(capacity),
-            scale: Vec::with_capacity(capacity),
-            clip_a: Vec::with_capacity(capacity),
-            time_a: Vec::with_capacity(capacity),
-            speed_a: Vec::with_capacity(capacity),
-            clip_b: Vec::with_capacity(capacity),
-            time_b: Vec::with_capacity(capacity),
-            speed_b: Vec::with_capacity(capacity),
-            weight_b: Vec::with_capacity(capacity),
-            weight_rate: Vec::with_capacity(capacity),
-            blending: Vec::with_capacity(capacity),
+            clip: Vec::with_capacity(capacity),
+            time: Vec::with_capacity(capacity),
+            speed: Vec::with_capacity(capacity),
+            duration: Vec::with_capacity(capacity),
+            span: Vec::with_capacity(capacity),
+            rate: Vec::with_capacity(capacity),
+            first: Vec::with_capacity(capacity),
+            cap: Vec::with_capacity(capacity),
+            blend_of: Vec::with_capacity(capacity),
+            blends: Vec::new(),
+            blends_sorted: true,
             instances: Vec::with_capacity(capacity),
         }
     }
@@ -426,7 +642,7 @@ impl Crowd {
     }
 
     /// Packed GPU records, one per character in character order, as of the last
-    /// [`Crowd::update`] or change.
+    /// [`Crowd::update`] or change (see the [module docs](self#records)).
     pub fn instances(&self) -> &[CrowdInstance] {
         &self.instances
     }
@@ -436,8 +652,12 @@ impl Crowd {
     ///
     /// # Errors
     /// An unknown clip, or a non-finite position, rotation, scale, time or speed.
+    ///
+    /// # Panics
+    /// When the crowd already has `u32::MAX` characters.
     pub fn add(&mut self, desc: CharacterDesc) -> Result<usize, CrowdError> {
         let character = self.len();
+        assert!(character < u32::MAX as usize, "a crowd holds fewer than 2³² − 1 characters");
         self.check_clip(character, desc.clip)?;
         let finite = |ok: bool, what| if ok { Ok(()) } else { Err(CrowdError::NonFinite { character, what }) };
         finite(desc.position.iter().all(|v| v.is_finite()), "position")?;
@@ -445,20 +665,22 @@ impl Crowd {
         finite(desc.scale.is_finite(), "scale")?;
         finite(desc.time.is_finite(), "time")?;
         finite(desc.speed.is_finite(), "speed")?;
-        self.position.push(desc.position);
-        self.rotation.push(desc.rotation);
-        self.scale.push(desc.scale);
-        self.clip_a.push(desc.clip);
-        let time = self.clips[desc.clip as usize].advance(desc.time, 0.0);
-        self.time_a.push(time);
-        self.speed_a.push(desc.speed);
-        self.clip_b.push(desc.clip);
-        self.time_b.push(time);
-        self.speed_b.push(desc.speed);
-        self.weight_b.push(0.0);
-        self.weight_rate.push(0.0);
-        self.blending.push(false);
-        self.instances.push(CrowdInstance::default());
+        let p = self.params[desc.clip as usize];
+        self.clip.push(desc.clip);
+        self.time.push(self.clips[desc.clip as usize].advance(desc.time, 0.0));
+        self.speed.push(desc.speed);
+        self.duration.push(p.duration);
+        self.span.push(p.span);
+        self.rate.push(p.rate);
+        self.first.push(p.first);
+        self.cap.push(p.cap);
+        self.blend_of.push(NO_BLEND);
+        let (pos, q) = (desc.position, desc.rotation.coords);
+        self.instances.push(CrowdInstance {
+            position_scale: [pos.x, pos.y, pos.z, desc.scale],
+            rotation: [q.x, q.y, q.z, q.w],
+            ..CrowdInstance::default()
+        });
         self.repack(character);
         Ok(character)
     }
@@ -472,23 +694,28 @@ impl Crowd {
     pub fn remove(&mut self, index: usize) -> Result<Option<usize>, CrowdError> {
         self.check_character(index)?;
         let last = self.len() - 1;
-        self.position.swap_remove(index);
-        self.rotation.swap_remove(index);
-        self.scale.swap_remove(index);
-        self.clip_a.swap_remove(index);
-        self.time_a.swap_remove(index);
-        self.speed_a.swap_remove(index);
-        self.clip_b.swap_remove(index);
-        self.time_b.swap_remove(index);
-        self.speed_b.swap_remove(index);
-        self.weight_b.swap_remove(index);
-        self.weight_rate.swap_remove(index);
-        self.blending.swap_remove(index);
+        self.drop_blend(index);
+        self.clip.swap_remove(index);
+        self.time.swap_remove(index);
+        self.speed.swap_remove(index);
+        self.duration.swap_remove(index);
+        self.span.swap_remove(index);
+        self.rate.swap_remove(index);
+        self.first.swap_remove(index);
+        self.cap.swap_remove(index);
+        self.blend_of.swap_remove(index);
         self.instances.swap_remove(index);
-        Ok((index != last).then_some(last))
+        if index == last {
+            return Ok(None);
+        }
+        if let Some(&slot) = self.blend_of.get(index).filter(|&&s| s != NO_BLEND) {
+            self.blends[slot as usize].character = index as u32;
+            self.blends_sorted = false;
+        }
+        Ok(Some(last))
     }
 
-    /// Moves, turns and scales character `index`.
+    /// Moves, turns and scales character `index` (written into its record at once).
     ///
     /// # Errors
     /// `index` out of range, or a non-finite value.
@@ -504,10 +731,10 @@ impl Crowd {
         finite(position.iter().all(|v| v.is_finite()), "position")?;
         finite(rotation.coords.iter().all(|v| v.is_finite()), "rotation")?;
         finite(scale.is_finite(), "scale")?;
-        self.position[index] = position;
-        self.rotation[index] = rotation;
-        self.scale[index] = scale;
-        self.repack(index);
+        let q = rotation.coords;
+        let r = &mut self.instances[index];
+        r.position_scale = [position.x, position.y, position.z, scale];
+        r.rotation = [q.x, q.y, q.z, q.w];
         Ok(())
     }
 
@@ -521,8 +748,10 @@ impl Crowd {
         if !speed.is_finite() {
             return Err(CrowdError::NonFinite { character: index, what: "speed" });
         }
-        self.speed_a[index] = speed;
-        self.speed_b[index] = speed;
+        self.speed[index] = speed;
+        if let Some(b) = self.blend_mut(index) {
+            b.speed = speed;
+        }
         Ok(())
     }
 
@@ -536,10 +765,7 @@ impl Crowd {
         if !time.is_finite() {
             return Err(CrowdError::NonFinite { character: index, what: "time" });
         }
-        self.time_a[index] = self.clips[self.clip_a[index] as usize].advance(time, 0.0);
-        if !self.blending[index] {
-            self.time_b[index] = self.time_a[index];
-        }
+        self.time[index] = self.clips[self.clip[index] as usize].advance(time, 0.0);
         self.repack(index);
         Ok(())
     }
@@ -561,24 +787,31 @@ impl Crowd {
         if !fade_seconds.is_finite() || fade_seconds < 0.0 {
             return Err(CrowdError::BadFade { character: index, seconds: fade_seconds });
         }
-        if self.clip_a[index] == clip {
+        if self.clip[index] == clip {
             return Ok(false);
         }
         let rate = -1.0 / fade_seconds;
-        let fade = fade_seconds > 0.0 && rate.is_finite();
-        if fade {
-            self.clip_b[index] = self.clip_a[index];
-            self.time_b[index] = self.time_a[index];
-            self.speed_b[index] = self.speed_a[index];
-            self.weight_b[index] = 1.0;
-            self.weight_rate[index] = rate;
-            self.blending[index] = true;
+        if fade_seconds > 0.0 && rate.is_finite() {
+            let b = Blend {
+                character: index as u32,
+                clip: self.clip[index],
+                time: self.time[index],
+                speed: self.speed[index],
+                weight: 1.0,
+                rate,
+            };
+            self.put_blend(b);
+        } else {
+            self.drop_blend(index);
         }
-        self.clip_a[index] = clip;
-        self.time_a[index] = self.clips[clip as usize].advance(0.0, 0.0);
-        if !fade {
-            self.clear_b(index);
-        }
+        let p = self.params[clip as usize];
+        self.clip[index] = clip;
+        self.time[index] = self.clips[clip as usize].advance(0.0, 0.0);
+        self.duration[index] = p.duration;
+        self.span[index] = p.span;
+        self.rate[index] = p.rate;
+        self.first[index] = p.first;
+        self.cap[index] = p.cap;
         self.repack(index);
         Ok(true)
     }
@@ -598,12 +831,15 @@ impl Crowd {
         if !(0.0..=1.0).contains(&weight) {
             return Err(CrowdError::BadWeight { character: index, weight });
         }
-        self.clip_b[index] = clip_b;
-        self.time_b[index] = self.clips[clip_b as usize].advance(time_b, 0.0);
-        self.speed_b[index] = self.speed_a[index];
-        self.weight_b[index] = weight;
-        self.weight_rate[index] = 0.0;
-        self.blending[index] = true;
+        let b = Blend {
+            character: index as u32,
+            clip: clip_b,
+            time: self.clips[clip_b as usize].advance(time_b, 0.0),
+            speed: self.speed[index],
+            weight,
+            rate: 0.0,
+        };
+        self.put_blend(b);
         self.repack(index);
         Ok(())
     }
@@ -614,50 +850,60 @@ impl Crowd {
     /// `index` out of range.
     pub fn clear_blend(&mut self, index: usize) -> Result<(), CrowdError> {
         self.check_character(index)?;
-        self.clear_b(index);
+        self.drop_blend(index);
         self.repack(index);
         Ok(())
     }
 
     /// Clip A's playback time of character `index`.
     pub fn time(&self, index: usize) -> Option<f32> {
-        self.time_a.get(index).copied()
+        self.time.get(index).copied()
     }
 
     /// Clip A of character `index`.
     pub fn clip(&self, index: usize) -> Option<u32> {
-        self.clip_a.get(index).copied()
+        self.clip.get(index).copied()
     }
 
     /// Playback speed of character `index`'s clip A.
     pub fn speed(&self, index: usize) -> Option<f32> {
-        self.speed_a.get(index).copied()
+        self.speed.get(index).copied()
     }
 
-    /// Position, rotation and scale of character `index`.
+    /// Position, rotation and scale of character `index` (read back from its record).
     pub fn transform(&self, index: usize) -> Option<(Vec3, Quat, f32)> {
-        Some((*self.position.get(index)?, self.rotation[index], self.scale[index]))
+        let r = self.instances.get(index)?;
+        let [x, y, z, scale] = r.position_scale;
+        let [i, j, k, w] = r.rotation;
+        let q = Quat::new_unchecked(anim_math::nalgebra::Quaternion::new(w, i, j, k));
+        Some((Vec3::new(x, y, z), q, scale))
     }
 
     /// Clip B of character `index`, its time and its weight; `None` without one (or
     /// for an index out of range).
     pub fn blend(&self, index: usize) -> Option<(u32, f32, f32)> {
-        let blending = *self.blending.get(index)?;
-        blending.then(|| (self.clip_b[index], self.time_b[index], self.weight_b[index]))
+        self.blend_ref(index).map(|b| (b.clip, b.time, b.weight))
     }
 
     /// Whether character `index` is fading out a previous clip (see [`Self::set_clip`]).
     pub fn is_fading(&self, index: usize) -> bool {
-        self.blending.get(index).is_some_and(|&b| b) && self.weight_rate[index] != 0.0
+        self.blend_ref(index).is_some_and(|b| b.rate != 0.0)
     }
 
-    /// Advances every character by `dt` seconds (times `dt · speed`, fades `dt`) and packs
-    /// every [`CrowdInstance`]. One pass over the arrays; allocates nothing. A non-finite
-    /// `dt` counts as 0.
+    /// Advances every character by `dt` seconds (times `dt · speed`, fades `dt`) and
+    /// writes every [`CrowdInstance`]'s frames and factors (transforms are written by the
+    /// edits, not here). A non-finite `dt` counts as 0.
+    ///
+    /// Characters without clip B take one branch-free loop over dense arrays (AVX2 where
+    /// the CPU has it, chosen at run time, with the same results); those with one (kept
+    /// in a separate list) take a second, short pass. It allocates nothing; after edits
+    /// that reordered that list (removals, new blends of lower indices) it sorts it.
     pub fn update(&mut self, dt: f32) {
         let dt = if dt.is_finite() { dt } else { 0.0 };
+        self.sort_blends();
         let (lanes, clips, params) = self.lanes();
-        lanes.run(clips, params, dt);
+        let ended = run(lanes, clips, params, dt);
+        self.drop_ended(ended);
     }
 
     /// [`Self::update`] on `threads` threads (the calling thread included), each
@@ -677,56 +923,130 @@ impl Crowd {
             return;
         }
         let dt = if dt.is_finite() { dt } else { 0.0 };
+        self.sort_blends();
         let chunk = n.div_ceil(threads);
         let (mut rest, clips, params) = self.lanes();
-        std::thread::scope(|s| {
+        let ended = std::thread::scope(|s| {
+            let mut handles = Vec::with_capacity(threads);
             while rest.len() > chunk {
                 let (head, tail) = rest.split_at(chunk);
                 rest = tail;
-                s.spawn(move || head.run(clips, params, dt));
+                handles.push(s.spawn(move || run(head, clips, params, dt)));
             }
-            rest.run(clips, params, dt);
+            let mut ended = run(rest, clips, params, dt);
+            for h in handles {
+                ended += h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            }
+            ended
         });
+        self.drop_ended(ended);
     }
 
     fn lanes(&mut self) -> (Lanes<'_>, &[AtlasClip], &[ClipParams]) {
         (
             Lanes {
-                position: &self.position,
-                rotation: &self.rotation,
-                scale: &self.scale,
-                clip_a: &self.clip_a,
-                time_a: &mut self.time_a,
-                speed_a: &self.speed_a,
-                clip_b: &mut self.clip_b,
-                time_b: &mut self.time_b,
-                speed_b: &mut self.speed_b,
-                weight_b: &mut self.weight_b,
-                weight_rate: &mut self.weight_rate,
-                blending: &mut self.blending,
+                base: 0,
+                clip: &self.clip,
+                time: &mut self.time,
+                speed: &self.speed,
+                duration: &self.duration,
+                span: &self.span,
+                rate: &self.rate,
+                first: &self.first,
+                cap: &self.cap,
                 out: &mut self.instances,
+                blends: &mut self.blends,
             },
             &self.clips,
             &self.params,
         )
     }
 
-    /// Packs character `index`'s record without advancing time.
+    /// Writes character `index`'s frames and factors without advancing time (the same
+    /// loop as an update with `dt = 0`).
     fn repack(&mut self, index: usize) {
-        let (lanes, clips, params) = self.lanes();
-        let (_, tail) = lanes.split_at(index);
-        let (one, _) = tail.split_at(1);
-        one.run(clips, params, 0.0);
+        let slot = self.blend_of[index];
+        let blends = if slot == NO_BLEND { &mut [][..] } else { std::slice::from_mut(&mut self.blends[slot as usize]) };
+        let r = index..index + 1;
+        let lanes = Lanes {
+            base: index,
+            clip: &self.clip[r.clone()],
+            time: &mut self.time[r.clone()],
+            speed: &self.speed[r.clone()],
+            duration: &self.duration[r.clone()],
+            span: &self.span[r.clone()],
+            rate: &self.rate[r.clone()],
+            first: &self.first[r.clone()],
+            cap: &self.cap[r.clone()],
+            out: &mut self.instances[r],
+            blends,
+        };
+        // A fade's weight only ends by falling, which `dt = 0` does not do; handled anyway.
+        let ended = lanes.run(&self.clips, &self.params, 0.0);
+        self.drop_ended(ended);
     }
 
-    /// Frees slot B: it mirrors slot A again.
-    fn clear_b(&mut self, index: usize) {
-        self.clip_b[index] = self.clip_a[index];
-        self.time_b[index] = self.time_a[index];
-        self.speed_b[index] = self.speed_a[index];
-        self.weight_b[index] = 0.0;
-        self.weight_rate[index] = 0.0;
-        self.blending[index] = false;
+    fn blend_ref(&self, index: usize) -> Option<&Blend> {
+        let slot = *self.blend_of.get(index)?;
+        self.blends.get(slot as usize)
+    }
+
+    fn blend_mut(&mut self, index: usize) -> Option<&mut Blend> {
+        let slot = *self.blend_of.get(index)?;
+        self.blends.get_mut(slot as usize)
+    }
+
+    /// Sets (or replaces) the clip B of character `b.character`.
+    fn put_blend(&mut self, b: Blend) {
+        let index = b.character as usize;
+        if let Some(old) = self.blend_mut(index) {
+            *old = b;
+            return;
+        }
+        if self.blends.last().is_some_and(|l| l.character > b.character) {
+            self.blends_sorted = false;
+        }
+        self.blend_of[index] = self.blends.len() as u32;
+        self.blends.push(b);
+    }
+
+    /// Frees character `index`'s slot B: its record will show A alone again.
+    fn drop_blend(&mut self, index: usize) {
+        let slot = self.blend_of[index];
+        if slot == NO_BLEND {
+            return;
+        }
+        self.blend_of[index] = NO_BLEND;
+        self.blends.swap_remove(slot as usize);
+        if let Some(moved) = self.blends.get(slot as usize) {
+            self.blend_of[moved.character as usize] = slot;
+            self.blends_sorted = false;
+        }
+    }
+
+    /// Puts the blend list in character order, as the update's blocks read it.
+    fn sort_blends(&mut self) {
+        if !self.blends_sorted {
+            self.blends.sort_unstable_by_key(|b| b.character);
+            for (slot, b) in self.blends.iter().enumerate() {
+                self.blend_of[b.character as usize] = slot as u32;
+            }
+            self.blends_sorted = true;
+        }
+    }
+
+    /// Drops the entries whose fade ended (`ended` of them), keeping the order.
+    fn drop_ended(&mut self, ended: usize) {
+        if ended == 0 {
+            return;
+        }
+        for b in self.blends.iter().filter(|b| b.clip == ENDED) {
+            self.blend_of[b.character as usize] = NO_BLEND;
+        }
+        self.blends.retain(|b| b.clip != ENDED);
+        for (slot, b) in self.blends.iter().enumerate() {
+            self.blend_of[b.character as usize] = slot as u32;
+        }
     }
 
     fn check_character(&self, character: usize) -> Result<(), CrowdError> {
@@ -738,6 +1058,123 @@ impl Crowd {
             Ok(())
         } else {
             Err(CrowdError::NoClip { character, clip, clips: self.params.len() })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic xorshift32.
+    struct Rng(u32);
+
+    impl Rng {
+        fn next_u32(&mut self) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 17;
+            self.0 ^= self.0 << 5;
+            self.0
+        }
+        fn range(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * ((self.next_u32() >> 8) as f32 / (1u32 << 24) as f32)
+        }
+    }
+
+    fn clip(first_frame: u32, frame_count: u32, rate: f32, duration: f32, looping: bool) -> AtlasClip {
+        AtlasClip {
+            name: String::new(),
+            first_frame,
+            frame_count,
+            rate,
+            duration,
+            looping,
+            bounds: (Vec3::zeros(), Vec3::zeros()),
+        }
+    }
+
+    /// Clips of every kind the fast paths treat apart, odd durations and rates included.
+    fn clips() -> Vec<AtlasClip> {
+        vec![
+            clip(0, 31, 30.0, 1.0, true),
+            clip(31, 31, 30.0, 1.0, false),
+            clip(62, 16, 20.0, 0.75, true),
+            clip(78, 7, 9.1, 0.659_341_1, true),
+            clip(85, 1, 30.0, 0.0, false),
+            clip(86, 1, 30.0, 0.0, true),
+            clip(87, 200, 123.456, 1.6119, false),
+            clip(5, 3, f32::INFINITY, 0.1, true),
+        ]
+    }
+
+    #[test]
+    fn fast_wrap_and_columns_equal_advance_and_frame_pair() {
+        let clips = clips();
+        let mut rng = Rng(31);
+        for c in &clips {
+            let p = ClipParams::new(c);
+            let d = c.duration;
+            let mut times = vec![0.0, -0.0, d, -d, 2.0 * d, -2.0 * d, d * 0.5, f32::MAX, -f32::MAX];
+            for x in [d, -d, 2.0 * d, 0.0] {
+                times.extend([x.next_up(), x.next_down(), x.next_up().next_up(), x.next_down().next_down()]);
+            }
+            times.extend((0..20_000).map(|_| rng.range(-3.0, 3.0) * d.max(1e-3)));
+            for &t in &times {
+                let want = c.advance(t, 0.0);
+                let (got, slow) = wrap_or_clamp(t, p.duration, p.span);
+                if !slow {
+                    assert_eq!(got, want, "{c:?} at {t}");
+                    let a = c.frame_pair(got);
+                    assert_eq!(frames(got, p.rate, p.first, p.last), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+                    assert_eq!(frames_fast(got, p.rate, p.first, p.cap), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+                }
+                let a = c.frame_pair(want);
+                assert_eq!(frames(want, p.rate, p.first, p.last), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+            }
+        }
+    }
+
+    fn mixed(n: usize) -> Crowd {
+        let clips = clips();
+        let mut rng = Rng(5);
+        let mut crowd = Crowd::new(&clips);
+        for i in 0..n {
+            let c = rng.next_u32() % clips.len() as u32;
+            let desc = CharacterDesc {
+                position: Vec3::new(i as f32, 0.0, 0.0),
+                rotation: Quat::identity(),
+                scale: 1.0,
+                clip: c,
+                time: rng.range(-2.0, 2.0),
+                speed: rng.range(-30.0, 30.0),
+            };
+            crowd.add(desc).unwrap();
+            match rng.next_u32() % 4 {
+                0 => crowd.set_blend(i, rng.next_u32() % 8, rng.range(0.0, 1.0), rng.range(0.0, 1.0)).unwrap(),
+                1 => drop(crowd.set_clip(i, (c + 1) % 8, rng.range(0.01, 0.5)).unwrap()),
+                _ => {}
+            }
+        }
+        crowd
+    }
+
+    #[test]
+    fn avx2_loop_equals_baseline_loop_bit_for_bit() {
+        let mut a = mixed(3000);
+        let mut b = a.clone();
+        for step in 0..30 {
+            let dt = [1.0 / 60.0, 0.3, -0.02, 2.5][step % 4];
+            let (lanes, clips, params) = a.lanes();
+            let ended_a = lanes.run(clips, params, dt);
+            a.drop_ended(ended_a);
+            let (lanes, clips, params) = b.lanes();
+            let ended_b = run(lanes, clips, params, dt);
+            b.drop_ended(ended_b);
+            assert_eq!(ended_a, ended_b);
+            let bytes = |c: &Crowd| bytemuck::cast_slice::<CrowdInstance, u8>(&c.instances).to_vec();
+            assert_eq!(bytes(&a), bytes(&b), "step {step}");
+            let bits = |c: &Crowd| c.time.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b));
         }
     }
 }

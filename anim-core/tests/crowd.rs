@@ -449,3 +449,76 @@ fn update_parallel_splits_any_length() {
         }
     }
 }
+
+#[test]
+fn steps_landing_on_clip_ends_and_far_beyond_match_advance() {
+    // Steps that land exactly on 0, ±d and 2d, one ulp either side, and many durations
+    // away (the exact fallback), for looping and clamped clips.
+    let clips = clips();
+    let mut crowd = Crowd::new(&clips);
+    let mut model = Vec::new();
+    for (c, clip) in clips.iter().enumerate() {
+        let d = clip.duration;
+        for target in [0.0f32, d, -d, 2.0 * d, -2.0 * d, 7.3 * d, -9.1 * d, 1e30, -1e30] {
+            for t in [target, target.next_up(), target.next_down()] {
+                // Start at 0.5·d and step by (t − 0.5·d) with dt = 1: speed carries the step.
+                let start = 0.5 * d;
+                let speed = t - start;
+                let i = crowd.add(desc(c as u32, start, speed)).unwrap();
+                model.push((c as u32, clip.advance(start, 0.0), speed, i));
+            }
+        }
+    }
+    for step in 0..4 {
+        let dt = [1.0, 1.0, -0.5, 0.25][step];
+        crowd.update(dt);
+        for (c, t, s, i) in model.iter_mut() {
+            *t = clips[*c as usize].advance(*t, dt * *s);
+            assert_eq!(crowd.time(*i), Some(*t), "character {i} step {step}");
+            let (f, k) = expected(&clips, *c, *t, None);
+            check_record(&crowd, *i, f, k);
+        }
+    }
+}
+
+#[test]
+fn removals_and_late_blends_keep_serial_and_parallel_equal() {
+    let mut serial = mixed_crowd(12_000);
+    let mut rng = Rng(4242);
+    for step in 0..12 {
+        // Remove some characters (moving others and their blends), blend and fade some
+        // of low indices (after those of high ones), then update both ways.
+        for _ in 0..50 {
+            let i = rng.next_u32() as usize % serial.len();
+            serial.remove(i).unwrap();
+        }
+        for _ in 0..50 {
+            let i = rng.next_u32() as usize % serial.len();
+            match rng.next_u32() % 3 {
+                0 => serial.set_blend(i, rng.next_u32() % 3, rng.f32(), rng.f32()).unwrap(),
+                1 => drop(serial.set_clip(i, rng.next_u32() % 3, rng.range(0.05, 0.3)).unwrap()),
+                _ => serial.clear_blend(i).unwrap(),
+            }
+        }
+        let mut parallel = serial.clone();
+        let dt = [0.1, 1.0 / 60.0, 0.07][step % 3];
+        serial.update(dt);
+        parallel.update_parallel(dt, 3);
+        assert_eq!(bytes(&serial), bytes(&parallel), "step {step}");
+        for i in 0..serial.len() {
+            assert_eq!(serial.blend(i).map(|b| b.0), parallel.blend(i).map(|b| b.0));
+            assert_eq!(serial.is_fading(i), parallel.is_fading(i));
+            // Every record shows its character's state.
+            let b = serial.blend(i);
+            let r = serial.instances()[i];
+            assert_eq!(r.factors[3], serial.clip(i).unwrap() as f32);
+            match b {
+                None => assert_eq!(([r.frames[2], r.frames[3]], r.factors[2]), ([r.frames[0], r.frames[1]], 0.0)),
+                Some((c, t, w)) => {
+                    let p = serial.clips()[c as usize].frame_pair(t);
+                    assert_eq!((r.frames[2], r.frames[3], r.factors[1], r.factors[2]), (p.frame0, p.frame1, p.t, w));
+                }
+            }
+        }
+    }
+}
