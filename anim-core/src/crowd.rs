@@ -124,6 +124,13 @@ pub enum CrowdError {
         /// The weight given.
         weight: f32,
     },
+    /// The crowd already holds the most characters it can index (`u32::MAX − 1`: GPU
+    /// records and visible lists index characters with 32 bits).
+    #[error("the crowd is full: it holds {len} characters, the most a 32-bit index allows")]
+    Full {
+        /// Characters held.
+        len: usize,
+    },
 }
 
 /// A fading clip B is cleared once its weight is at most this (it is then invisible; the
@@ -651,13 +658,13 @@ impl Crowd {
     /// or clamped by its clip's rule and its record packed at once.
     ///
     /// # Errors
-    /// An unknown clip, or a non-finite position, rotation, scale, time or speed.
-    ///
-    /// # Panics
-    /// When the crowd already has `u32::MAX` characters.
+    /// An unknown clip, a non-finite position, rotation, scale, time or speed, or a crowd
+    /// that already holds `u32::MAX − 1` characters ([`CrowdError::Full`]).
     pub fn add(&mut self, desc: CharacterDesc) -> Result<usize, CrowdError> {
         let character = self.len();
-        assert!(character < u32::MAX as usize, "a crowd holds fewer than 2³² − 1 characters");
+        if character >= u32::MAX as usize - 1 {
+            return Err(CrowdError::Full { len: character });
+        }
         self.check_clip(character, desc.clip)?;
         let finite = |ok: bool, what| if ok { Ok(()) } else { Err(CrowdError::NonFinite { character, what }) };
         finite(desc.position.iter().all(|v| v.is_finite()), "position")?;
