@@ -26,7 +26,9 @@ fn clips() -> Vec<AtlasClip> {
     vec![clip("walk", 0, 31, 1.0, true), clip("run", 31, 21, 0.66, true), clip("die", 52, 61, 2.0, false)]
 }
 
-fn crowd(n: usize) -> Crowd {
+/// `n` characters; with `mixed`, a quarter blend a second clip and an eighth crossfade,
+/// otherwise every character plays one clip (the demo's crowd between fades).
+fn crowd_of(n: usize, mixed: bool) -> Crowd {
     let mut rng = Rng(2024);
     let mut crowd = Crowd::with_capacity(&clips(), n);
     let side = (n as f32).sqrt().ceil() as usize;
@@ -41,6 +43,9 @@ fn crowd(n: usize) -> Crowd {
             speed: rng.range(-1.0, 2.0),
         };
         let index = crowd.add(desc).expect("valid character");
+        if !mixed {
+            continue;
+        }
         match i % 8 {
             0 | 4 => crowd.set_blend(index, (clip + 1) % 3, rng.range(0.0, 1.0), rng.next_f32()),
             // Fades of a minute: still under way after any measurement.
@@ -52,12 +57,23 @@ fn crowd(n: usize) -> Crowd {
     crowd
 }
 
+fn crowd(n: usize) -> Crowd {
+    crowd_of(n, true)
+}
+
 fn update(c: &mut Criterion) {
     let mut g = c.benchmark_group("crowd_update");
     for n in [1_000, 10_000, 100_000, 1_000_000] {
         let mut crowd = crowd(n);
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function(BenchmarkId::new("serial", n), |b| b.iter(|| crowd.update(black_box(1.0 / 60.0))));
+    }
+    for n in [10_000, 100_000] {
+        let mut crowd = crowd_of(n, false);
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::new("serial_one_clip_each", n), |b| {
+            b.iter(|| crowd.update(black_box(1.0 / 60.0)))
+        });
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     for n in [100_000, 1_000_000] {

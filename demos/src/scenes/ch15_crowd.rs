@@ -11,10 +11,14 @@
 //!
 //! The title bar and stdout show the character count, the visible count after culling, the
 //! GPU time of each pass and the CPU time a frame.
+//!
+//! The crowd changes while it runs: every second one character in 16 crossfades to a
+//! random clip (through the record's second clip), and `c` sends every character into a
+//! crossfade at once.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
-use crate::crowd::{CrowdCharacter, grid_half_extent, populate};
+use crate::crowd::{CrowdCharacter, Rng, grid_half_extent, populate};
 use crate::stage::ground;
 use anim_core::{AnimAtlas, BakeSettings, Crowd, SkinMethod};
 use anim_math::Vec3;
@@ -43,6 +47,13 @@ pub struct CrowdScene {
     pub threads: usize,
     /// Time stands still.
     pub paused: bool,
+    /// Seconds between waves of crossfades: every wave, one character in 16 fades to a
+    /// random clip while the crowd runs.
+    pub wave_seconds: f32,
+    rng: Rng,
+    since_wave: f32,
+    clip_count: u32,
+    fade_all: bool,
     rigid: bool,
     centre: Vec3,
     radius: f32,
@@ -67,6 +78,7 @@ impl Scene for CrowdScene {
         ("p", "path: book / palette-vertex / palette-compute"),
         ("m", "LBS / DQ"),
         ("u", "GPU culling on / off"),
+        ("c", "every character crossfades to a random clip"),
         ("space", "pause"),
     ];
 
@@ -101,6 +113,11 @@ impl Scene for CrowdScene {
             lod_distance: c.lod_distance,
             threads,
             paused: false,
+            wave_seconds: 1.0,
+            rng: Rng::new(c.seed ^ 0x5eed),
+            since_wave: 0.0,
+            clip_count: atlas.clips().len() as u32,
+            fade_all: false,
             rigid: atlas.is_rigid(),
             centre: Vec3::new(0.0, lo.y + (hi.y - lo.y) * 0.5, 0.0),
             radius: half.max(size),
@@ -144,6 +161,21 @@ impl Scene for CrowdScene {
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
         let start = Instant::now();
         if !self.paused {
+            self.since_wave += dt;
+            let every = if std::mem::take(&mut self.fade_all) {
+                Some(1)
+            } else if self.since_wave >= self.wave_seconds {
+                self.since_wave = 0.0;
+                Some(16)
+            } else {
+                None
+            };
+            if let Some(every) = every {
+                for i in (self.rng.below(every)..self.crowd.len()).step_by(every) {
+                    let clip = self.rng.below(self.clip_count as usize) as u32;
+                    self.crowd.set_clip(i, clip, 0.4)?;
+                }
+            }
             self.crowd.update_parallel(dt, self.threads);
         }
         self.cpu_ms = start.elapsed().as_secs_f32() * 1e3;
@@ -168,6 +200,7 @@ impl Scene for CrowdScene {
             }
             Key::Char('m') if self.rigid => self.method = self.method.next(),
             Key::Char('u') => self.cull = !self.cull,
+            Key::Char('c') => self.fade_all = true,
             Key::Space => self.paused = !self.paused,
             _ => {}
         }
