@@ -142,7 +142,19 @@ fn run(args: &Args) -> Result<(), Error> {
     );
     println!(
         "{:<9} {:<15} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9} {:>8} {:>6} {:>8}",
-        "layout", "path", "count", "cull", "palette", "skin", "anim", "draw", "CPU upd", "traffic", "GB/s", "% bw", "visible"
+        "layout",
+        "path",
+        "count",
+        "cull",
+        "palette",
+        "skin",
+        "anim",
+        "draw",
+        "CPU upd",
+        "traffic",
+        "GB/s",
+        "% bw",
+        "visible"
     );
     for layout_name in &args.layouts {
         let layout: TextureLayout = layout_name.parse().map_err(|e| format!("--layouts: {e}"))?;
@@ -172,11 +184,12 @@ fn run(args: &Args) -> Result<(), Error> {
                 ..Camera::default()
             };
             for &path in &args.paths {
-                let row = measure(&context, args, &atlas, &cc, &mut crowd, count, path, camera.clone());
+                let row = measure(&context, args, &atlas, &cc, &mut crowd, count, path, camera);
                 match row {
                     Ok(m) => {
                         let anim = m.cull + m.palette + m.skin;
-                        let anim_col = if path == CrowdPath::Book { "in draw".to_owned() } else { format!("{anim:.3}") };
+                        let anim_col =
+                            if path == CrowdPath::Book { "in draw".to_owned() } else { format!("{anim:.3}") };
                         let joints = cc.skin().len() as u64;
                         let (bytes, rate, frac) = match traffic(path, args.method, joints, mesh.vertex_count() as u64) {
                             Some(b) => {

@@ -152,7 +152,7 @@ impl Scene for CrowdScene {
             );
         }
         self.frames += 1;
-        if self.frames % 30 == 0 && !self.status.is_empty() {
+        if self.frames.is_multiple_of(30) && !self.status.is_empty() {
             println!("{}: {}", Self::NAME, self.status);
         }
         Ok(())
