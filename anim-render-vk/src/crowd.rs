@@ -11,8 +11,14 @@
 //! - [`CrowdPath::PaletteVertex`]: a compute pass evaluates each character's palette once
 //!   per joint into a palette buffer; the vertex shader skins from it.
 //! - [`CrowdPath::PaletteCompute`]: the same palette pass, then a compute pass skins every
-//!   vertex of every character into a world-space vertex buffer that one instanced draw
-//!   pulls from.
+//!   vertex of every character into a world-space vertex buffer (16 bytes a vertex:
+//!   position and an octahedral normal in two snorm16) that one instanced draw pulls from.
+//!   That buffer is one storage-buffer range, so this path holds at most
+//!   `maxStorageBufferRange / (16 · vertices)` characters (about 155,000 Fox-size
+//!   characters where the range is 4 GiB); the other paths have no such limit.
+//!
+//! Compute passes fold their workgroups into rows of at most 65,535 (the x and y limit
+//! every device supports), so no pass limits the number of characters.
 //!
 //! With [`CrowdDraw::cull`] a list pass tests each character's clip bounds against the view
 //! frustum, appends the visible ones to a visible list and writes the indirect draw and
