@@ -164,8 +164,11 @@ impl AtlasClip {
                 let w = t.rem_euclid(d);
                 if w >= d { 0.0 } else { w }
             }
-        } else {
+        } else if d >= 0.0 {
             t.clamp(0.0, d)
+        } else {
+            // A negative or NaN duration (a hand-built clip): no time line to clamp to.
+            0.0
         };
         if r.is_finite() { r } else { 0.0 }
     }
@@ -180,11 +183,14 @@ impl AtlasClip {
         let pos = (t * self.rate).max(0.0);
         let f = pos.floor();
         let i = (f as u32).min(last);
+        // Wrapping adds, as `Crowd::update` does: a hand-built clip near u32::MAX gives
+        // columns the renderer then refuses, never a panic.
         if i >= last {
-            let c = self.first_frame + last;
+            let c = self.first_frame.wrapping_add(last);
             return FramePair { frame0: c, frame1: c, t: 0.0 };
         }
-        FramePair { frame0: self.first_frame + i, frame1: self.first_frame + i + 1, t: (pos - f).clamp(0.0, 1.0) }
+        let frame0 = self.first_frame.wrapping_add(i);
+        FramePair { frame0, frame1: frame0.wrapping_add(1), t: (pos - f).clamp(0.0, 1.0) }
     }
 }
 

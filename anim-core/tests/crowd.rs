@@ -522,3 +522,38 @@ fn removals_and_late_blends_keep_serial_and_parallel_equal() {
         }
     }
 }
+
+/// Hand-built clips with a negative or NaN duration, or columns near `u32::MAX`, give times
+/// and columns, never a panic.
+#[test]
+fn hand_built_nonsense_clips_do_not_panic() {
+    use anim_core::AtlasClip;
+    use anim_math::Vec3;
+    let clip = |duration: f32, looping: bool, first_frame: u32| AtlasClip {
+        name: "odd".into(),
+        first_frame,
+        frame_count: 4,
+        rate: 3.0,
+        duration,
+        looping,
+        bounds: (Vec3::zeros(), Vec3::zeros()),
+    };
+    for c in [clip(-1.0, false, 0), clip(f32::NAN, false, 0), clip(-1.0, true, 0), clip(1.0, false, u32::MAX - 1)] {
+        assert!(c.advance(0.5, 0.25).is_finite());
+        let _ = c.frame_pair(0.7);
+        let mut crowd = anim_core::Crowd::new(std::slice::from_ref(&c));
+        let i = crowd
+            .add(anim_core::CharacterDesc {
+                position: Vec3::zeros(),
+                rotation: anim_math::Quat::identity(),
+                scale: 1.0,
+                clip: 0,
+                time: 0.3,
+                speed: 1.0,
+            })
+            .unwrap();
+        crowd.update(0.1);
+        assert!(crowd.time(i).unwrap().is_finite());
+    }
+    assert_eq!(clip(-1.0, false, 0).advance(0.5, 0.0), 0.0);
+}

@@ -15,10 +15,16 @@
 //!   position and an octahedral normal in two snorm16) that one instanced draw pulls from.
 //!   That buffer is one storage-buffer range, so this path holds at most
 //!   `maxStorageBufferRange / (16 · vertices)` characters (about 155,000 Fox-size
-//!   characters where the range is 4 GiB); the other paths have no such limit.
+//!   characters where the range is 4 GiB).
 //!
-//! Compute passes fold their workgroups into rows of at most 65,535 (the x and y limit
-//! every device supports), so no pass limits the number of characters.
+//! Every path also keeps each buffer within one storage-buffer range: the instance records
+//! (64 bytes a character) and, on the palette paths, the palettes (48 bytes a joint a
+//! character: 3.7 million 24-joint characters in 4 GiB). The palette and skinning passes
+//! fold their workgroups into rows of at most 65,535 (the x and y limit every device
+//! supports); the list pass runs one row of `capacity / 64` workgroups, so a crowd holds
+//! at most `64 · maxComputeWorkGroupCount[0]` characters (4.19 million on a device at the
+//! minimum). [`Renderer::add_crowd`] and the frame plan refuse larger crowds with
+//! [`CrowdError::DeviceLimit`].
 //!
 //! With [`CrowdDraw::cull`] a list pass tests each character's clip bounds against the view
 //! frustum, appends the visible ones to a visible list and writes the indirect draw and
@@ -1185,7 +1191,8 @@ impl Renderer {
     /// frame; palette paths only), as skinning matrices: entry `instance · joints + joint`
     /// for each of the frame's `instances` characters and the atlas's `joints` joints. DQ
     /// palettes are converted to their rigid matrices. With culling, the entries of culled
-    /// characters are those of an earlier frame (or zero).
+    /// characters are undefined: whatever the last frame that used the same frame slot
+    /// wrote there, or uninitialised memory.
     ///
     /// # Errors
     /// [`CrowdError::UnknownCrowd`]; [`RenderError::Input`] when that frame did not draw the

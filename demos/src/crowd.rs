@@ -130,9 +130,12 @@ pub fn grid_half_extent(count: usize, spacing: f32) -> f32 {
 /// atlas, phase, speed (0.8–1.2) and heading, drawn from `seed`.
 ///
 /// # Errors
-/// The crowd's errors (an empty clip table).
+/// An atlas without clips, or the crowd's errors.
 pub fn populate(atlas: &AnimAtlas, count: usize, spacing: f32, seed: u64) -> Result<Crowd, DemoError> {
     let clips = atlas.clips();
+    if clips.is_empty() && count > 0 {
+        return Err(DemoError::Args("the atlas has no clip to play".into()));
+    }
     let mut crowd = Crowd::with_capacity(clips, count);
     let mut rng = Rng::new(seed);
     for position in grid_positions(count, spacing) {
