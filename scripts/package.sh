@@ -10,6 +10,16 @@ cd "$(dirname "$0")/.."
 # dev profile and rebuild every dependency unoptimized (5 minutes on 2 cores). Giving it
 # the workspace's dev profile (Cargo.toml) lets it reuse what `cargo build`/`cargo test`
 # already compiled: about 2 minutes after the tests, 20 s when nothing changed.
+# Verification unpacks each workspace crate it depends on from a local overlay registry
+# into $CARGO_HOME/registry/src/-<hash of the overlay's path>/, and reuses a directory
+# already there without checking it against the new .crate. A run from the same checkout
+# path on another day would then verify against the old sources (and fail on anything
+# added since). Those overlay directories hold only this workspace's crates: clear them.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+for c in anim-math anim-core anim-mannequin anim-gltf anim-ik anim-render-vk; do
+  rm -rf "$cargo_home"/registry/src/-*/"$c"-[0-9]* "$cargo_home"/registry/cache/-*/"$c"-[0-9]*.crate
+done
+
 cargo package --workspace --exclude demos --exclude benches --locked \
   --config 'profile.dev.opt-level=1' --config 'profile.dev.package."*".opt-level=2' "$@"
 
