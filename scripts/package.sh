@@ -15,15 +15,19 @@ cd "$(dirname "$0")/.."
 # already there without checking it against the new .crate. A run from the same checkout
 # path on another day would then verify against the old sources (and fail on anything
 # added since). Those overlay directories hold only this workspace's crates: clear them.
+# For the same reason (a registry crate's fingerprint does not look at its files), the
+# compiled workspace crates are rebuilt: their fingerprints go, the dependencies stay.
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+target="${CARGO_TARGET_DIR:-target}"
 for c in anim-math anim-core anim-mannequin anim-gltf anim-ik anim-render-vk; do
   rm -rf "$cargo_home"/registry/src/-*/"$c"-[0-9]* "$cargo_home"/registry/cache/-*/"$c"-[0-9]*.crate
+  rm -rf "$target"/debug/.fingerprint/"$c"-*
 done
 
 cargo package --workspace --exclude demos --exclude benches --locked \
   --config 'profile.dev.opt-level=1' --config 'profile.dev.package."*".opt-level=2' "$@"
 
-dir="${CARGO_TARGET_DIR:-target}/package"
+dir="$target/package"
 limit=$((10 * 1000 * 1000))
 status=0
 for f in "$dir"/anim-*.crate; do
