@@ -50,7 +50,7 @@
 //! The resulting palette skins with either [`crate::SkinMethod`]. For
 //! [`crate::SkinMethod::Lbs`] it holds the matrices `M` above. Dual quaternion skinning
 //! needs a rigid atlas ([`AnimAtlas::is_rigid`]: every skinning matrix of every frame is
-//! orthonormal within [`RIGID_TOLERANCE`]), and its palette is a *rigid*
+//! orthonormal within [`RIGID_TOLERANCE`](crate::palette::RIGID_TOLERANCE)), and its palette is a *rigid*
 //! [`crate::DqPalette`] (every bind-space scale the identity, as the shaders, which carry
 //! no scale for DQ, assume):
 //! - `SkinDualQuat`: the interpolated dual quaternion `(r, d)` itself, not renormalized
@@ -89,7 +89,6 @@
 //! memory for data the stream has not delivered), and reports the first fault as a typed
 //! [`AtlasError`] naming the field; it never panics.
 
-use crate::palette::RIGID_TOLERANCE;
 use crate::pose::affine_mul;
 use crate::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
 use crate::{Clip, Mesh, Palette, Skeleton, Skin, SkinMethod, TimePolicy};
@@ -630,21 +629,6 @@ pub struct AnimAtlas {
     texels: Texels,
 }
 
-/// True when the linear part of `m` is a rotation within [`RIGID_TOLERANCE`] (the test
-/// [`DqPalette`](crate::DqPalette) applies): unit columns, orthogonal, positive determinant.
-fn is_rigid_matrix(m: &Mat4) -> bool {
-    let c = |i: usize| Vec3::new(m[(0, i)], m[(1, i)], m[(2, i)]);
-    let (c0, c1, c2) = (c(0), c(1), c(2));
-    let t = RIGID_TOLERANCE;
-    (c0.norm_squared() - 1.0).abs() <= 2.0 * t
-        && (c1.norm_squared() - 1.0).abs() <= 2.0 * t
-        && (c2.norm_squared() - 1.0).abs() <= 2.0 * t
-        && c0.dot(&c1).abs() <= t
-        && c1.dot(&c2).abs() <= t
-        && c2.dot(&c0).abs() <= t
-        && c0.cross(&c1).dot(&c2) > 0.0
-}
-
 /// Frames of a clip of `duration` seconds baked at `rate`: `ceil(duration · rate) + 1`, at
 /// least 2; `None` beyond [`MAX_WIDTH`].
 fn frame_count(duration: f32, rate: f32) -> Option<u32> {
@@ -908,7 +892,7 @@ impl AnimAtlas {
                 for (j, ((p, &sj), ib)) in pal.iter_mut().zip(skin_joints).zip(ibm).enumerate() {
                     let m = &model[sj];
                     *p = affine_mul(m, ib);
-                    let joint_rigid = is_rigid_matrix(p);
+                    let joint_rigid = crate::palette::is_orthonormal(p);
                     rigid &= joint_rigid;
                     let row = j * tpj;
                     let at = |k: usize| (row + k) * w + x;

@@ -20,7 +20,7 @@ pub const RIGID_TOLERANCE: f32 = 4e-6;
 /// True when the linear part of `m` is a rotation within [`RIGID_TOLERANCE`]: unit
 /// columns, orthogonal to each other, positive determinant.
 #[inline]
-fn is_orthonormal(m: &Mat4) -> bool {
+pub(crate) fn is_orthonormal(m: &Mat4) -> bool {
     let c = |i: usize| m.fixed_view::<3, 1>(0, i);
     let (c0, c1, c2) = (c(0), c(1), c(2));
     let t = RIGID_TOLERANCE;
