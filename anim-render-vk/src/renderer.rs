@@ -272,10 +272,13 @@ impl Renderer {
         if number == 0 || self.stats.as_ref().is_some_and(|(n, _)| *n >= number) {
             return Ok(());
         }
-        let passes = self.timers[slot].read(self.ctx.device())?.unwrap_or_default();
-        let visible = crate::crowd::visible_in_slot(&self.crowds, slot);
-        self.stats = Some((number, FrameStats { passes, instances, visible }));
-        Ok(())
+        // The previous stats' pass list is refilled in place: no allocation per frame.
+        let mut stats = self.stats.take().map(|(_, s)| s).unwrap_or_default();
+        let read = self.timers[slot].read_into(self.ctx.device(), &mut stats.passes);
+        stats.instances = instances;
+        stats.visible = crate::crowd::visible_in_slot(&self.crowds, slot);
+        self.stats = Some((number, stats));
+        read.map(drop)
     }
 
     /// Waits until the GPU is done with frame slot `slot`.

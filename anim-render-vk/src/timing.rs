@@ -91,6 +91,8 @@ pub(crate) struct GpuTimer {
     mask: u64,
     /// Names of the recorded intervals, in order.
     names: Vec<&'static str>,
+    /// Scratch for the raw timestamps `read` fetches (grows to the marks recorded).
+    ticks: Vec<u64>,
     /// True between `begin` and the next `begin`: the first timestamp is recorded.
     begun: bool,
 }
@@ -105,7 +107,6 @@ impl fmt::Debug for GpuTimer {
     }
 }
 
-#[allow(dead_code)] // the frame integrates the timer later; tests and the bandwidth probe use it now
 impl GpuTimer {
     /// A timer for up to `max_marks` named intervals a command buffer.
     ///
@@ -124,6 +125,7 @@ impl GpuTimer {
             max_marks,
             mask: if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 },
             names: Vec::with_capacity(max_marks.min(64) as usize),
+            ticks: Vec::with_capacity(max_marks.min(64) as usize + 1),
             begun: false,
         };
         if bits == 0 {
@@ -143,6 +145,7 @@ impl GpuTimer {
 
     /// Most intervals one command buffer can time; later marks are ignored.
     #[inline]
+    #[cfg(test)]
     pub(crate) fn max_marks(&self) -> u32 {
         self.max_marks
     }
@@ -187,31 +190,41 @@ impl GpuTimer {
     ///
     /// # Errors
     /// `vkGetQueryPoolResults` failed (device lost).
-    pub(crate) fn read(&self, d: &ash::Device) -> Result<Option<Vec<PassTime>>, RenderError> {
+    pub(crate) fn read(&mut self, d: &ash::Device) -> Result<Option<Vec<PassTime>>, RenderError> {
+        let mut passes = Vec::new();
+        Ok(self.read_into(d, &mut passes)?.then_some(passes))
+    }
+
+    /// As [`GpuTimer::read`], into `out` (cleared first; left empty and `false` returned
+    /// where `read` gives `None`). Reuses its own and `out`'s storage: a steady frame loop
+    /// allocates nothing here.
+    ///
+    /// # Errors
+    /// As [`GpuTimer::read`].
+    pub(crate) fn read_into(&mut self, d: &ash::Device, out: &mut Vec<PassTime>) -> Result<bool, RenderError> {
+        out.clear();
         if !self.begun || self.names.is_empty() {
-            return Ok(None);
+            return Ok(false);
         }
-        let mut ticks = vec![0u64; self.names.len() + 1];
+        let ticks = &mut self.ticks;
+        ticks.clear();
+        ticks.resize(self.names.len() + 1, 0);
         // SAFETY: the queries 0..=names.len() were reset and written by the recorded command
         // buffer; without WAIT the call never blocks and reports NOT_READY when they are not
         // available yet; `ticks` holds one 64-bit value for each.
-        match unsafe { d.get_query_pool_results(self.pool, 0, &mut ticks, vk::QueryResultFlags::TYPE_64) } {
+        match unsafe { d.get_query_pool_results(self.pool, 0, ticks, vk::QueryResultFlags::TYPE_64) } {
             Ok(()) => {}
-            Err(vk::Result::NOT_READY) => return Ok(None),
+            Err(vk::Result::NOT_READY) => return Ok(false),
             Err(result) => return Err(RenderError::Vulkan { call: "vkGetQueryPoolResults", result }),
         }
         let ns_per_tick = f64::from(self.ctx.limits().timestamp_period);
-        let passes = self
-            .names
-            .iter()
-            .zip(ticks.windows(2))
-            .map(|(&name, w)| {
-                // Modular difference in the valid bits: correct across one wrap of the counter.
-                let delta = (w[1] & self.mask).wrapping_sub(w[0] & self.mask) & self.mask;
-                PassTime { name, ms: delta as f64 * ns_per_tick * 1e-6 }
-            })
-            .collect();
-        Ok(Some(passes))
+        let mask = self.mask;
+        out.extend(self.names.iter().zip(ticks.windows(2)).map(|(&name, w)| {
+            // Modular difference in the valid bits: correct across one wrap of the counter.
+            let delta = (w[1] & mask).wrapping_sub(w[0] & mask) & mask;
+            PassTime { name, ms: delta as f64 * ns_per_tick * 1e-6 }
+        }));
+        Ok(true)
     }
 }
 
