@@ -59,8 +59,16 @@ impl CrowdCharacter {
     /// The atlas's errors (bad rate, an atlas wider than 16384 frames, DQ layout on a
     /// non-rigid skin, …).
     pub fn bake(&self, settings: &BakeSettings) -> Result<AnimAtlas, DemoError> {
+        self.bake_clips(settings, true)
+    }
+
+    /// Bakes every clip into one atlas, looping or clamping at the ends.
+    ///
+    /// # Errors
+    /// As [`CrowdCharacter::bake`].
+    pub fn bake_clips(&self, settings: &BakeSettings, looping: bool) -> Result<AnimAtlas, DemoError> {
         let sources: Vec<AtlasSource<'_>> =
-            self.character.clips.iter().map(|clip| AtlasSource { clip, looping: true }).collect();
+            self.character.clips.iter().map(|clip| AtlasSource { clip, looping }).collect();
         Ok(AnimAtlas::bake(&self.character.skeleton, self.skin(), &[self.mesh()], &sources, settings)?)
     }
 

@@ -25,7 +25,7 @@
 //! to the same f32). With `--bin`, `positions`/`normals` are `{"binOffset": BYTES, "length":
 //! FLOATS}` into a little-endian f32 file.
 
-use anim_core::{AnimAtlas, AtlasSource, BakeSettings, TexelFormat, TextureLayout};
+use anim_core::{BakeSettings, TexelFormat, TextureLayout};
 use anim_core::{Pose, Skin, SkinMethod, TimePolicy};
 use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Vec3};
@@ -570,10 +570,8 @@ fn bake(a: &BakeArgs) -> Result<()> {
     };
     let (cc, skipped) = CrowdCharacter::new(character).map_err(|e| e.to_string())?;
     let ch = &cc.character;
-    let sources: Vec<AtlasSource<'_>> = ch.clips.iter().map(|clip| AtlasSource { clip, looping: !a.clamp }).collect();
     let settings = BakeSettings { rate: a.rate, layout, format };
-    let atlas = AnimAtlas::bake(&ch.skeleton, cc.skin(), &[cc.mesh()], &sources, &settings)
-        .map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let atlas = cc.bake_clips(&settings, !a.clamp).map_err(|e| format!("{}: {e}", a.file.display()))?;
     let clips: Vec<&anim_core::Clip> = ch.clips.iter().collect();
     let error = anim_core::anim_texture::bake_error(&atlas, &ch.skeleton, cc.skin(), &[cc.mesh()], &clips, 4)
         .map_err(|e| e.to_string())?;
