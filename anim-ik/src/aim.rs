@@ -12,9 +12,10 @@ use nalgebra::Rotation3;
 /// `world_up`, on `world_up`'s side).
 ///
 /// Returns `false` and leaves the joint as it was when the target is on the joint (no
-/// direction). When `world_up` is parallel to the aim direction the joint's current up
-/// is kept as the reference instead. `forward` and `up` need not be unit or orthogonal
-/// (up is made orthogonal to forward) but must not be parallel.
+/// direction). When `world_up` is parallel to the aim direction (within 1e-4 rad,
+/// whatever its length) the joint's current up is kept as the reference instead.
+/// `forward` and `up` need not be unit or orthogonal (up is made orthogonal to forward)
+/// but must not be parallel.
 ///
 /// # Errors
 /// A non-finite input, or `forward`/`up` zero or parallel.
@@ -35,14 +36,31 @@ pub fn aim(
     };
     let position = parent_world.transform_point(&joint.translation);
     let to_target = target - position;
-    if to_target.norm_squared() < 1e-12 {
+    // "On the joint" relative to where the two points are: closer than a few ulps of
+    // their coordinates leaves no direction.
+    let lt = to_target.norm();
+    if !(lt > 1e-6 * position.norm().max(target.norm())) {
         return Ok(false);
     }
     let current_up = parent_world.rotation * joint.rotation * u;
-    let fw = to_target.normalize();
+    let fw = to_target / lt;
+    // The part of v orthogonal to the aim direction, if v leans off it by more than
+    // 1e-4 rad. v is normalized first so the test is about its direction, not its
+    // length, and the projection is taken twice: once leaves rounding of the size of v
+    // along fw, which is not small next to a short remainder.
     let pick_up = |v: &Vec3| {
+        let lv = v.norm();
+        if !(lv > 0.0 && lv.is_finite()) {
+            return None;
+        }
+        let v = v / lv;
         let p = v - fw * v.dot(&fw);
-        if p.norm_squared() > 1e-10 { Some(p.normalize()) } else { None }
+        if p.norm_squared() > 1e-8 {
+            let p = p - fw * p.dot(&fw);
+            Some(p.normalize())
+        } else {
+            None
+        }
     };
     let uw = pick_up(world_up).or_else(|| pick_up(&current_up)).unwrap_or_else(|| quat::any_orthogonal(&fw));
     let sw = fw.cross(&uw);
@@ -52,19 +70,20 @@ pub fn aim(
     Ok(true)
 }
 
-/// An orthonormal frame (forward, up, side) from a forward and a rough up axis.
+/// An orthonormal frame (forward, up, side) from a forward and a rough up axis; `None`
+/// when either is zero or they are parallel within 1e-4 rad (lengths do not matter).
 fn frame(forward: &Vec3, up: &Vec3) -> Option<(Vec3, Vec3, Vec3)> {
-    let lf = forward.norm();
-    if lf < 1e-6 {
+    let (lf, lu) = (forward.norm(), up.norm());
+    if !(lf > 0.0 && lu > 0.0 && lf.is_finite() && lu.is_finite()) {
         return None;
     }
     let f = forward / lf;
-    let u = up - f * up.dot(&f);
-    let lu = u.norm();
-    if lu < 1e-6 * up.norm().max(1.0) || lu < 1e-6 {
+    let u = up / lu;
+    let u = u - f * u.dot(&f);
+    if u.norm_squared() <= 1e-8 {
         return None;
     }
-    let u = u / lu;
+    let u = (u - f * u.dot(&f)).normalize();
     Some((f, u, f.cross(&u)))
 }
 

@@ -68,7 +68,10 @@ impl CcdSolver {
                 let to_effector = effector - pos;
                 let to_goal = goal - pos;
                 let before = chain.locals()[j].rotation;
-                if to_goal.norm_squared() > TINY_SQ && to_effector.norm_squared() > TINY_SQ {
+                // "No direction" also relative to where the joint is: far from the origin
+                // a difference of a few ulps of its coordinates is only rounding.
+                let tiny = TINY_SQ.max(1e-12 * pos.norm_squared());
+                if to_goal.norm_squared() > tiny && to_effector.norm_squared() > tiny {
                     let delta = anim_math::quat::from_to(&to_effector, &to_goal);
                     chain.rotate_world(j, &delta);
                 }

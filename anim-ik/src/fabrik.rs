@@ -15,13 +15,19 @@ const STALL: f32 = 0.9;
 /// The signed turn `θ` about `axis` (parent frame) that, from the `reference` rotation,
 /// points `bone` closest to `desired`: both directions are projected onto the plane normal
 /// to the axis and `θ` is the angle between them, in `(-π, π]`. `None` when either
-/// projection vanishes (the bone lies along the axis, or the goal does).
+/// projection vanishes (the bone lies along the axis, or the goal does, within 1e-4 rad).
 fn hinge_angle(axis: &Unit<Vec3>, reference: &Quat, bone: &Vec3, desired: &Vec3) -> Option<f32> {
     let axis = axis.as_ref();
     let at_zero = reference * bone;
     let a = at_zero - axis * at_zero.dot(axis);
     let b = desired - axis * desired.dot(axis);
-    if a.norm_squared() < TINY_SQ || b.norm_squared() < TINY_SQ {
+    // Relative tests: a projection shorter than 1e-4 of its vector is a direction within
+    // 1e-4 rad of the axis, whose remainder is rounding (any length of bone or goal).
+    if a.norm_squared() <= 1e-8 * at_zero.norm_squared()
+        || b.norm_squared() <= 1e-8 * desired.norm_squared()
+        || a.norm_squared() < TINY_SQ
+        || b.norm_squared() < TINY_SQ
+    {
         return None;
     }
     Some(axis.dot(&a.cross(&b)).atan2(a.dot(&b)))

@@ -292,13 +292,15 @@ impl FootGrounding {
                     let wa = wk.transform_point(&ankle_t);
                     let line = wa - wh.translation;
                     let knee_off = wk.translation - wh.translation;
-                    let pole = if line.norm_squared() > 1e-12 {
+                    let pole = if line.norm_squared() > 1e-12 * knee_off.norm_squared() {
                         let d = line.normalize();
                         knee_off - d * knee_off.dot(&d)
                     } else {
                         knee_off
                     };
-                    let pole = (pole.norm_squared() > 1e-10).then_some(pole);
+                    // A knee within 1e-4 rad of the hip–ankle line (a straight leg) has no
+                    // side of its own: only rounding is left, whatever the leg's size.
+                    let pole = (pole.norm_squared() > 1e-8 * knee_off.norm_squared()).then_some(pole);
                     solve_two_bone(&parent, &mut hip, &mut knee, &ankle_t, &target, pole.as_ref())?;
                     locals[l.leg.hip] = hip;
                     locals[l.leg.knee] = knee;

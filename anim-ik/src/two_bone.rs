@@ -57,82 +57,69 @@ pub fn solve_two_bone(
     let lcb = cb.norm();
     let at = target - a;
     let lat_raw = at.norm();
+    // Every "no direction" test below is relative to the lengths it is about, so a leg in
+    // millimetres or kilometres (or a pole of any length) is treated alike.
+    let scale = lab + lcb;
+    let has_target_dir = lat_raw > 1e-6 * scale && lat_raw > 0.0;
 
     // Trigonometry-free: every angle is carried as (cos, sin) and turned into a quaternion
     // by half-angle formulas, which keeps the solve at a few square roots.
     let mut r_upper = Quat::identity();
     let mut r_middle = Quat::identity();
-    let mut c1 = c;
-    let mut b1 = b;
-    if lab > EPSILON && lcb > EPSILON {
-        let lo = (lab - lcb).abs() + 1e-5 * (lab + lcb);
-        let hi = (lab + lcb) * (1.0 - 1e-5);
+    let mut ac1 = c - a;
+    if lab > 1e-6 * scale && lcb > 1e-6 * scale && scale > 0.0 {
+        let lo = (lab - lcb).abs() + 1e-5 * scale;
+        let hi = scale * (1.0 - 1e-5);
         let lat = lat_raw.clamp(lo.min(hi), hi);
-        let ac = c - a;
-        let lac = ac.norm();
-        // Bend-plane normal; a straight leg takes it from the pole (or any side).
-        let mut axis = ac.cross(&ab);
-        let mut an = axis.norm();
-        let (cos_hip_0, sin_hip_0) = if lac > EPSILON {
-            let inv = 1.0 / (lac * lab);
-            ((ac.dot(&ab) * inv).clamp(-1.0, 1.0), (an * inv).min(1.0))
+        let (u, v) = (ab / lab, cb / lcb);
+        // Bend-plane normal n, exactly orthogonal to the thigh. A bent leg takes it from
+        // its bones; a straight or fully folded one (no plane to working precision) from
+        // the pole, else from any side. The knee turns about n, so whichever way the
+        // normal points the angles below are measured about it, with their sign.
+        let bent = u.cross(&v);
+        let side = if bent.norm_squared() > 1e-10 {
+            bent
         } else {
-            (1.0, 0.0)
+            // |p × u| = |p|·sin(angle): a pole within 1e-4 rad of the leg gives no side.
+            pole.filter(|p| p.cross(&u).norm_squared() > 1e-8 * p.norm_squared())
+                .map_or_else(|| quat::any_orthogonal(&u), |p| p.cross(&u))
         };
-        let inv_ab_cb = 1.0 / (lab * lcb);
-        let cos_knee_0 = (-ab.dot(&cb) * inv_ab_cb).clamp(-1.0, 1.0);
-        let sin_knee_0 = (ab.cross(&cb).norm() * inv_ab_cb).min(1.0);
-        let cos_hip_1 = ((lab * lab + lat * lat - lcb * lcb) / (2.0 * lab * lat)).clamp(-1.0, 1.0);
-        let cos_knee_1 = ((lab * lab + lcb * lcb - lat * lat) * 0.5 * inv_ab_cb).clamp(-1.0, 1.0);
-        let sin_hip_1 = (1.0 - cos_hip_1 * cos_hip_1).max(0.0).sqrt();
-        let sin_knee_1 = (1.0 - cos_knee_1 * cos_knee_1).max(0.0).sqrt();
-        if an * an < 1e-10 * (lab * lab * lab * lab) {
-            let side = pole
-                .copied()
-                .filter(|p| p.cross(&ac).norm_squared() > 1e-12)
-                .unwrap_or_else(|| if ac.norm_squared() > 1e-12 { quat::any_orthogonal(&ac) } else { Vec3::y() });
-            axis = ac.cross(&side);
-            an = axis.norm();
+        let n = side - u * side.dot(&u);
+        let n = n / n.norm();
+        // φ: the signed angle from the thigh's direction to the shin's, about n. The new
+        // one follows from the law of cosines, |a→c|² = lab² + lcb² + 2·lab·lcb·cos φ,
+        // bending the same way as before (a straight leg bends to positive φ).
+        let (cos_0, sin_0) = unit_pair(u.dot(&v), n.dot(&u.cross(&v)));
+        let cos_1 = ((lat * lat - lab * lab - lcb * lcb) / (2.0 * lab * lcb)).clamp(-1.0, 1.0);
+        let sin_1 = (1.0 - cos_1 * cos_1).max(0.0).sqrt().copysign(if sin_0 < 0.0 { -1.0 } else { 1.0 });
+        r_middle = rotation_cos_sin(&n, cos_1 * cos_0 + sin_1 * sin_0, sin_1 * cos_0 - cos_1 * sin_0);
+        // The ankle after the knee turn, from the rotated shin itself (not from the
+        // intended angle), so that rounding in the angles cannot hide a miss.
+        let bent_ac = ab + r_middle * cb;
+        // The hip turns about n so the hip–ankle line keeps its direction (the swing
+        // below then moves it); a fully folded leg of equal bones has no such line.
+        let ac = c - a;
+        let m = (ac.norm_squared() * bent_ac.norm_squared()).sqrt();
+        if m > 1e-10 * scale * scale {
+            let (cos_h, sin_h) = unit_pair(bent_ac.dot(&ac) / m, n.dot(&bent_ac.cross(&ac)) / m);
+            r_upper = rotation_cos_sin(&n, cos_h, sin_h);
         }
-        if an > 1e-10 {
-            let axis = axis * (1.0 / an);
-            // Turn by θ1 − θ0: cos(θ1 − θ0) = c1·c0 + s1·s0, sin(θ1 − θ0) = s1·c0 − c1·s0.
-            let cos_d = cos_hip_1 * cos_hip_0 + sin_hip_1 * sin_hip_0;
-            let sin_d = sin_hip_1 * cos_hip_0 - cos_hip_1 * sin_hip_0;
-            r_upper = rotation_cos_sin(&axis, cos_d, sin_d);
-            r_middle = rotation_cos_sin(
-                &axis,
-                cos_knee_1 * cos_knee_0 + sin_knee_1 * sin_knee_0,
-                sin_knee_1 * cos_knee_0 - cos_knee_1 * sin_knee_0,
-            );
-            // Knee and ankle after both bends, in the bend plane (u along the thigh,
-            // w = axis × u): the thigh turns by θ1 − θ0, and the hip–ankle line lies at
-            // −θ1 from the new thigh. Plane arithmetic instead of quaternion rotations.
-            let u = ab * (1.0 / lab);
-            let w = axis.cross(&u);
-            let u1 = u * cos_d + w * sin_d;
-            let w1 = w * cos_d - u * sin_d;
-            b1 = a + u1 * lab;
-            c1 = a + (u1 * cos_hip_1 - w1 * sin_hip_1) * lat;
-        }
+        ac1 = r_upper * bent_ac;
     }
     // Swing the ankle onto the hip–target line.
-    let ac1 = c1 - a;
-    let mut post = if at.norm_squared() > 1e-12 && ac1.norm_squared() > 1e-12 {
-        anim_math::quat::from_to(&ac1, &at)
-    } else {
-        Quat::identity()
-    };
+    let mut post =
+        if has_target_dir && ac1.norm_squared() > 1e-12 * scale * scale { swing(&ac1, &at) } else { Quat::identity() };
     // Twist about the hip–target line so the knee faces the pole.
     if let Some(p) = pole
-        && at.norm_squared() > 1e-12
+        && has_target_dir
     {
         let axis = at / lat_raw;
-        let knee = post * (b1 - a);
+        let knee = post * (r_upper * ab);
         let k = knee - axis * knee.dot(&axis);
         let q = p - axis * p.dot(&axis);
-        let kq = (k.norm_squared() * q.norm_squared()).sqrt();
-        if kq > 1e-12 {
+        let (k2, q2) = (k.norm_squared(), q.norm_squared());
+        if k2 > 1e-10 * lab * lab && q2 > 1e-8 * p.norm_squared() {
+            let kq = (k2 * q2).sqrt();
             post = rotation_cos_sin(&axis, k.dot(&q) / kq, axis.dot(&k.cross(&q)) / kq) * post;
         }
     }
@@ -142,14 +129,10 @@ pub fn solve_two_bone(
     upper.rotation = renormalize(pr.inverse() * (total * wa.rotation));
     middle.rotation = renormalize(wa.rotation.inverse() * (r_middle * wb.rotation));
 
-    // The swing puts the ankle on the hip–target line and the twist turns about it, so
-    // only the lengths differ.
-    let distance = if at.norm_squared() > 1e-12 && ac1.norm_squared() > 1e-12 {
-        (lat_raw - ac1.norm()).abs()
-    } else {
-        (ac1 - at).norm()
-    };
-    let reached = lat_raw <= lab + lcb && distance <= 1e-3 * (lab + lcb).max(EPSILON);
+    // The true miss: the chain is put together again from what was written.
+    let wa = parent_world.combine(upper);
+    let distance = (wa.combine(middle).transform_point(end) - target).norm();
+    let reached = lat_raw <= scale && distance <= 1e-3 * scale.max(EPSILON);
     Ok(TwoBoneResult { reached, distance })
 }
 
@@ -213,6 +196,26 @@ impl TwoBoneIk {
         locals[self.middle] = middle;
         Ok(r)
     }
+}
+
+/// `(c, s)` scaled to a unit pair (a vanishing pair stays as it is).
+#[inline]
+fn unit_pair(c: f32, s: f32) -> (f32, f32) {
+    let r = (c * c + s * s).sqrt();
+    if r > 1e-20 { (c / r, s / r) } else { (c, s) }
+}
+
+/// The shortest rotation taking the direction of `from` to that of `to` (both non-zero).
+/// Past a right angle it goes through a perpendicular: the one-step half-way formula
+/// loses the angle to cancellation near a half turn (millimetres over a leg).
+fn swing(from: &Vec3, to: &Vec3) -> Quat {
+    if from.dot(to) >= 0.0 {
+        return quat::from_to(from, to);
+    }
+    let f = from.normalize();
+    let mid = to - f * to.dot(&f);
+    let mid = if mid.norm_squared() > 1e-12 * to.norm_squared() { mid } else { quat::any_orthogonal(&f) };
+    quat::from_to(&mid, to) * quat::from_to(from, &mid)
 }
 
 /// The rotation by the angle with cosine `c` and sine `s` about the unit `axis`, from

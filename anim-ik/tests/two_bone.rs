@@ -199,3 +199,114 @@ fn aim_a_joint_of_a_pose() {
         Err(IkError::JointOutOfRange { joint: 99, .. })
     ));
 }
+
+/// A straight leg (knee unbent) with bones of different lengths, in a random orientation.
+fn straight_leg(rng: &mut Rng, folded: bool) -> Leg {
+    let (l1, l2) = loop {
+        let (l1, l2) = (rng.range(0.2, 0.7), rng.range(0.2, 0.7));
+        if (l1 - l2).abs() > 0.02 {
+            break (l1, l2);
+        }
+    };
+    Leg {
+        parent: Transform::new(
+            Vec3::new(rng.range(-1.0, 1.0), rng.range(0.0, 2.0), rng.range(-1.0, 1.0)),
+            Quat::from_euler_angles(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)),
+            Vec3::repeat(1.0),
+        ),
+        upper: Transform::new(
+            Vec3::new(0.1, 0.0, 0.0),
+            Quat::from_euler_angles(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)),
+            Vec3::repeat(1.0),
+        ),
+        middle: Transform::new(Vec3::new(0.0, -l1, 0.0), Quat::identity(), Vec3::repeat(1.0)),
+        end: Vec3::new(0.0, if folded { l2 } else { -l2 }, 0.0),
+    }
+}
+
+/// Straight legs are the degenerate case of the bend plane: every reachable target must be
+/// hit, with or without a pole, and the reported distance must be the true one.
+#[test]
+fn straight_legs_of_unequal_bones_reach_every_reachable_target() {
+    let mut rng = Rng(0x5eed_2bb1);
+    let mut worst: f32 = 0.0;
+    for i in 0..24_000 {
+        let mut leg = straight_leg(&mut rng, i % 2 == 1);
+        let (a, b, c) = leg.positions();
+        let (lab, lcb) = ((b - a).norm(), (c - b).norm());
+        let reach = rng.range((lab - lcb).abs() + 1e-3, lab + lcb - 1e-3);
+        let target = a + rng.dir() * reach;
+        let along = (c - a) * rng.range(0.5, 20.0);
+        let pole = match i % 4 {
+            0 => None,
+            1 => Some(rng.dir()),
+            // A pole along the leg gives no side either.
+            2 => Some(along),
+            // Nor, to working precision, does one a hair off it.
+            _ => Some(along + quat::any_orthogonal(&along) * 10f32.powf(rng.range(-7.0, -2.0))),
+        };
+        let r = leg.solve(&target, pole.as_ref());
+        let (_, _, c2) = leg.positions();
+        let miss = (c2 - target).norm();
+        worst = worst.max(miss);
+        assert!((r.distance - miss).abs() < 1e-6, "case {i}: reported {} but missed by {miss}", r.distance);
+        assert!(r.reached && miss < 2e-5, "case {i}: {r:?}, missed by {miss}");
+    }
+    assert!(worst < 1e-4);
+}
+
+/// A `world_up` of any length that is parallel (to rounding) to the aim direction must not
+/// leak into the frame: the forward axis still hits the target, the frame stays
+/// orthonormal, and long or short but clearly tilted `world_up`s give the same result as
+/// their unit version.
+#[test]
+fn aim_is_independent_of_the_length_of_world_up() {
+    let mut rng = Rng(909);
+    for i in 0..2000 {
+        let parent = Transform::new(
+            Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)),
+            Quat::from_euler_angles(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)),
+            Vec3::repeat(1.0),
+        );
+        let start = Transform::new(
+            Vec3::new(0.0, 0.3, 0.0),
+            Quat::from_euler_angles(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)),
+            Vec3::repeat(1.0),
+        );
+        let (forward, up) = (Vec3::z() * 3.0, Vec3::new(0.1, 0.02, 0.0));
+        let position = parent.transform_point(&start.translation);
+        let target = position + rng.dir() * rng.range(0.5, 5.0);
+        let aim_dir = (target - position).normalize();
+        let length = 10f32.powf(rng.range(-3.0, 4.0));
+        // Parallel or antiparallel to the aim direction, with at most rounding off it.
+        let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+        let parallel_up = aim_dir * (sign * length);
+        let mut head = start;
+        assert!(aim(&parent, &mut head, &target, &forward, &up, &parallel_up).unwrap());
+        let w = parent.combine(&head);
+        let (f, u) = ((w.rotation * forward).normalize(), (w.rotation * up).normalize());
+        assert!(
+            (f - aim_dir).norm() < 1e-4,
+            "case {i}: |world_up| = {length}, forward off by {}",
+            (f - aim_dir).norm()
+        );
+        assert!(f.dot(&u).abs() < 1e-4, "case {i}: frame not orthogonal");
+        // A tilted world_up: its length must not matter.
+        let tilted = (aim_dir + rng.dir() * 0.5) * length;
+        let (mut unit, mut long) = (start, start);
+        aim(&parent, &mut unit, &target, &forward, &up, &tilted.normalize()).unwrap();
+        aim(&parent, &mut long, &target, &forward, &up, &tilted).unwrap();
+        assert!(quat::angle_between(&(unit.rotation * Vec3::y()), &(long.rotation * Vec3::y())) < 1e-3);
+        assert!(quat::angle_between(&(unit.rotation * Vec3::z()), &(long.rotation * Vec3::z())) < 1e-3);
+    }
+    // Axes of any length are accepted, parallel ones of any length are not.
+    let mut j = Transform::IDENTITY;
+    assert!(
+        aim(&Transform::IDENTITY, &mut j, &Vec3::x(), &(Vec3::z() * 1e-4), &(Vec3::y() * 1e-4), &Vec3::y()).unwrap()
+    );
+    assert!(((j.rotation * Vec3::z()) - Vec3::x()).norm() < 1e-5);
+    assert!(matches!(
+        aim(&Transform::IDENTITY, &mut j, &Vec3::x(), &(Vec3::z() * 1e4), &(Vec3::z() * 1e-3), &Vec3::y()),
+        Err(IkError::InvalidSetting { .. })
+    ));
+}
