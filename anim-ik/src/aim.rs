@@ -36,10 +36,10 @@ pub fn aim(
     };
     let position = parent_world.transform_point(&joint.translation);
     let to_target = target - position;
-    // "On the joint" relative to where the two points are: closer than a few ulps of
+    // "On the joint" relative to where the two points are (both finite): closer than a few ulps of
     // their coordinates leaves no direction.
     let lt = to_target.norm();
-    if !(lt > 1e-6 * position.norm().max(target.norm())) {
+    if lt <= 1e-6 * position.norm().max(target.norm()) {
         return Ok(false);
     }
     let current_up = parent_world.rotation * joint.rotation * u;

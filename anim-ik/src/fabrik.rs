@@ -190,8 +190,26 @@ impl FabrikSolver {
         }
     }
 
+    /// Sizes the scratch buffers for chains of up to `joints` joints, so that no solve on
+    /// such a chain allocates (otherwise the first solve that runs the passes does).
+    #[must_use]
+    pub fn with_capacity(mut self, joints: usize) -> Self {
+        self.reserve(joints);
+        self
+    }
+
+    fn reserve(&mut self, joints: usize) {
+        self.positions.reserve(joints.saturating_sub(self.positions.len()));
+        self.saved.reserve(joints.saturating_sub(self.saved.len()));
+        let bones = joints.saturating_sub(1);
+        self.lengths.reserve(bones.saturating_sub(self.lengths.len()));
+        self.dirs.reserve(bones.saturating_sub(self.dirs.len()));
+        self.bends.reserve(bones.saturating_sub(self.bends.len()));
+    }
+
     /// Moves the end effector of `chain` towards `goal` (world space) and writes the
-    /// rotations back into the chain.
+    /// rotations back into the chain. The first call with a chain longer than any before
+    /// sizes the solver's scratch buffers; later ones allocate nothing.
     ///
     /// # Errors
     /// A non-finite goal.
@@ -201,6 +219,8 @@ impl FabrikSolver {
         let n = chain.len();
         let last = n - 1;
         let end_distance = |c: &IkChain| (c.worlds()[last].translation - goal).norm();
+        // Before the early exit, so that a chain that starts on its goal still warms up.
+        self.reserve(n);
         if n == 1 || end_distance(chain) < self.threshold {
             let d = end_distance(chain);
             return Ok(SolveResult { solved: d < self.threshold, iterations: 0, distance: d });

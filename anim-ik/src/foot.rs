@@ -165,7 +165,9 @@ impl FootGrounding {
             legs: states,
             settings,
             globals: vec![Transform::IDENTITY; skeleton.len()],
-            fabrik: FabrikSolver::default(),
+            // Sized for the legs' three-joint chains now, so the first frame that needs
+            // FABRIK (possibly long after start-up) does not allocate.
+            fabrik: FabrikSolver::default().with_capacity(3),
         })
     }
 
