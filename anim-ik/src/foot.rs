@@ -347,7 +347,7 @@ impl FootGrounding {
                     let weight = if above < s.toe_height - 1e-4 { 1.0 } else { l.report.contact };
                     let ankle_above = (ankle_pos - h.point).dot(&n);
                     let along = foot - n * foot.dot(&n);
-                    if along.norm_squared() > 1e-12 && weight > 0.0 {
+                    if along.norm_squared() > 1e-8 * len * len && weight > 0.0 {
                         let c = (s.toe_height - ankle_above).clamp(-0.999 * len, 0.999 * len);
                         let wanted = along.normalize() * (len * len - c * c).sqrt() + n * c;
                         let delta = quat::nlerp(&Quat::identity(), &anim_math::quat::from_to(&foot, &wanted), weight);

@@ -8,9 +8,11 @@ use anim_math::{EPSILON, Quat, Transform, Vec3, quat};
 /// What a two-bone solve did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TwoBoneResult {
-    /// The target was within reach (the end joint now sits on it).
+    /// The target was within reach and the end joint now sits on it (within 1e-3 of the
+    /// chain's length).
     pub reached: bool,
-    /// Distance from the end joint to the target after the solve.
+    /// Distance from the end joint to the target after the solve, measured on the chain
+    /// put together again from the rotations written (not predicted from the angles).
     pub distance: f32,
 }
 
@@ -23,14 +25,18 @@ pub struct TwoBoneResult {
 ///
 /// 1. the knee angle is set so the hip–ankle distance equals the (clamped) hip–target
 ///    distance, both joints turning about the normal of the current bend plane (the knee
-///    keeps bending the way it bent);
+///    keeps bending the way it bent, and the hip keeps the hip–ankle direction). A
+///    straight or fully folded leg has no bend plane: it bends about the plane of the thigh
+///    and the `pole`, or about any axis across the thigh without a usable pole;
 /// 2. the hip turns the ankle onto the hip–target line;
 /// 3. with a `pole` (a world direction), the hip twists about the hip–target line so the
 ///    knee points towards the pole.
 ///
 /// An unreachable target straightens the leg towards it (`reached = false`); a target
 /// closer than `|upper − lower|` folds it as far as the lengths allow. Zero-length bones
-/// and a target on the hip only skip the steps that have no direction. Allocates nothing.
+/// and a target on the hip only skip the steps that have no direction. "No direction" is
+/// judged relative to the lengths involved (a pole of any length, a leg of any size).
+/// Allocates nothing.
 ///
 /// # Errors
 /// A non-finite target or pole.

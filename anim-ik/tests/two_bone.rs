@@ -310,3 +310,23 @@ fn aim_is_independent_of_the_length_of_world_up() {
         Err(IkError::InvalidSetting { .. })
     ));
 }
+
+/// Targets almost straight behind the ankle (as seen from the hip) need a swing of nearly
+/// a half turn, where a one-step half-way quaternion loses the angle to cancellation.
+#[test]
+fn targets_behind_the_ankle_are_reached() {
+    let mut rng = Rng(0xbac4);
+    for i in 0..5000 {
+        let mut leg = if i % 2 == 0 { Leg::random(&mut rng) } else { straight_leg(&mut rng, false) };
+        let (a, b, c) = leg.positions();
+        let (lab, lcb) = ((b - a).norm(), (c - b).norm());
+        let behind = -(c - a).normalize();
+        let off = quat::any_orthogonal(&behind) * 10f32.powf(rng.range(-6.0, -2.0));
+        let target = a + (behind + off).normalize() * rng.range((lab - lcb).abs() + 1e-3, lab + lcb - 1e-3);
+        let pole = if i % 3 == 0 { None } else { Some(rng.dir()) };
+        let r = leg.solve(&target, pole.as_ref());
+        let miss = (leg.positions().2 - target).norm();
+        assert!(r.reached && miss < 2e-5, "case {i}: {r:?}, missed by {miss}");
+        assert!((r.distance - miss).abs() < 1e-6);
+    }
+}
