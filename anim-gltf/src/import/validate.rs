@@ -72,9 +72,10 @@ fn le32(b: &[u8], at: usize) -> Option<usize> {
     b.get(at..at + 4).map(|x| u32::from_le_bytes([x[0], x[1], x[2], x[3]]) as usize)
 }
 
-/// The JSON chunk of a GLB container whose header and chunk lengths agree with the data.
+/// The JSON chunk of a GLB container whose header and chunk lengths agree with the data;
+/// a container that breaks the GLB layout is a [`GltfError::Syntax`] error.
 fn glb_json(bytes: &[u8]) -> Result<&[u8], GltfError> {
-    let header = |code: &str, m: String| issue("GLB header", code, m);
+    let header = |code: &str, m: String| GltfError::Syntax(format!("GLB header: {code}: {m}"));
     let version = le32(bytes, 4).ok_or_else(|| header("GLB_UNEXPECTED_END_OF_HEADER", "truncated".into()))?;
     let length = le32(bytes, 8).ok_or_else(|| header("GLB_UNEXPECTED_END_OF_HEADER", "truncated".into()))?;
     if version != 2 {
@@ -86,7 +87,7 @@ fn glb_json(bytes: &[u8]) -> Result<&[u8], GltfError> {
             format!("declared length {length} does not match the actual length {}", bytes.len()),
         ));
     }
-    let chunk = |code: &str, m: String| issue("GLB chunk 0", code, m);
+    let chunk = |code: &str, m: String| GltfError::Syntax(format!("GLB chunk 0: {code}: {m}"));
     let json_len = le32(bytes, 12).ok_or_else(|| chunk("GLB_UNEXPECTED_END_OF_CHUNK_HEADER", "truncated".into()))?;
     if bytes.get(16..20) != Some(b"JSON".as_slice()) {
         return Err(chunk("GLB_UNEXPECTED_FIRST_CHUNK", "the first chunk is not JSON".into()));
@@ -101,16 +102,20 @@ fn glb_json(bytes: &[u8]) -> Result<&[u8], GltfError> {
     while at < bytes.len() {
         let len = le32(bytes, at)
             .filter(|_| at + 8 <= bytes.len())
-            .ok_or_else(|| issue(format!("GLB chunk {k}"), "GLB_UNEXPECTED_END_OF_CHUNK_HEADER", "truncated"))?;
+            .ok_or_else(|| glb_chunk(k, "GLB_UNEXPECTED_END_OF_CHUNK_HEADER", "truncated"))?;
         if !len.is_multiple_of(4) {
-            return Err(issue(format!("GLB chunk {k}"), "GLB_CHUNK_LENGTH_UNALIGNED", format!("length {len}")));
+            return Err(glb_chunk(k, "GLB_CHUNK_LENGTH_UNALIGNED", format!("length {len}")));
         }
         at = (at + 8).checked_add(len).filter(|&e| e <= bytes.len()).ok_or_else(|| {
-            issue(format!("GLB chunk {k}"), "GLB_CHUNK_TOO_BIG", format!("length {len} exceeds the file"))
+            glb_chunk(k, "GLB_CHUNK_TOO_BIG", format!("length {len} exceeds the file"))
         })?;
         k += 1;
     }
     Ok(&bytes[20..end])
+}
+
+fn glb_chunk(k: usize, code: &str, m: impl std::fmt::Display) -> GltfError {
+    GltfError::Syntax(format!("GLB chunk {k}: {code}: {m}"))
 }
 
 /// Parses "major.minor".
