@@ -98,7 +98,9 @@ pub enum GltfError {
     },
     /// Decoding the document would need more memory than [`crate::LoadOptions::memory_budget`]
     /// allows; nothing was allocated for the element at fault.
-    #[error("{path}: needs {needed} more bytes, which exceeds the memory budget of {budget} bytes ({used} already used)")]
+    #[error(
+        "{path}: needs {needed} more bytes, which exceeds the memory budget of {budget} bytes ({used} already used)"
+    )]
     Budget {
         /// Element at fault (`accessors[i]`, `buffers[i]`, or the use naming it).
         path: String,

@@ -56,7 +56,12 @@ pub(crate) fn read_document(path: &Path, budget: usize) -> Result<Vec<u8>, GltfE
     let io = |source| GltfError::Io { file: path.to_owned(), source };
     let (file, len) = open_regular(path).map_err(io)?;
     if len > budget as u64 {
-        return Err(GltfError::Budget { path: path.display().to_string(), needed: len, used: 0, budget: budget as u64 });
+        return Err(GltfError::Budget {
+            path: path.display().to_string(),
+            needed: len,
+            used: 0,
+            budget: budget as u64,
+        });
     }
     let mut bytes = Vec::with_capacity(len as usize);
     file.take(len).read_to_end(&mut bytes).map_err(io)?;
@@ -156,19 +161,23 @@ fn resolve_uri(uri: &str, base: Option<&Path>, options: &LoadOptions) -> Result<
     if decoded.starts_with('/') || decoded.starts_with('\\') || rel.is_absolute() || rel.has_root() {
         return Err("is an absolute path; only paths relative to the document are read".into());
     }
-    // Lexically, `..` may not climb above the document's folder.
+    // Lexically, `..` may not climb above the document's folder, unless the caller allows
+    // other roots (then only the resolved path below decides).
     let mut depth = 0usize;
     for c in rel.components() {
         match c {
             Component::Normal(_) => depth += 1,
             Component::CurDir => {}
-            Component::ParentDir => {
-                depth = depth.checked_sub(1).ok_or("leads outside the document's folder")?;
-            }
+            Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None if options.allowed_roots.is_empty() => return Err("leads outside the document's folder".into()),
+                None => {}
+            },
             Component::RootDir | Component::Prefix(_) => return Err("is an absolute path".into()),
         }
     }
-    let base = base.ok_or("refers to an external file, but the document was loaded from bytes without a base folder")?;
+    let base =
+        base.ok_or("refers to an external file, but the document was loaded from bytes without a base folder")?;
     let file = std::fs::canonicalize(base.join(rel)).map_err(|e| format!("cannot be opened: {e}"))?;
     let mut roots = vec![base.to_owned()];
     roots.extend(options.allowed_roots.iter().cloned());

@@ -106,9 +106,10 @@ fn glb_json(bytes: &[u8]) -> Result<&[u8], GltfError> {
         if !len.is_multiple_of(4) {
             return Err(glb_chunk(k, "GLB_CHUNK_LENGTH_UNALIGNED", format!("length {len}")));
         }
-        at = (at + 8).checked_add(len).filter(|&e| e <= bytes.len()).ok_or_else(|| {
-            glb_chunk(k, "GLB_CHUNK_TOO_BIG", format!("length {len} exceeds the file"))
-        })?;
+        at = (at + 8)
+            .checked_add(len)
+            .filter(|&e| e <= bytes.len())
+            .ok_or_else(|| glb_chunk(k, "GLB_CHUNK_TOO_BIG", format!("length {len} exceeds the file")))?;
         k += 1;
     }
     Ok(&bytes[20..end])
@@ -160,7 +161,10 @@ fn raw_json(v: &serde_json::Value) -> Result<(), GltfError> {
         if m > (2, 0) {
             return Err(GltfError::Unsupported {
                 path: "asset.minVersion".into(),
-                message: format!("UNKNOWN_ASSET_MINOR_VERSION: the file requires glTF {}.{}; 2.0 is supported", m.0, m.1),
+                message: format!(
+                    "UNKNOWN_ASSET_MINOR_VERSION: the file requires glTF {}.{}; 2.0 is supported",
+                    m.0, m.1
+                ),
             });
         }
     }
@@ -218,7 +222,11 @@ fn raw_json(v: &serde_json::Value) -> Result<(), GltfError> {
     for (mi, mesh) in arr("meshes").iter().enumerate() {
         let prims = mesh.get("primitives").and_then(Value::as_array);
         let Some(prims) = prims.filter(|p| !p.is_empty()) else {
-            return Err(issue(format!("meshes[{mi}].primitives"), "EMPTY_ENTITY", "a mesh needs at least one primitive"));
+            return Err(issue(
+                format!("meshes[{mi}].primitives"),
+                "EMPTY_ENTITY",
+                "a mesh needs at least one primitive",
+            ));
         };
         for (pi, prim) in prims.iter().enumerate() {
             let Some(attrs) = prim.get("attributes").and_then(Value::as_object) else { continue };
@@ -285,12 +293,8 @@ pub(super) fn precheck(root: &gltf::json::Root) -> Result<(), GltfError> {
         }
         if let Some(s) = &a.sparse {
             valid(&s.indices.component_type, || format!("{}.sparse.indices.componentType", p()))?;
-            index(s.indices.buffer_view.value(), views, "bufferView", || {
-                format!("{}.sparse.indices.bufferView", p())
-            })?;
-            index(s.values.buffer_view.value(), views, "bufferView", || {
-                format!("{}.sparse.values.bufferView", p())
-            })?;
+            index(s.indices.buffer_view.value(), views, "bufferView", || format!("{}.sparse.indices.bufferView", p()))?;
+            index(s.values.buffer_view.value(), views, "bufferView", || format!("{}.sparse.values.bufferView", p()))?;
         }
     }
     for (i, v) in root.buffer_views.iter().enumerate() {
@@ -331,7 +335,8 @@ pub(super) fn precheck(root: &gltf::json::Root) -> Result<(), GltfError> {
             }
             valid(&prim.mode, || format!("{}.mode", p()))?;
             for (t, target) in prim.targets.iter().flatten().enumerate() {
-                for (name, a) in [("POSITION", target.positions), ("NORMAL", target.normals), ("TANGENT", target.tangents)]
+                for (name, a) in
+                    [("POSITION", target.positions), ("NORMAL", target.normals), ("TANGENT", target.tangents)]
                 {
                     if let Some(a) = a {
                         index(a.value(), accessors, "accessor", || format!("{}.targets[{t}].{name}", p()))?;
