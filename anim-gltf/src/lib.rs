@@ -33,8 +33,33 @@
 //!   after checking type, count and bounds so that bad input is an error, not a panic.
 //!   Integer positions, normals and texture coordinates (`KHR_mesh_quantization`) are
 //!   decoded with glTF's normalization rules. Files requiring Draco or meshopt compression
-//!   are refused; schema problems confined to materials, textures, images, samplers or
-//!   cameras (never read here) and unknown required extensions become warnings.
+//!   are refused; problems confined to materials, textures, images, samplers or cameras
+//!   (never read here), a primitive's `material` or a node's `camera` index out of range
+//!   included, and unknown required extensions become warnings: all material problems are
+//!   the same class.
+//! - **Validation.** What the Khronos glTF-Validator reports as an error in the parts that
+//!   are read is an error here, with the validator's issue code in the message
+//!   (`GLB_LENGTH_MISMATCH`, `UNKNOWN_ASSET_MAJOR_VERSION`, `UNDEFINED_PROPERTY`,
+//!   `ACCESSOR_NORMALIZED_INVALID`, `NODE_MATRIX_TRS`, `NODE_MATRIX_NON_TRS`,
+//!   `MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY`, `VALUE_NOT_IN_LIST`,
+//!   `UNRESOLVED_REFERENCE`, …) and the JSON path of the element at fault.
+//!
+//! # Untrusted files
+//! [`load`] and [`load_from_bytes`] are safe defaults for hostile input; [`load_with`] and
+//! [`load_from_bytes_with`] take [`LoadOptions`]:
+//!
+//! - **What is read.** The document itself, and external buffers named by relative URIs:
+//!   percent-decoded, resolved (`..` and symbolic links included) only inside the
+//!   document's folder or an [`LoadOptions::allowed_roots`] folder; absolute paths and URI
+//!   schemes other than `data:` are refused. Only regular files are opened (no devices,
+//!   FIFOs or sockets), and at most `byteLength` bytes are read; a shorter file is an
+//!   error. Images are never read.
+//! - **Memory.** Buffers and decoded accessor data are charged to
+//!   [`LoadOptions::memory_budget`] ([`DEFAULT_MEMORY_BUDGET`], 1 GiB) before they are
+//!   allocated, so a small file declaring huge accessors fails with [`GltfError::Budget`]
+//!   naming the element. Every pass is linear in the input and none recurses over the
+//!   node hierarchy (a 65,000-deep chain loads); JSON nesting is limited by the parser.
+//! - **Messages.** Errors name JSON paths and never quote buffer contents.
 //!
 //! # Skinning
 //! [`Model::skin_instance`] is the one place where a mesh instance is posed on the CPU:

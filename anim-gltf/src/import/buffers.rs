@@ -38,7 +38,7 @@ impl Buffers {
 }
 
 fn charge(used: &Cell<u64>, budget: u64, path: &str, count: u64, elem: u64) -> Result<(), GltfError> {
-    let needed = count.checked_mul(elem).unwrap_or(u64::MAX);
+    let needed = count.saturating_mul(elem);
     match used.get().checked_add(needed).filter(|&t| t <= budget) {
         Some(total) => {
             used.set(total);

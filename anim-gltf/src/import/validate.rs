@@ -270,13 +270,16 @@ fn raw_json(v: &serde_json::Value) -> Result<(), GltfError> {
 pub(super) fn precheck(root: &gltf::json::Root) -> Result<(), GltfError> {
     use gltf::json::validation::Checked;
     fn valid<T>(c: &Checked<T>, path: impl FnOnce() -> String) -> Result<(), GltfError> {
+        valid_as(c, "VALUE_NOT_IN_LIST", path)
+    }
+    fn valid_as<T>(c: &Checked<T>, code: &str, path: impl FnOnce() -> String) -> Result<(), GltfError> {
         match c {
             Checked::Valid(_) => Ok(()),
-            Checked::Invalid => Err(issue(path(), "VALUE_NOT_IN_LIST", "not one of the values glTF 2.0 allows")),
+            Checked::Invalid => Err(issue(path(), code, "not one of the values glTF 2.0 allows")),
         }
     }
     fn index(i: usize, len: usize, what: &str, path: impl FnOnce() -> String) -> Result<(), GltfError> {
-        if (i as usize) < len {
+        if i < len {
             Ok(())
         } else {
             Err(issue(path(), "UNRESOLVED_REFERENCE", format!("{what} {i} does not exist ({len} {what}s)")))
@@ -333,7 +336,7 @@ pub(super) fn precheck(root: &gltf::json::Root) -> Result<(), GltfError> {
             if let Some(a) = prim.indices {
                 index(a.value(), accessors, "accessor", || format!("{}.indices", p()))?;
             }
-            valid(&prim.mode, || format!("{}.mode", p()))?;
+            valid_as(&prim.mode, "VALUE_NOT_IN_RANGE", || format!("{}.mode", p()))?;
             for (t, target) in prim.targets.iter().flatten().enumerate() {
                 for (name, a) in
                     [("POSITION", target.positions), ("NORMAL", target.normals), ("TANGENT", target.tangents)]
