@@ -404,6 +404,26 @@ fn declared_sizes_are_charged_to_the_budget_before_allocation() {
 }
 
 #[test]
+fn many_skins_over_many_nodes_are_charged_to_the_budget() {
+    // Each skin gets a bind pose over every node: 2,000 skins × 20,000 nodes from a file
+    // of about 100 KB would be gigabytes.
+    let mut v = doc(&Data::default());
+    let nodes = v["nodes"].as_array_mut().unwrap();
+    nodes.extend(std::iter::repeat_n(json!({}), 20_000));
+    let skins = v["skins"].as_array_mut().unwrap();
+    skins.extend(std::iter::repeat_n(json!({"joints": [3]}), 2_000));
+    let bytes = serde_json::to_vec(&v).unwrap();
+    assert!(bytes.len() < 200_000);
+    let e = load_from_bytes(&bytes, None).unwrap_err();
+    assert!(matches!(e, GltfError::Budget { .. }), "{e}");
+    assert!(e.path().unwrap().starts_with("skins["), "{e}");
+    // With a tenth of the skins it fits.
+    v["skins"].as_array_mut().unwrap().truncate(200);
+    let m = load_from_bytes(&serde_json::to_vec(&v).unwrap(), None).unwrap();
+    assert_eq!(m.skins.len(), 200);
+}
+
+#[test]
 fn a_65000_deep_node_chain_loads_without_recursion() {
     const N: usize = 65_000;
     let mut v = doc(&Data::default());

@@ -135,6 +135,10 @@ impl Importer<'_> {
             .expect("rest pose and buffer have the skeleton's length");
         for skin in self.doc.skins() {
             let spath = format!("skins[{}]", skin.index());
+            // Each skin keeps a bind pose over the whole skeleton and builds it from world
+            // matrices: skins × nodes, so charged to the budget first.
+            let per_joint = std::mem::size_of::<Mat4>() + std::mem::size_of::<Transform>() + 16;
+            self.buffers.charge(&spath, skeleton.len() as u64, per_joint as u64)?;
             let joints: Vec<usize> =
                 skin.joints().map(|n| skeleton.from_source_index(n.index()).expect("node is a joint")).collect();
             if joints.is_empty() {
