@@ -216,6 +216,25 @@ fn no_single_value_mutation_panics() {
     assert!(loaded > 0 && loaded < all.len() * hostile.len(), "{loaded}");
 }
 
+/// Bytes of a GLB's header, chunk headers and the start of its JSON replaced in turn: no
+/// panic, whatever the container says.
+#[test]
+fn no_glb_header_mutation_panics() {
+    let good = glb(&doc(&Data::default()));
+    let mut failed = 0;
+    for i in 0..good.len().min(200) {
+        for f in [|_: u8| 0u8, |_: u8| 0xFF, |b: u8| b ^ 0x80, |b: u8| b.wrapping_add(1)] {
+            let mut b = good.clone();
+            b[i] = f(b[i]);
+            match std::panic::catch_unwind(|| load_from_bytes(&b, None).map(|_| ())) {
+                Ok(r) => failed += usize::from(r.is_err()),
+                Err(_) => panic!("byte {i} changed to {:#x} panicked", b[i]),
+            }
+        }
+    }
+    assert!(failed > 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. Buffer URIs stay inside the model's folder; only regular files, at most byteLength.
 
