@@ -60,8 +60,18 @@ pub enum GltfError {
         /// Which value ("translation", "key time 3", "inverse bind matrix 2", …).
         what: String,
     },
+    /// A finite value that cannot be used: a zero-length (not normalizable) quaternion, a
+    /// matrix that is not a TRS transform.
+    #[error("{path}: {what}")]
+    Degenerate {
+        /// Element at fault.
+        path: String,
+        /// What is wrong with it.
+        what: String,
+    },
     /// Animation key times are not strictly increasing.
-    #[error("{path}: key time {index} ({time}) is not greater than the previous key time")]
+    /// (The message leaves the time out: error messages never quote buffer contents.)
+    #[error("{path}: key time {index} is not greater than the previous key time")]
     KeysNotIncreasing {
         /// The sampler input accessor at fault.
         path: String,
@@ -86,6 +96,21 @@ pub enum GltfError {
         /// What is not supported.
         message: String,
     },
+    /// Decoding the document would need more memory than [`crate::LoadOptions::memory_budget`]
+    /// allows; nothing was allocated for the element at fault.
+    #[error(
+        "{path}: needs {needed} more bytes, which exceeds the memory budget of {budget} bytes ({used} already used)"
+    )]
+    Budget {
+        /// Element at fault (`accessors[i]`, `buffers[i]`, or the use naming it).
+        path: String,
+        /// Bytes this element needs.
+        needed: u64,
+        /// Bytes already charged to the budget.
+        used: u64,
+        /// The budget.
+        budget: u64,
+    },
     /// A caller-side argument is wrong (buffer lengths, an instance index, …).
     #[error("{0}")]
     Argument(String),
@@ -103,9 +128,11 @@ impl GltfError {
             | GltfError::Accessor { path, .. }
             | GltfError::JointOutOfRange { path, .. }
             | GltfError::NonFinite { path, .. }
+            | GltfError::Degenerate { path, .. }
             | GltfError::KeysNotIncreasing { path, .. }
             | GltfError::Hierarchy { path, .. }
-            | GltfError::Unsupported { path, .. } => Some(path),
+            | GltfError::Unsupported { path, .. }
+            | GltfError::Budget { path, .. } => Some(path),
             _ => None,
         }
     }

@@ -33,8 +33,33 @@
 //!   after checking type, count and bounds so that bad input is an error, not a panic.
 //!   Integer positions, normals and texture coordinates (`KHR_mesh_quantization`) are
 //!   decoded with glTF's normalization rules. Files requiring Draco or meshopt compression
-//!   are refused; schema problems confined to materials, textures, images, samplers or
-//!   cameras (never read here) and unknown required extensions become warnings.
+//!   are refused; problems confined to materials, textures, images, samplers or cameras
+//!   (never read here), a primitive's `material` or a node's `camera` index out of range
+//!   included, and unknown required extensions become warnings: all material problems are
+//!   the same class.
+//! - **Validation.** What the Khronos glTF-Validator reports as an error in the parts that
+//!   are read is an error here, with the validator's issue code in the message
+//!   (`GLB_LENGTH_MISMATCH`, `UNKNOWN_ASSET_MAJOR_VERSION`, `UNDEFINED_PROPERTY`,
+//!   `ACCESSOR_NORMALIZED_INVALID`, `NODE_MATRIX_TRS`, `NODE_MATRIX_NON_TRS`,
+//!   `MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY`, `VALUE_NOT_IN_LIST`,
+//!   `UNRESOLVED_REFERENCE`, …) and the JSON path of the element at fault.
+//!
+//! # Untrusted files
+//! [`load`] and [`load_from_bytes`] are safe defaults for hostile input; [`load_with`] and
+//! [`load_from_bytes_with`] take [`LoadOptions`]:
+//!
+//! - **What is read.** The document itself, and external buffers named by relative URIs:
+//!   percent-decoded, resolved (`..` and symbolic links included) only inside the
+//!   document's folder or an [`LoadOptions::allowed_roots`] folder; absolute paths and URI
+//!   schemes other than `data:` are refused. Only regular files are opened (no devices,
+//!   FIFOs or sockets), and at most `byteLength` bytes are read; a shorter file is an
+//!   error. Images are never read.
+//! - **Memory.** Buffers and decoded accessor data are charged to
+//!   [`LoadOptions::memory_budget`] ([`DEFAULT_MEMORY_BUDGET`], 1 GiB) before they are
+//!   allocated, so a small file declaring huge accessors fails with [`GltfError::Budget`]
+//!   naming the element. Every pass is linear in the input and none recurses over the
+//!   node hierarchy (a 65,000-deep chain loads); JSON nesting is limited by the parser.
+//! - **Messages.** Errors name JSON paths and never quote buffer contents.
 //!
 //! # Skinning
 //! [`Model::skin_instance`] is the one place where a mesh instance is posed on the CPU:
@@ -59,7 +84,7 @@ pub use skinning::SkinScratch;
 
 use anim_core::{Clip, Interpolation, Mesh, Pose, Skeleton, Skin, TimePolicy};
 use anim_math::Mat4;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Key of the scalar-curve list in an animation's `extras`:
 /// `{"animScalarCurves": [{"name": "foot_contact_l", "interpolation": "STEP", "times": [..], "values": [..]}]}`
@@ -166,24 +191,72 @@ pub struct Model {
     pub warnings: Vec<String>,
 }
 
-/// Loads a `.gltf` or `.glb` file; external buffers are found next to it.
+/// Loads a `.gltf` or `.glb` file with the safe defaults of [`LoadOptions::default`]:
+/// external buffers are read only from the file's own folder (and its subfolders), and
+/// decoded data is limited to [`DEFAULT_MEMORY_BUDGET`].
 ///
 /// # Errors
 /// The file cannot be read, or any [`GltfError`] of [`load_from_bytes`].
 pub fn load(path: impl AsRef<Path>) -> Result<Model, GltfError> {
-    let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| GltfError::Io { file: path.to_owned(), source })?;
-    let base = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
-    load_from_bytes(&bytes, base)
+    load_with(path, &LoadOptions::default())
 }
 
-/// Loads a glTF JSON document or a GLB container from memory. `base_dir` is where relative
-/// buffer URIs are looked up; without it only `data:` URIs and the GLB chunk can be used.
+/// Loads a `.gltf` or `.glb` file with explicit [`LoadOptions`] (more folders to read
+/// buffers from, another memory budget). The file itself must be a regular file no larger
+/// than the budget.
+///
+/// # Errors
+/// The file cannot be read, or any [`GltfError`] of [`load_from_bytes`].
+pub fn load_with(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Model, GltfError> {
+    let path = path.as_ref();
+    let bytes = import::read_document(path, options.memory_budget)?;
+    let base = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+    load_from_bytes_with(&bytes, base, options)
+}
+
+/// Loads a glTF JSON document or a GLB container from memory, with the safe defaults of
+/// [`LoadOptions::default`]. `base_dir` is the folder relative buffer URIs are resolved in
+/// (they may not leave it); without it only `data:` URIs and the GLB chunk can be used.
 ///
 /// # Errors
 /// Malformed input of any kind, with the element at fault named (see [`GltfError`]).
 pub fn load_from_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model, GltfError> {
-    import::load_bytes(bytes, base_dir)
+    load_from_bytes_with(bytes, base_dir, &LoadOptions::default())
+}
+
+/// [`load_from_bytes`] with explicit [`LoadOptions`].
+///
+/// # Errors
+/// Malformed input of any kind, with the element at fault named (see [`GltfError`]).
+pub fn load_from_bytes_with(bytes: &[u8], base_dir: Option<&Path>, options: &LoadOptions) -> Result<Model, GltfError> {
+    import::load_bytes(bytes, base_dir, options)
+}
+
+/// The default of [`LoadOptions::memory_budget`]: 1 GiB.
+pub const DEFAULT_MEMORY_BUDGET: usize = 1 << 30;
+
+/// How [`load_with`] and [`load_from_bytes_with`] treat untrusted input.
+///
+/// The defaults ([`load`], [`load_from_bytes`]) are safe for hostile files: buffer URIs are
+/// resolved only inside the document's folder, only regular files are read (at most their
+/// declared `byteLength`), and decoded data is limited to [`DEFAULT_MEMORY_BUDGET`].
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// Folders, besides the document's own, that external buffer URIs may resolve into
+    /// (after percent-decoding, `..` and symbolic links are resolved). Relative URIs are
+    /// still resolved against the document's folder; a trusted caller lists here the shared
+    /// folders such a URI may lead to (`../shared/anim.bin`). Empty by default.
+    pub allowed_roots: Vec<PathBuf>,
+    /// The most bytes the import may allocate for buffers and decoded accessor data,
+    /// summed over the document; checked before anything is allocated, so a small file
+    /// that declares huge accessors is refused with [`GltfError::Budget`].
+    pub memory_budget: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { allowed_roots: Vec::new(), memory_budget: DEFAULT_MEMORY_BUDGET }
+    }
 }
 
 impl Model {

@@ -166,11 +166,11 @@ fn non_finite_numbers() {
     v["nodes"][2]["translation"] = json!([1e39, 0.0, 0.0]);
     let e = err(&v);
     assert!(matches!(e, GltfError::NonFinite { .. }), "{e}");
-    assert_eq!(e.path(), Some("nodes[2]"));
+    assert_eq!(e.path(), Some("nodes[2].translation"));
 
     let mut v = doc(&Data::default());
     v["nodes"][1]["matrix"] = json!([1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1e39, 0.0, 1.0]);
-    assert_eq!(err(&v).path(), Some("nodes[1]"));
+    assert_eq!(err(&v).path(), Some("nodes[1].matrix"));
 
     let mut d = Data::default();
     d.times[1] = f32::NAN;

@@ -23,6 +23,7 @@ impl Importer<'_> {
             let name = anim.name().unwrap_or("").to_owned();
             let mut tracks: Vec<JointTracks> = Vec::new();
             let mut seen = std::collections::HashMap::new();
+            let mut slots = std::collections::HashMap::new();
             let mut channels = Vec::new();
             for ch in anim.channels() {
                 let cpath = format!("animations[{a}].channels[{}]", ch.index());
@@ -99,13 +100,11 @@ impl Importer<'_> {
                     }
                 }
                 let joint = skeleton.from_source_index(node).expect("node is a joint");
-                let slot = match tracks.iter().position(|t| t.joint == joint) {
-                    Some(s) => s,
-                    None => {
-                        tracks.push(JointTracks::new(joint));
-                        tracks.len() - 1
-                    }
-                };
+                // A map, not a search of `tracks`: linear in the channel count.
+                let slot = *slots.entry(joint).or_insert_with(|| {
+                    tracks.push(JointTracks::new(joint));
+                    tracks.len() - 1
+                });
                 let track_err = |e: TrackError| match e {
                     TrackError::NonFiniteValue { index } => {
                         GltfError::NonFinite { path: opath.clone(), what: format!("value {index}") }

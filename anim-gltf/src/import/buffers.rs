@@ -3,72 +3,193 @@
 //! types the `gltf` crate's typed readers do not cover.
 
 use super::MAX_ACCESSOR_COUNT;
-use crate::GltfError;
+use crate::{GltfError, LoadOptions};
 use gltf::accessor::{DataType, Dimensions};
-use std::path::Path;
+use std::cell::Cell;
+use std::fs::File;
+use std::io::Read;
+use std::ops::Deref;
+use std::path::{Component, Path, PathBuf};
+
+// ---------------------------------------------------------------------------------------------
+// Budget
+
+/// The document's buffers, with the memory budget that every buffer and every decoded
+/// accessor is charged to before it is allocated. Dereferences to the buffer data.
+pub(super) struct Buffers {
+    data: Vec<Vec<u8>>,
+    used: Cell<u64>,
+    budget: u64,
+}
+
+impl Deref for Buffers {
+    type Target = [Vec<u8>];
+    fn deref(&self) -> &[Vec<u8>] {
+        &self.data
+    }
+}
+
+impl Buffers {
+    /// Charges `bytes` (a count times an element size, multiplied with checked arithmetic
+    /// by the caller or here) to the budget, or fails naming `path`.
+    pub(super) fn charge(&self, path: &str, count: u64, elem: u64) -> Result<(), GltfError> {
+        charge(&self.used, self.budget, path, count, elem)
+    }
+}
+
+fn charge(used: &Cell<u64>, budget: u64, path: &str, count: u64, elem: u64) -> Result<(), GltfError> {
+    let needed = count.saturating_mul(elem);
+    match used.get().checked_add(needed).filter(|&t| t <= budget) {
+        Some(total) => {
+            used.set(total);
+            Ok(())
+        }
+        None => Err(GltfError::Budget { path: path.into(), needed, used: used.get(), budget }),
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Buffers
 
+/// Reads the document file itself: a regular file, at most `budget` bytes.
+pub(crate) fn read_document(path: &Path, budget: usize) -> Result<Vec<u8>, GltfError> {
+    let io = |source| GltfError::Io { file: path.to_owned(), source };
+    let (file, len) = open_regular(path).map_err(io)?;
+    if len > budget as u64 {
+        return Err(GltfError::Budget {
+            path: path.display().to_string(),
+            needed: len,
+            used: 0,
+            budget: budget as u64,
+        });
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(len).read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes)
+}
+
+/// Opens `path` for reading if it is a regular file, and gives its length. The path is
+/// checked before opening (opening a FIFO would block) and the opened handle again after
+/// (the path may have been replaced in between).
+fn open_regular(path: &Path) -> std::io::Result<(File, u64)> {
+    let not_regular = || std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    Ok((file, meta.len()))
+}
+
 /// Loads every buffer of the document: the GLB binary chunk, a `data:` URI or a file
-/// next to the document, each at least as long as its `byteLength`.
+/// inside the document's folder (or an allowed root), each at least as long as its
+/// `byteLength`, every one charged to the memory budget before it is read.
 pub(super) fn load_buffers(
     doc: &gltf::Document,
     blob: Option<Vec<u8>>,
     base: Option<&Path>,
-) -> Result<Vec<Vec<u8>>, GltfError> {
+    options: &LoadOptions,
+) -> Result<Buffers, GltfError> {
+    let used = Cell::new(0u64);
+    let budget = options.memory_budget as u64;
     let mut blob = blob;
     let mut out = Vec::new();
     for buffer in doc.buffers() {
         let path = format!("buffers[{}]", buffer.index());
+        let length = buffer.length();
+        charge(&used, budget, &path, length as u64, 1)?;
         let data = match buffer.source() {
             gltf::buffer::Source::Bin => blob.take().ok_or_else(|| GltfError::Buffer {
                 path: path.clone(),
                 message: "refers to the GLB binary chunk, which is missing".into(),
             })?,
-            gltf::buffer::Source::Uri(uri) => read_uri(uri, base, &path)?,
+            gltf::buffer::Source::Uri(uri) => read_uri(uri, base, options, length, &path)?,
         };
-        if data.len() < buffer.length() {
+        if data.len() < length {
             return Err(GltfError::Buffer {
                 path,
-                message: format!("byteLength is {} but only {} bytes are available", buffer.length(), data.len()),
+                message: format!("byteLength is {length} but only {} bytes are available", data.len()),
             });
         }
         out.push(data);
     }
-    Ok(out)
+    Ok(Buffers { data: out, used, budget })
 }
 
-fn read_uri(uri: &str, base: Option<&Path>, path: &str) -> Result<Vec<u8>, GltfError> {
+fn read_uri(
+    uri: &str,
+    base: Option<&Path>,
+    options: &LoadOptions,
+    length: usize,
+    path: &str,
+) -> Result<Vec<u8>, GltfError> {
+    let fail = |message: String| GltfError::Buffer { path: path.into(), message };
     if let Some(rest) = uri.strip_prefix("data:") {
-        let comma = rest
-            .find(',')
-            .ok_or_else(|| GltfError::Buffer { path: path.into(), message: "malformed data URI (no comma)".into() })?;
+        let comma = rest.find(',').ok_or_else(|| fail("malformed data URI (no comma)".into()))?;
         let (meta, payload) = (&rest[..comma], &rest[comma + 1..]);
         if !meta.ends_with(";base64") {
-            return Err(GltfError::Buffer {
-                path: path.into(),
-                message: "data URI is not base64-encoded (only base64 data URIs are supported)".into(),
-            });
+            return Err(fail("data URI is not base64-encoded (only base64 data URIs are supported)".into()));
         }
-        return decode_base64(payload)
-            .map_err(|m| GltfError::Buffer { path: path.into(), message: format!("bad base64 in data URI: {m}") });
+        return decode_base64(payload).map_err(|m| fail(format!("bad base64 in data URI: {m}")));
     }
-    if uri.contains("://") {
-        return Err(GltfError::Buffer { path: path.into(), message: format!("unsupported URI scheme in {uri:?}") });
+    let file = resolve_uri(uri, base, options).map_err(|m| fail(format!("URI {uri:?}: {m}")))?;
+    let (handle, len) = open_regular(&file).map_err(|e| fail(format!("cannot read URI {uri:?}: {e}")))?;
+    if len < length as u64 {
+        return Err(fail(format!("byteLength is {length} but file {uri:?} has only {len} bytes")));
     }
-    let base = base.ok_or_else(|| GltfError::Buffer {
-        path: path.into(),
-        message: format!(
-            "refers to external file {uri:?}, but the document was loaded from bytes without a base folder"
-        ),
-    })?;
-    let file = base.join(percent_decode(uri));
-    std::fs::read(&file)
-        .map_err(|e| GltfError::Buffer { path: path.into(), message: format!("cannot read {}: {e}", file.display()) })
+    let mut data = Vec::with_capacity(length);
+    handle.take(length as u64).read_to_end(&mut data).map_err(|e| fail(format!("cannot read URI {uri:?}: {e}")))?;
+    Ok(data)
 }
 
-fn percent_decode(s: &str) -> String {
+/// The file a relative URI names: percent-decoded, neither absolute nor with a scheme,
+/// and (after `..` and symbolic links are resolved) inside `base` or an allowed root.
+fn resolve_uri(uri: &str, base: Option<&Path>, options: &LoadOptions) -> Result<PathBuf, String> {
+    let decoded = percent_decode(uri).ok_or("is not valid UTF-8 after percent-decoding")?;
+    if decoded.contains('\0') {
+        return Err("contains a NUL character".into());
+    }
+    if let Some(colon) = decoded.find(':')
+        && !decoded[..colon].contains('/')
+    {
+        return Err("has a URI scheme or drive letter; only relative paths and data: URIs are read".into());
+    }
+    let rel = Path::new(&decoded);
+    if decoded.starts_with('/') || decoded.starts_with('\\') || rel.is_absolute() || rel.has_root() {
+        return Err("is an absolute path; only paths relative to the document are read".into());
+    }
+    // Lexically, `..` may not climb above the document's folder, unless the caller allows
+    // other roots (then only the resolved path below decides).
+    let mut depth = 0usize;
+    for c in rel.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None if options.allowed_roots.is_empty() => return Err("leads outside the document's folder".into()),
+                None => {}
+            },
+            Component::RootDir | Component::Prefix(_) => return Err("is an absolute path".into()),
+        }
+    }
+    let base =
+        base.ok_or("refers to an external file, but the document was loaded from bytes without a base folder")?;
+    let file = std::fs::canonicalize(base.join(rel)).map_err(|e| format!("cannot be opened: {e}"))?;
+    let mut roots = vec![base.to_owned()];
+    roots.extend(options.allowed_roots.iter().cloned());
+    let inside = roots.iter().filter_map(|r| std::fs::canonicalize(r).ok()).any(|r| file.starts_with(r));
+    if !inside {
+        return Err("resolves (through a symbolic link) outside the document's folder and the allowed roots".into());
+    }
+    Ok(file)
+}
+
+/// Percent-decoding (RFC 3986); `None` when the result is not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -84,7 +205,7 @@ fn percent_decode(s: &str) -> String {
         out.push(b[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8(out).ok()
 }
 
 fn hex(c: u8) -> Option<u8> {
@@ -166,7 +287,7 @@ pub(super) const F32: (DataType, bool) = (DataType::F32, false);
 /// lies in its buffer view and the view in its buffer, so the `gltf` readers cannot fail.
 pub(super) fn check_accessor(
     acc: &gltf::Accessor,
-    buffers: &[Vec<u8>],
+    buffers: &Buffers,
     want: &Want,
     user: &str,
 ) -> Result<(), GltfError> {
@@ -205,6 +326,10 @@ pub(super) fn check_accessor(
         });
     }
     let elem = acc.size();
+    // Decoded, every component becomes at most 4 bytes (f32/u32); charged per use, before
+    // the reader allocates.
+    let decoded = (elem as u64).max(4 * acc.dimensions().multiplicity() as u64);
+    buffers.charge(&format!("{path} (used as {user})"), count as u64, decoded)?;
     if let Some(view) = acc.view() {
         check_view_range(&view, buffers, acc.offset(), count, elem, true, &path)?;
     }

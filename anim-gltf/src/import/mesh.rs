@@ -139,6 +139,8 @@ impl<'a> Importer<'a> {
             && let Some((si, skin)) = skin
         {
             let per = 4 * sets as usize;
+            // Joints (u16) and weights (f32) of every set, before they are allocated.
+            self.buffers.charge(&apath("JOINTS_0"), (n as u64).saturating_mul(per as u64), 6)?;
             let mut joints = vec![0u16; n * per];
             let mut weights = vec![0f32; n * per];
             for set in 0..sets {
@@ -179,15 +181,16 @@ impl<'a> Importer<'a> {
                 }
             }
             let inf = Influences::new(per, joints, weights, skin.skin.len()).map_err(|e| match e {
-                anim_core::SkinningError::JointOutOfRange { vertex, slot, joint, count } => GltfError::JointOutOfRange {
+                anim_core::SkinningError::JointOutOfRange { vertex, slot, count, .. } => GltfError::JointOutOfRange {
                     path: apath(&format!("JOINTS_{}", slot / 4)),
                     message: format!(
-                        "vertex {vertex} uses joint {joint} with a non-zero weight, but skins[{si}] has {count} joints"
+                        "vertex {vertex} (slot {slot}) uses a joint index with a non-zero weight that is not \
+                         below skins[{si}]'s joint count {count}"
                     ),
                 },
-                anim_core::SkinningError::BadWeight { vertex, slot, weight } => GltfError::Accessor {
+                anim_core::SkinningError::BadWeight { vertex, slot, .. } => GltfError::Accessor {
                     path: apath(&format!("WEIGHTS_{}", slot / 4)),
-                    message: format!("vertex {vertex} has weight {weight} (negative or not finite)"),
+                    message: format!("vertex {vertex} (slot {slot}) has a negative or non-finite weight"),
                 },
                 other => GltfError::accessor(apath("JOINTS_0"), other.to_string()),
             })?;
@@ -211,13 +214,16 @@ impl<'a> Importer<'a> {
                 if let Some(k) = v.iter().position(|&i| i as usize >= n) {
                     return Err(GltfError::accessor(
                         format!("accessors[{}]", acc.index()),
-                        format!("index {k} is {}, but the primitive has {n} vertices", v[k]),
+                        format!("index {k} is not below the primitive's vertex count {n}"),
                     ));
                 }
                 Some(v)
             }
             None => None,
         };
+        // Strips and fans expand to up to three indices a vertex.
+        let listed = raw_indices.as_ref().map_or(n, Vec::len) as u64;
+        self.buffers.charge(&format!("{ppath}.indices"), listed, 12)?;
         let seq = || raw_indices.clone().unwrap_or_else(|| (0..n as u32).collect());
         match prim.mode() {
             Mode::Triangles => indices = seq(),

@@ -16,8 +16,10 @@ mod mesh;
 mod scene;
 mod validate;
 
-use crate::{GltfError, Model};
+use crate::{GltfError, LoadOptions, Model};
 use std::path::Path;
+
+pub(crate) use buffers::read_document;
 
 /// Most `JOINTS_n`/`WEIGHTS_n` sets a primitive may have (64 influences a vertex).
 pub const MAX_INFLUENCE_SETS: u32 = 16;
@@ -28,7 +30,10 @@ pub const MAX_INFLUENCE_SETS: u32 = 16;
 pub const MAX_ACCESSOR_COUNT: usize = 1 << 26;
 
 /// Parses, validates and imports a glTF JSON document or GLB container.
-pub(crate) fn load_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model, GltfError> {
+pub(crate) fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, options: &LoadOptions) -> Result<Model, GltfError> {
+    // The GLB container and the raw JSON are checked before the `gltf` crate sees them:
+    // its defaults hide missing required properties, and it unwraps values it never checks.
+    validate::raw(bytes)?;
     let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(validate::convert_gltf_error)?;
     // Indices the `gltf` crate's own validation would index with (and panic on) or does not
     // check at all are checked first.
@@ -36,7 +41,7 @@ pub(crate) fn load_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model,
     let mut warnings = Vec::new();
     validate::validate(gltf.document.as_json(), &mut warnings)?;
     let doc = gltf::Document::from_json_without_validation(gltf.document.into_json());
-    let buffers = buffers::load_buffers(&doc, gltf.blob, base_dir)?;
+    let buffers = buffers::load_buffers(&doc, gltf.blob, base_dir, options)?;
     Importer { doc: &doc, buffers: &buffers, warnings }.run()
 }
 
@@ -44,7 +49,7 @@ pub(crate) fn load_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model,
 /// in the submodules, in the order of [`Importer::run`].
 struct Importer<'a> {
     doc: &'a gltf::Document,
-    buffers: &'a [Vec<u8>],
+    buffers: &'a buffers::Buffers,
     warnings: Vec<String>,
 }
 

@@ -47,17 +47,35 @@ impl Importer<'_> {
             let path = format!("nodes[{i}]");
             let rest = match node.transform() {
                 gltf::scene::Transform::Matrix { matrix } => {
-                    check_finite(&matrix, &path, "matrix column")?;
+                    let mpath = format!("{path}.matrix");
+                    check_finite(&matrix, &mpath, "column")?;
                     let m = Mat4::from_column_slice(matrix.as_flattened());
-                    Transform::from_matrix(&m)
+                    let t = Transform::from_matrix(&m);
+                    // The affine part must be rotation · scale (no shear, no projection),
+                    // or the decomposition would silently change the node.
+                    let size = m.iter().fold(1.0f32, |a, x| a.max(x.abs()));
+                    let back = t.to_matrix();
+                    if !t.is_finite() || (back - m).iter().any(|d| d.abs() > 1e-4 * size) {
+                        return Err(GltfError::Schema {
+                            path: mpath,
+                            message: "NODE_MATRIX_NON_TRS: the matrix is not decomposable to translation, rotation \
+                                      and scale"
+                                .into(),
+                        });
+                    }
+                    t
                 }
                 gltf::scene::Transform::Decomposed { translation, rotation, scale } => {
-                    check_finite(&[translation], &path, "translation")?;
-                    check_finite(&[rotation], &path, "rotation")?;
-                    check_finite(&[scale], &path, "scale")?;
+                    check_finite(&[translation], &format!("{path}.translation"), "value")?;
+                    check_finite(&[rotation], &format!("{path}.rotation"), "value")?;
+                    check_finite(&[scale], &format!("{path}.scale"), "value")?;
                     let q = Quaternion::new(rotation[3], rotation[0], rotation[1], rotation[2]);
-                    if q.norm() < 1e-12 {
-                        return Err(GltfError::NonFinite { path, what: "rotation (zero quaternion)".into() });
+                    let norm = q.norm();
+                    if !(norm > 1e-12 && norm.is_finite()) {
+                        return Err(GltfError::Degenerate {
+                            path: format!("{path}.rotation"),
+                            what: "zero-length quaternion (not normalizable)".into(),
+                        });
                     }
                     Transform::new(Vec3::from(translation), Quat::from_quaternion(q), Vec3::from(scale))
                 }
@@ -117,6 +135,10 @@ impl Importer<'_> {
             .expect("rest pose and buffer have the skeleton's length");
         for skin in self.doc.skins() {
             let spath = format!("skins[{}]", skin.index());
+            // Each skin keeps a bind pose over the whole skeleton and builds it from world
+            // matrices: skins × nodes, so charged to the budget first.
+            let per_joint = std::mem::size_of::<Mat4>() + std::mem::size_of::<Transform>() + 16;
+            self.buffers.charge(&spath, skeleton.len() as u64, per_joint as u64)?;
             let joints: Vec<usize> =
                 skin.joints().map(|n| skeleton.from_source_index(n.index()).expect("node is a joint")).collect();
             if joints.is_empty() {
@@ -190,7 +212,18 @@ impl Importer<'_> {
                     Some(p) => world[p].try_inverse().map_or(*w, |inv| inv * w),
                     None => *w,
                 };
-                locals.push(Transform::from_matrix(&local));
+                let t = Transform::from_matrix(&local);
+                if !t.is_finite() {
+                    let node = skeleton.source_index(i).expect("joint has a source");
+                    return Err(GltfError::NonFinite {
+                        path: format!("{spath}.inverseBindMatrices"),
+                        what: format!(
+                            "bind transform at nodes[{node}] ({:?}), derived from the inverse bind matrices",
+                            skeleton.name(i).unwrap_or("")
+                        ),
+                    });
+                }
+                locals.push(t);
             }
             out.push(SkinInfo {
                 name: skin.name().unwrap_or("").to_owned(),
