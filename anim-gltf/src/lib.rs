@@ -33,9 +33,10 @@
 //!   after checking type, count and bounds so that bad input is an error, not a panic.
 //!   Integer positions, normals and texture coordinates (`KHR_mesh_quantization`) are
 //!   decoded with glTF's normalization rules. Files requiring Draco or meshopt compression
-//!   are refused; problems confined to materials, textures, images, samplers or cameras
-//!   (never read here), a primitive's `material` or a node's `camera` index out of range
-//!   included, and unknown required extensions become warnings: all material problems are
+//!   are refused. Unknown required extensions that do not touch geometry become warnings
+//!   (no material or image is read here); every other schema problem is an error, in
+//!   materials, textures, images, samplers and cameras too (an unresolved `material` or
+//!   `camera` index included), as in the Khronos glTF-Validator: all material problems are
 //!   the same class.
 //! - **Validation.** What the Khronos glTF-Validator reports as an error in the parts that
 //!   are read is an error here, with the validator's issue code in the message

@@ -632,19 +632,25 @@ fn attribute_sets_are_contiguous_and_paired() {
 }
 
 #[test]
-fn material_problems_are_all_warnings() {
-    // Materials are never read: an index out of range and an invalid material are the
-    // same class, a warning naming the element.
+fn material_problems_are_all_errors() {
+    // Materials are never read, but the validator reports these as errors, and so does the
+    // importer: an index out of range and an invalid material are the same class.
     let mut v = doc(&Data::default());
     v["meshes"][0]["primitives"][0]["material"] = json!(5);
-    let m = load(&v).unwrap();
-    assert_eq!(m.warnings.len(), 1, "{:?}", m.warnings);
-    assert!(m.warnings[0].starts_with("meshes[0].primitives[0].material"), "{:?}", m.warnings);
+    expect_issue("material-index", &v, "meshes[0].primitives[0].material", "UNRESOLVED_REFERENCE");
     let mut v = doc(&Data::default());
-    v["materials"] = json!([{"alphaMode": "SOMETIMES", "pbrMetallicRoughness": {"baseColorTexture": {"index": 3}}}]);
+    v["materials"] = json!([{"alphaMode": "SOMETIMES"}]);
     v["meshes"][0]["primitives"][0]["material"] = json!(0);
-    let m = load(&v).unwrap();
-    assert!(!m.warnings.is_empty() && m.warnings.iter().all(|w| w.starts_with("materials[0]")), "{:?}", m.warnings);
+    expect_issue("material-alpha-mode", &v, "materials[0].alphaMode", "VALUE_NOT_IN_LIST");
+    let mut v = doc(&Data::default());
+    v["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 3}}}]);
+    v["meshes"][0]["primitives"][0]["material"] = json!(0);
+    expect_issue(
+        "material-texture",
+        &v,
+        "materials[0].pbrMetallicRoughness.baseColorTexture.index",
+        "UNRESOLVED_REFERENCE",
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ use crate::GltfError;
 /// without a decoder this importer does not have. (`KHR_mesh_quantization` is supported.)
 const GEOMETRY_EXTENSIONS: [&str; 2] = ["KHR_draco_mesh_compression", "EXT_meshopt_compression"];
 
-/// The `gltf` crate's schema validation, except that problems confined to parts this
-/// runtime never reads (materials, textures, images, samplers, cameras) and required
-/// extensions that do not touch geometry become warnings.
+/// The `gltf` crate's schema validation: every problem it finds is an error, as in the
+/// Khronos glTF-Validator, except required extensions that do not touch geometry, which
+/// become warnings (no material or image is read here).
 pub(super) fn validate(root: &gltf::json::Root, warnings: &mut Vec<String>) -> Result<(), GltfError> {
     use gltf::json::validation::Validate;
     let mut errors = Vec::new();
@@ -24,13 +24,11 @@ pub(super) fn validate(root: &gltf::json::Root, warnings: &mut Vec<String>) -> R
     }
     let mut fatal = Vec::new();
     for (path, error) in errors {
-        // Materials, like the rest of this list, are never read: every problem with them
-        // (a material index out of range included) is a warning.
-        let ignorable = ["extensionsRequired", "materials", "textures", "images", "samplers", "cameras"]
-            .iter()
-            .any(|p| path.starts_with(p))
-            || (path.starts_with("meshes[") && path.ends_with("].material"))
-            || (path.starts_with("nodes[") && path.ends_with("].camera"));
+        // A required extension that does not touch geometry can be ignored by a runtime that
+        // reads no materials or images. Everything else the schema check reports is an error
+        // in the Khronos glTF-Validator too (an unresolved material or camera index, an
+        // invalid material enum, ...), so it is one here as well, even in parts never read.
+        let ignorable = path.starts_with("extensionsRequired");
         let zero_accessor = path.starts_with("accessors[")
             && path.ends_with("].bufferView")
             && matches!(error, gltf::json::validation::Error::Missing);
@@ -50,7 +48,15 @@ pub(super) fn validate(root: &gltf::json::Root, warnings: &mut Vec<String>) -> R
         Some((path, error)) => {
             let more =
                 if fatal.len() > 1 { format!(" (and {} more problems)", fatal.len() - 1) } else { String::new() };
-            Err(GltfError::Schema { path: path.clone(), message: format!("{error}{more}") })
+            // The Khronos glTF-Validator's code for each kind of schema problem.
+            let code = match error {
+                gltf::json::validation::Error::IndexOutOfBounds => "UNRESOLVED_REFERENCE",
+                gltf::json::validation::Error::Invalid => "VALUE_NOT_IN_LIST",
+                gltf::json::validation::Error::Missing => "UNDEFINED_PROPERTY",
+                gltf::json::validation::Error::Oversize => "VALUE_NOT_IN_RANGE",
+                gltf::json::validation::Error::Unsupported => "UNSUPPORTED_EXTENSION",
+            };
+            Err(GltfError::Schema { path: path.clone(), message: format!("{code}: {error}{more}") })
         }
     }
 }
@@ -265,8 +271,8 @@ fn raw_json(v: &serde_json::Value) -> Result<(), GltfError> {
 
 /// Every enumerated value and index of the parts the importer reads, which the `gltf`
 /// crate's accessors unwrap (and panic on) and which its validation does not all check
-/// (animation channels, for one). Material indices are left to [`validate`], which makes
-/// them a warning like every other problem confined to materials.
+/// (animation channels, for one). Material and camera indices are left to [`validate`],
+/// which reports them with the rest of the schema.
 pub(super) fn precheck(root: &gltf::json::Root) -> Result<(), GltfError> {
     use gltf::json::validation::Checked;
     fn valid<T>(c: &Checked<T>, path: impl FnOnce() -> String) -> Result<(), GltfError> {
