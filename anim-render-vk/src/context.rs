@@ -281,7 +281,7 @@ impl Context {
             Err(source) => {
                 // SAFETY: nothing was created from the device yet.
                 unsafe { device.destroy_device(None) };
-                return Err(RenderError::Allocation { what: "allocator".into(), source });
+                return Err(RenderError::from_allocation("allocator", source));
             }
         };
         let pool_info = vk::CommandPoolCreateInfo::default()
@@ -294,7 +294,7 @@ impl Context {
                 drop(allocator);
                 // SAFETY: nothing else was created from the device.
                 unsafe { device.destroy_device(None) };
-                return Err(RenderError::Vulkan { call: "vkCreateCommandPool", result });
+                return Err(RenderError::from_vk("vkCreateCommandPool", result));
             }
         };
         let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
@@ -377,6 +377,35 @@ impl Context {
     #[inline]
     pub(crate) fn device_local_heap_size(&self) -> u64 {
         self.facts.device_local_heap
+    }
+
+    /// Checks memory `requirements` of `what` against the device before allocating: above
+    /// `maxMemoryAllocationSize` is [`RenderError::DeviceLimit`], above every heap that one
+    /// of the allowed memory types lives in is [`RenderError::OutOfDeviceMemory`] (the
+    /// specification forbids asking a heap for more than its size, so the allocation itself
+    /// must not be tried).
+    ///
+    /// # Errors
+    /// As described.
+    pub(crate) fn check_memory(&self, what: &str, requirements: &vk::MemoryRequirements) -> Result<(), RenderError> {
+        let max = self.facts.max_allocation_size;
+        if requirements.size > max {
+            return Err(RenderError::DeviceLimit {
+                what: what.into(),
+                limit: "maxMemoryAllocationSize",
+                requested: requirements.size,
+                max,
+            });
+        }
+        let largest = (0..vk::MAX_MEMORY_TYPES)
+            .filter(|t| requirements.memory_type_bits & (1 << t) != 0)
+            .map(|t| self.facts.type_heap_sizes[t])
+            .max()
+            .unwrap_or(0);
+        if requirements.size > largest {
+            return Err(RenderError::OutOfDeviceMemory { what: what.into() });
+        }
+        Ok(())
     }
 
     /// The device's name (e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`).
@@ -468,7 +497,7 @@ impl Context {
                 Ok(f) => f,
                 Err(result) => {
                     d.free_command_buffers(*pool, &[cmd]);
-                    return Err(RenderError::Vulkan { call: "vkCreateFence", result });
+                    return Err(RenderError::from_vk("vkCreateFence", result));
                 }
             };
             let result = (|| {
@@ -561,6 +590,8 @@ struct DeviceFacts {
     max_allocation_size: u64,
     /// Size of the largest device-local heap (of any heap when none is device local).
     device_local_heap: u64,
+    /// Per memory type, the size of its heap (0 for types the device does not have).
+    type_heap_sizes: [u64; vk::MAX_MEMORY_TYPES],
 }
 
 /// Queries [`DeviceFacts`] of `physical` and its queue family `family` (a 1.3 device, so
@@ -581,11 +612,16 @@ fn device_facts(instance: &ash::Instance, physical: vk::PhysicalDevice, family: 
     let heaps = memory.memory_heaps_as_slice();
     let local = heaps.iter().filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL)).map(|h| h.size);
     let device_local_heap = local.max().or_else(|| heaps.iter().map(|h| h.size).max()).unwrap_or(0);
+    let mut type_heap_sizes = [0; vk::MAX_MEMORY_TYPES];
+    for (size, t) in type_heap_sizes.iter_mut().zip(memory.memory_types_as_slice()) {
+        *size = heaps.get(t.heap_index as usize).map_or(0, |h| h.size);
+    }
     DeviceFacts {
         timestamp_valid_bits: families.get(family as usize).map_or(0, |f| f.timestamp_valid_bits),
         max_buffer_size: m4.max_buffer_size,
         max_allocation_size: m3.max_memory_allocation_size,
         device_local_heap,
+        type_heap_sizes,
     }
 }
 

@@ -268,7 +268,7 @@ impl Swapchain {
                 self.dirty = true;
                 return Ok(false);
             }
-            Err(result) => return Err(RenderError::Vulkan { call: "vkAcquireNextImageKHR", result }),
+            Err(result) => return Err(RenderError::from_vk("vkAcquireNextImageKHR", result)),
         };
         let depth = self.depth.as_ref().expect("created with the swapchain");
         let target = Target {
@@ -297,7 +297,7 @@ impl Swapchain {
         match ctx.present(&info) {
             Ok(false) => {}
             Ok(true) | Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => self.dirty = true,
-            Err(result) => return Err(RenderError::Vulkan { call: "vkQueuePresentKHR", result }),
+            Err(result) => return Err(RenderError::from_vk("vkQueuePresentKHR", result)),
         }
         Ok(true)
     }
