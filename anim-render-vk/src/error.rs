@@ -168,8 +168,12 @@ mod tests {
     fn every_documented_code_maps_to_its_variant() {
         let call = "vkQueueSubmit2";
         let typed = |r: vk::Result| RenderError::from_vk(call, r);
-        assert!(matches!(typed(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY), RenderError::OutOfDeviceMemory { what } if what == call));
-        assert!(matches!(typed(vk::Result::ERROR_OUT_OF_HOST_MEMORY), RenderError::OutOfHostMemory { what } if what == call));
+        assert!(
+            matches!(typed(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY), RenderError::OutOfDeviceMemory { what } if what == call)
+        );
+        assert!(
+            matches!(typed(vk::Result::ERROR_OUT_OF_HOST_MEMORY), RenderError::OutOfHostMemory { what } if what == call)
+        );
         assert!(matches!(typed(vk::Result::ERROR_DEVICE_LOST), RenderError::DeviceLost { call: c } if c == call));
         assert!(typed(vk::Result::ERROR_DEVICE_LOST).is_device_lost());
         assert!(matches!(typed(vk::Result::ERROR_SURFACE_LOST_KHR), RenderError::SurfaceLost { call: c } if c == call));

@@ -525,10 +525,7 @@ mod tests {
             e => panic!("not a typed memory error: {e:?}"),
         }
         let e = Buffer::new(&ctx, u64::MAX, storage, MemoryLocation::CpuToGpu, "max storage").unwrap_err();
-        assert!(
-            matches!(&e, RenderError::DeviceLimit { limit: "maxBufferSize", requested: u64::MAX, .. }),
-            "{e:?}"
-        );
+        assert!(matches!(&e, RenderError::DeviceLimit { limit: "maxBufferSize", requested: u64::MAX, .. }), "{e:?}");
         // Within maxBufferSize and maxMemoryAllocationSize where those allow it, but above
         // the heap: out of device memory before vkAllocateMemory is called.
         let heap = ctx.device_local_heap_size();
@@ -539,8 +536,15 @@ mod tests {
         }
         // Images too: a side above maxImageDimension2D.
         let wide = vk::Extent2D { width: u32::MAX, height: 1 };
-        let e = Image::new(&ctx, wide, vk::Format::R8G8B8A8_UNORM, vk::ImageUsageFlags::SAMPLED, vk::ImageAspectFlags::COLOR, "wide")
-            .unwrap_err();
+        let e = Image::new(
+            &ctx,
+            wide,
+            vk::Format::R8G8B8A8_UNORM,
+            vk::ImageUsageFlags::SAMPLED,
+            vk::ImageAspectFlags::COLOR,
+            "wide",
+        )
+        .unwrap_err();
         assert!(
             matches!(&e, RenderError::DeviceLimit { what, limit: "maxImageDimension2D", .. } if what == "wide width"),
             "{e:?}"

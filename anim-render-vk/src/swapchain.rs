@@ -224,7 +224,10 @@ impl Swapchain {
     /// frame was skipped (minimized, or the swapchain had to be recreated first).
     ///
     /// # Errors
-    /// Invalid frame data or a failing call (other than out-of-date, which recreates).
+    /// Invalid frame data or a failing call (other than out-of-date and suboptimal, which
+    /// recreate the swapchain). A lost surface is [`RenderError::SurfaceLost`]: the surface
+    /// belongs to the context, so drop the swapchain, renderer and context and create a new
+    /// context for the window; a lost device is [`RenderError::DeviceLost`], likewise.
     ///
     /// The renderer must come from this swapchain's context and be built for its
     /// [`Swapchain::format`]; otherwise this is an error.
