@@ -281,7 +281,13 @@ impl Swapchain {
             depth_view: depth.view(),
             extent: self.extent,
         };
-        let cmd = renderer.record(&target)?;
+        let cmd = match renderer.record(&target) {
+            Ok(cmd) => cmd,
+            Err(e) => {
+                self.abandon_acquired(acquire);
+                return Err(e);
+            }
+        };
         image_barrier(
             ctx.device(),
             cmd,
@@ -291,7 +297,10 @@ impl Swapchain {
             (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
             (vk::PipelineStageFlags2::NONE, vk::AccessFlags2::NONE),
         );
-        renderer.submit(cmd, Some(acquire), Some(self.rendered[index]))?;
+        if let Err(e) = renderer.submit(cmd, Some(acquire), Some(self.rendered[index])) {
+            self.abandon_acquired(acquire);
+            return Err(e);
+        }
         let swapchains = [self.raw];
         let indices = [index as u32];
         let waits = [self.rendered[index]];
@@ -303,6 +312,20 @@ impl Swapchain {
             Err(result) => return Err(RenderError::from_vk("vkQueuePresentKHR", result)),
         }
         Ok(true)
+    }
+}
+
+impl Swapchain {
+    /// After a failure between acquire and submit: an empty submission waits on the acquire
+    /// semaphore (so that the slot's next acquire finds it unsignalled), and the swapchain
+    /// is recreated before the next frame (its acquired image is never presented). Errors
+    /// here are dropped: the caller already returns the first one, and on a lost device
+    /// nothing is pending anyway.
+    fn abandon_acquired(&mut self, acquire: vk::Semaphore) {
+        let waits =
+            [vk::SemaphoreSubmitInfo::default().semaphore(acquire).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let _ = self.ctx.submit(&[vk::SubmitInfo2::default().wait_semaphore_infos(&waits)], vk::Fence::null());
+        self.dirty = true;
     }
 }
 

@@ -53,7 +53,9 @@ fn resize_storm_keeps_validation_clean() {
     assert!(out.status.success(), "the storm under xvfb-run failed:\n{text}");
     // The child ran the storm, not a filtered-out nothing.
     assert!(text.contains("1 passed"), "{text}");
-    assert!(text.contains("frames presented"), "{text}");
+    let summary = text.lines().find(|l| l.contains("frames presented"));
+    eprintln!("{TEST} under xvfb-run: {}", summary.unwrap_or("no summary"));
+    assert!(summary.is_some(), "{text}");
 }
 
 fn find_in_path(name: &str) -> Option<std::path::PathBuf> {
