@@ -8,7 +8,7 @@
 //! Without `DISPLAY` the test re-runs itself under `xvfb-run -a`; it is skipped (saying so)
 //! only when `xvfb-run` is not installed.
 
-#![cfg(feature = "window")]
+#![cfg(all(feature = "window", target_os = "linux"))]
 
 mod common;
 

@@ -98,7 +98,7 @@ fn every_resource_kind_is_released_at_teardown() {
             }
             f.add_cpu(tri, Mat4::identity(), &tri_mesh.positions, &tri_mesh.normals).unwrap();
             for &(crowd, path) in &crowds {
-                let method = if i % 2 == 0 { SkinMethod::Lbs } else { SkinMethod::Dq };
+                let method = if i.is_multiple_of(2) { SkinMethod::Lbs } else { SkinMethod::Dq };
                 let lod_distance = (i % 3 == 1).then_some(2.0);
                 f.add_crowd(CrowdDraw { path, method, cull: i % 2 == 1, lod_distance, ..CrowdDraw::new(crowd) });
             }
