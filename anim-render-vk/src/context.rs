@@ -388,24 +388,7 @@ impl Context {
     /// # Errors
     /// As described.
     pub(crate) fn check_memory(&self, what: &str, requirements: &vk::MemoryRequirements) -> Result<(), RenderError> {
-        let max = self.facts.max_allocation_size;
-        if requirements.size > max {
-            return Err(RenderError::DeviceLimit {
-                what: what.into(),
-                limit: "maxMemoryAllocationSize",
-                requested: requirements.size,
-                max,
-            });
-        }
-        let largest = (0..vk::MAX_MEMORY_TYPES)
-            .filter(|t| requirements.memory_type_bits & (1 << t) != 0)
-            .map(|t| self.facts.type_heap_sizes[t])
-            .max()
-            .unwrap_or(0);
-        if requirements.size > largest {
-            return Err(RenderError::OutOfDeviceMemory { what: what.into() });
-        }
-        Ok(())
+        self.facts.check_memory(what, requirements)
     }
 
     /// The device's name (e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`).
@@ -492,6 +475,7 @@ impl Context {
         // SAFETY: the pool is locked for the whole function; the command buffer and fence
         // are freed before it returns, after the fence has signalled.
         unsafe {
+            // On success Vulkan returns exactly `command_buffer_count` (1) buffers.
             let cmd = d.allocate_command_buffers(&alloc).vk("vkAllocateCommandBuffers")?[0];
             let fence = match d.create_fence(&vk::FenceCreateInfo::default(), None) {
                 Ok(f) => f,
@@ -594,6 +578,30 @@ struct DeviceFacts {
     type_heap_sizes: [u64; vk::MAX_MEMORY_TYPES],
 }
 
+impl DeviceFacts {
+    /// [`Context::check_memory`] against these facts.
+    fn check_memory(&self, what: &str, requirements: &vk::MemoryRequirements) -> Result<(), RenderError> {
+        let max = self.max_allocation_size;
+        if requirements.size > max {
+            return Err(RenderError::DeviceLimit {
+                what: what.into(),
+                limit: "maxMemoryAllocationSize",
+                requested: requirements.size,
+                max,
+            });
+        }
+        let largest = (0..vk::MAX_MEMORY_TYPES)
+            .filter(|t| requirements.memory_type_bits & (1 << t) != 0)
+            .map(|t| self.type_heap_sizes[t])
+            .max()
+            .unwrap_or(0);
+        if requirements.size > largest {
+            return Err(RenderError::OutOfDeviceMemory { what: what.into() });
+        }
+        Ok(())
+    }
+}
+
 /// Queries [`DeviceFacts`] of `physical` and its queue family `family` (a 1.3 device, so
 /// both maintenance property structures are core).
 fn device_facts(instance: &ash::Instance, physical: vk::PhysicalDevice, family: u32) -> DeviceFacts {
@@ -691,6 +699,40 @@ fn pick_device(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The memory pre-check on a device like a discrete GPU, whose single allocations may be
+    /// larger than its heaps: above the heap of every allowed type is out of device memory,
+    /// above `maxMemoryAllocationSize` a device limit, and a fitting request passes. (On
+    /// lavapipe the heap equals `maxMemoryAllocationSize`, so only the limit is reachable.)
+    #[test]
+    fn memory_requests_are_checked_against_heaps_and_limits() {
+        let gib = 1u64 << 30;
+        let mut type_heap_sizes = [0; vk::MAX_MEMORY_TYPES];
+        type_heap_sizes[0] = 80 * gib; // device local
+        type_heap_sizes[1] = 64 * gib; // host visible
+        let facts = DeviceFacts {
+            timestamp_valid_bits: 64,
+            max_buffer_size: 1 << 40,
+            max_allocation_size: 1 << 40,
+            device_local_heap: 80 * gib,
+            type_heap_sizes,
+        };
+        let req = |size, bits| vk::MemoryRequirements { size, alignment: 256, memory_type_bits: bits };
+        assert!(facts.check_memory("fits", &req(80 * gib, 0b11)).is_ok());
+        let e = facts.check_memory("huge", &req(81 * gib, 0b11)).unwrap_err();
+        assert!(matches!(&e, RenderError::OutOfDeviceMemory { what } if what == "huge"), "{e:?}");
+        // Only the host-visible type allowed: its smaller heap counts.
+        let e = facts.check_memory("staging", &req(70 * gib, 0b10)).unwrap_err();
+        assert!(matches!(&e, RenderError::OutOfDeviceMemory { what } if what == "staging"), "{e:?}");
+        let e = facts.check_memory("tib", &req(2 << 40, 0b11)).unwrap_err();
+        assert!(
+            matches!(&e, RenderError::DeviceLimit { limit: "maxMemoryAllocationSize", requested, max, .. }
+                if *requested == 2 << 40 && *max == 1 << 40),
+            "{e:?}"
+        );
+        // No allowed type at all: nothing fits.
+        assert!(matches!(facts.check_memory("none", &req(16, 0)), Err(RenderError::OutOfDeviceMemory { .. })));
+    }
 
     /// An object of the instance left alive at `vkDestroyInstance` is reported, after the
     /// context's own messenger is gone, through the messenger chained into
