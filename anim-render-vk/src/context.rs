@@ -444,6 +444,10 @@ impl Context {
     /// # Errors
     /// `vkQueueSubmit2` failed.
     pub(crate) fn submit(&self, submits: &[vk::SubmitInfo2<'_>], fence: vk::Fence) -> Result<(), RenderError> {
+        #[cfg(test)]
+        if let Some(result) = FAIL_NEXT_SUBMIT.with(std::cell::Cell::take) {
+            return Err(RenderError::from_vk("vkQueueSubmit2", result));
+        }
         let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: the queue's external synchronization is the lock; callers pass submit infos
         // of recorded (ended) command buffers and live semaphores, and a fence that is
@@ -526,6 +530,13 @@ impl Drop for Context {
             self.instance.destroy_instance(None);
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Unit tests set this to make the thread's next [`Context::submit`] fail with the code
+    /// without submitting (a lost device cannot be provoked on lavapipe).
+    pub(crate) static FAIL_NEXT_SUBMIT: std::cell::Cell<Option<vk::Result>> = const { std::cell::Cell::new(None) };
 }
 
 /// Releases what `Context::new` created before an early return.
