@@ -460,6 +460,10 @@ impl Context {
     pub(crate) fn present(&self, info: &vk::PresentInfoKHR<'_>) -> Result<bool, vk::Result> {
         let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let sf = self.swapchain_fn.as_ref().expect("present is only reachable from a windowed context's swapchain");
+        #[cfg(test)]
+        if let Some(result) = FAIL_NEXT_PRESENT.with(std::cell::Cell::take) {
+            return Err(result);
+        }
         // SAFETY: the queue is locked; the swapchain and semaphores in `info` are alive.
         unsafe { sf.queue_present(*q, info) }
     }
@@ -537,6 +541,8 @@ thread_local! {
     /// Unit tests set this to make the thread's next [`Context::submit`] fail with the code
     /// without submitting (a lost device cannot be provoked on lavapipe).
     pub(crate) static FAIL_NEXT_SUBMIT: std::cell::Cell<Option<vk::Result>> = const { std::cell::Cell::new(None) };
+    /// Likewise for the thread's next present (a lost surface cannot be provoked either).
+    pub(crate) static FAIL_NEXT_PRESENT: std::cell::Cell<Option<vk::Result>> = const { std::cell::Cell::new(None) };
 }
 
 /// Releases what `Context::new` created before an early return.
