@@ -281,7 +281,7 @@ impl Context {
             Err(source) => {
                 // SAFETY: nothing was created from the device yet.
                 unsafe { device.destroy_device(None) };
-                return Err(RenderError::Allocation { what: "allocator".into(), source });
+                return Err(RenderError::from_allocation("allocator", source));
             }
         };
         let pool_info = vk::CommandPoolCreateInfo::default()
@@ -294,7 +294,7 @@ impl Context {
                 drop(allocator);
                 // SAFETY: nothing else was created from the device.
                 unsafe { device.destroy_device(None) };
-                return Err(RenderError::Vulkan { call: "vkCreateCommandPool", result });
+                return Err(RenderError::from_vk("vkCreateCommandPool", result));
             }
         };
         let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
@@ -379,6 +379,18 @@ impl Context {
         self.facts.device_local_heap
     }
 
+    /// Checks memory `requirements` of `what` against the device before allocating: above
+    /// `maxMemoryAllocationSize` is [`RenderError::DeviceLimit`], above every heap that one
+    /// of the allowed memory types lives in is [`RenderError::OutOfDeviceMemory`] (the
+    /// specification forbids asking a heap for more than its size, so the allocation itself
+    /// must not be tried).
+    ///
+    /// # Errors
+    /// As described.
+    pub(crate) fn check_memory(&self, what: &str, requirements: &vk::MemoryRequirements) -> Result<(), RenderError> {
+        self.facts.check_memory(what, requirements)
+    }
+
     /// The device's name (e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`).
     #[inline]
     pub fn device_name(&self) -> &str {
@@ -432,6 +444,10 @@ impl Context {
     /// # Errors
     /// `vkQueueSubmit2` failed.
     pub(crate) fn submit(&self, submits: &[vk::SubmitInfo2<'_>], fence: vk::Fence) -> Result<(), RenderError> {
+        #[cfg(test)]
+        if let Some(result) = FAIL_NEXT_SUBMIT.with(std::cell::Cell::take) {
+            return Err(RenderError::from_vk("vkQueueSubmit2", result));
+        }
         let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: the queue's external synchronization is the lock; callers pass submit infos
         // of recorded (ended) command buffers and live semaphores, and a fence that is
@@ -444,6 +460,10 @@ impl Context {
     pub(crate) fn present(&self, info: &vk::PresentInfoKHR<'_>) -> Result<bool, vk::Result> {
         let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let sf = self.swapchain_fn.as_ref().expect("present is only reachable from a windowed context's swapchain");
+        #[cfg(test)]
+        if let Some(result) = FAIL_NEXT_PRESENT.with(std::cell::Cell::take) {
+            return Err(result);
+        }
         // SAFETY: the queue is locked; the swapchain and semaphores in `info` are alive.
         unsafe { sf.queue_present(*q, info) }
     }
@@ -463,12 +483,13 @@ impl Context {
         // SAFETY: the pool is locked for the whole function; the command buffer and fence
         // are freed before it returns, after the fence has signalled.
         unsafe {
+            // On success Vulkan returns exactly `command_buffer_count` (1) buffers.
             let cmd = d.allocate_command_buffers(&alloc).vk("vkAllocateCommandBuffers")?[0];
             let fence = match d.create_fence(&vk::FenceCreateInfo::default(), None) {
                 Ok(f) => f,
                 Err(result) => {
                     d.free_command_buffers(*pool, &[cmd]);
-                    return Err(RenderError::Vulkan { call: "vkCreateFence", result });
+                    return Err(RenderError::from_vk("vkCreateFence", result));
                 }
             };
             let result = (|| {
@@ -513,6 +534,15 @@ impl Drop for Context {
             self.instance.destroy_instance(None);
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Unit tests set this to make the thread's next [`Context::submit`] fail with the code
+    /// without submitting (a lost device cannot be provoked on lavapipe).
+    pub(crate) static FAIL_NEXT_SUBMIT: std::cell::Cell<Option<vk::Result>> = const { std::cell::Cell::new(None) };
+    /// Likewise for the thread's next present (a lost surface cannot be provoked either).
+    pub(crate) static FAIL_NEXT_PRESENT: std::cell::Cell<Option<vk::Result>> = const { std::cell::Cell::new(None) };
 }
 
 /// Releases what `Context::new` created before an early return.
@@ -561,6 +591,32 @@ struct DeviceFacts {
     max_allocation_size: u64,
     /// Size of the largest device-local heap (of any heap when none is device local).
     device_local_heap: u64,
+    /// Per memory type, the size of its heap (0 for types the device does not have).
+    type_heap_sizes: [u64; vk::MAX_MEMORY_TYPES],
+}
+
+impl DeviceFacts {
+    /// [`Context::check_memory`] against these facts.
+    fn check_memory(&self, what: &str, requirements: &vk::MemoryRequirements) -> Result<(), RenderError> {
+        let max = self.max_allocation_size;
+        if requirements.size > max {
+            return Err(RenderError::DeviceLimit {
+                what: what.into(),
+                limit: "maxMemoryAllocationSize",
+                requested: requirements.size,
+                max,
+            });
+        }
+        let largest = (0..vk::MAX_MEMORY_TYPES)
+            .filter(|t| requirements.memory_type_bits & (1 << t) != 0)
+            .map(|t| self.type_heap_sizes[t])
+            .max()
+            .unwrap_or(0);
+        if requirements.size > largest {
+            return Err(RenderError::OutOfDeviceMemory { what: what.into() });
+        }
+        Ok(())
+    }
 }
 
 /// Queries [`DeviceFacts`] of `physical` and its queue family `family` (a 1.3 device, so
@@ -581,11 +637,16 @@ fn device_facts(instance: &ash::Instance, physical: vk::PhysicalDevice, family: 
     let heaps = memory.memory_heaps_as_slice();
     let local = heaps.iter().filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL)).map(|h| h.size);
     let device_local_heap = local.max().or_else(|| heaps.iter().map(|h| h.size).max()).unwrap_or(0);
+    let mut type_heap_sizes = [0; vk::MAX_MEMORY_TYPES];
+    for (size, t) in type_heap_sizes.iter_mut().zip(memory.memory_types_as_slice()) {
+        *size = heaps.get(t.heap_index as usize).map_or(0, |h| h.size);
+    }
     DeviceFacts {
         timestamp_valid_bits: families.get(family as usize).map_or(0, |f| f.timestamp_valid_bits),
         max_buffer_size: m4.max_buffer_size,
         max_allocation_size: m3.max_memory_allocation_size,
         device_local_heap,
+        type_heap_sizes,
     }
 }
 
@@ -650,4 +711,67 @@ fn pick_device(
         }
     }
     best.map(|(_, p)| p).ok_or_else(|| RenderError::NoDevice(rejected.join("; ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The memory pre-check on a device like a discrete GPU, whose single allocations may be
+    /// larger than its heaps: above the heap of every allowed type is out of device memory,
+    /// above `maxMemoryAllocationSize` a device limit, and a fitting request passes. (On
+    /// lavapipe the heap equals `maxMemoryAllocationSize`, so only the limit is reachable.)
+    #[test]
+    fn memory_requests_are_checked_against_heaps_and_limits() {
+        let gib = 1u64 << 30;
+        let mut type_heap_sizes = [0; vk::MAX_MEMORY_TYPES];
+        type_heap_sizes[0] = 80 * gib; // device local
+        type_heap_sizes[1] = 64 * gib; // host visible
+        let facts = DeviceFacts {
+            timestamp_valid_bits: 64,
+            max_buffer_size: 1 << 40,
+            max_allocation_size: 1 << 40,
+            device_local_heap: 80 * gib,
+            type_heap_sizes,
+        };
+        let req = |size, bits| vk::MemoryRequirements { size, alignment: 256, memory_type_bits: bits };
+        assert!(facts.check_memory("fits", &req(80 * gib, 0b11)).is_ok());
+        let e = facts.check_memory("huge", &req(81 * gib, 0b11)).unwrap_err();
+        assert!(matches!(&e, RenderError::OutOfDeviceMemory { what } if what == "huge"), "{e:?}");
+        // Only the host-visible type allowed: its smaller heap counts.
+        let e = facts.check_memory("staging", &req(70 * gib, 0b10)).unwrap_err();
+        assert!(matches!(&e, RenderError::OutOfDeviceMemory { what } if what == "staging"), "{e:?}");
+        let e = facts.check_memory("tib", &req(2 << 40, 0b11)).unwrap_err();
+        assert!(
+            matches!(&e, RenderError::DeviceLimit { limit: "maxMemoryAllocationSize", requested, max, .. }
+                if *requested == 2 << 40 && *max == 1 << 40),
+            "{e:?}"
+        );
+        // No allowed type at all: nothing fits.
+        assert!(matches!(facts.check_memory("none", &req(16, 0)), Err(RenderError::OutOfDeviceMemory { .. })));
+    }
+
+    /// An object of the instance left alive at `vkDestroyInstance` is reported, after the
+    /// context's own messenger is gone, through the messenger chained into
+    /// `VkInstanceCreateInfo`: teardown checks cover the instance's destruction too.
+    #[test]
+    fn a_leaked_instance_object_is_reported_at_instance_destruction() {
+        let ctx = Context::new(&ContextDesc::headless(true)).unwrap();
+        let log = ctx.validation_log();
+        let (du, _) = ctx.debug.as_ref().expect("validation is on");
+        // Reports nothing itself (errors of an unused type only); it is only leaked.
+        let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR)
+            .message_type(vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE)
+            .pfn_user_callback(Some(debug_callback))
+            .user_data(Arc::as_ptr(&log) as *mut c_void);
+        // SAFETY: the instance enabled VK_EXT_debug_utils; `user_data` is the log, which this
+        // test keeps alive past the instance. The messenger is leaked on purpose.
+        let _leaked = unsafe { du.create_debug_utils_messenger(&info, None) }.unwrap();
+        drop(ctx);
+        let messages = log.messages().join("\n");
+        assert!(log.count() > 0, "the leak at vkDestroyInstance went unreported");
+        assert!(messages.contains("vkDestroyInstance"), "{messages}");
+        assert!(messages.contains("VkDebugUtilsMessengerEXT"), "{messages}");
+    }
 }

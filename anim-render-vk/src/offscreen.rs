@@ -72,7 +72,9 @@ impl Offscreen {
     /// Creates `width × height` colour and depth images and the readback buffer.
     ///
     /// # Errors
-    /// A zero size or a failing allocation.
+    /// [`RenderError::Input`] for a zero size, [`RenderError::DeviceLimit`] for a side above
+    /// `maxImageDimension2D`, [`RenderError::OutOfDeviceMemory`] when the images or the
+    /// readback buffer do not fit, or a failing call.
     pub fn new(ctx: &Arc<Context>, width: u32, height: u32) -> Result<Self, RenderError> {
         if width == 0 || height == 0 {
             return Err(RenderError::Input(format!("offscreen target of {width}x{height} pixels")));
@@ -181,7 +183,8 @@ impl Offscreen {
     /// # Errors
     /// The readback buffer is not mapped (cannot happen with gpu-allocator's GpuToCpu).
     pub fn image(&self) -> Result<RgbaImage, RenderError> {
-        let n = (self.extent.width * self.extent.height * 4) as usize;
+        // At most maxImageDimension2D² × 4 bytes (checked at creation): no overflow in u64.
+        let n = (u64::from(self.extent.width) * u64::from(self.extent.height) * 4) as usize;
         Ok(RgbaImage {
             width: self.extent.width,
             height: self.extent.height,

@@ -113,7 +113,7 @@ impl PipelineLayout {
             Err(result) => {
                 // SAFETY: no pipeline layout or command uses the set layout yet.
                 unsafe { d.destroy_descriptor_set_layout(set_layout, None) };
-                return Err(RenderError::Vulkan { call: "vkCreatePipelineLayout", result });
+                return Err(RenderError::from_vk("vkCreatePipelineLayout", result));
             }
         };
         Ok(Self { ctx: ctx.clone(), set_layout, raw })

@@ -707,6 +707,48 @@ mod tests {
     use anim_core::{Influences, Palette};
     use anim_math::{Mat4, Vec3};
 
+    /// A submission failing with `VK_ERROR_DEVICE_LOST` (injected: lavapipe cannot lose its
+    /// device) is a typed error from `Offscreen::render` and from an upload; the renderer is
+    /// left consistent (the slot's fence signalled again, nothing read back from the frame
+    /// that never ran), and renderer, target and context drop without a panic or a
+    /// validation message, teardown included.
+    #[test]
+    fn a_lost_device_at_submit_is_typed_and_everything_stays_droppable() {
+        use crate::context::FAIL_NEXT_SUBMIT;
+        let ctx = Context::new(&ContextDesc::headless(true)).unwrap();
+        let log = ctx.validation_log();
+        let mut r = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+        let mut target = Offscreen::new(&ctx, 16, 16).unwrap();
+        let mut frame = FrameData::default();
+        crate::lines::grid(&mut frame, 2, 1.0, 0.0);
+        target.render(&mut r, &frame).unwrap();
+        FAIL_NEXT_SUBMIT.with(|f| f.set(Some(vk::Result::ERROR_DEVICE_LOST)));
+        let e = target.render(&mut r, &frame).unwrap_err();
+        assert!(matches!(e, RenderError::DeviceLost { call: "vkQueueSubmit2" }), "{e:?}");
+        assert!(e.is_device_lost());
+        // The slot that failed is waitable (its fence was signalled by an empty submission).
+        r.wait_idle().unwrap();
+        // (The injected loss left the device working: the renderer's state is consistent
+        // enough to render again, with the frame stats of a frame that ran.)
+        target.render(&mut r, &frame).unwrap();
+        assert!(r.frame_stats().is_some_and(|s| s.instances == 0));
+        // Uploads go through the same submission.
+        FAIL_NEXT_SUBMIT.with(|f| f.set(Some(vk::Result::ERROR_DEVICE_LOST)));
+        let e = r.add_mesh(
+            &Mesh { positions: vec![Vec3::zeros(); 3], indices: vec![0, 1, 2], ..Mesh::default() },
+            &Coloring::Uniform([1.0; 3]),
+        );
+        assert!(matches!(e, Err(RenderError::DeviceLost { .. })), "{e:?}");
+        // Out of device memory at submit is typed too.
+        FAIL_NEXT_SUBMIT.with(|f| f.set(Some(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY)));
+        let e = target.render(&mut r, &frame).unwrap_err();
+        assert!(matches!(&e, RenderError::OutOfDeviceMemory { what } if what == "vkQueueSubmit2"), "{e:?}");
+        drop(target);
+        drop(r);
+        drop(ctx);
+        assert_eq!(log.count(), 0, "{}", log.messages().join("\n"));
+    }
+
     /// A steady frame loop rebuilds the plan in place (no reallocation) and alternates the
     /// frame slots, with every deformation kind in the frame and validation clean.
     #[test]

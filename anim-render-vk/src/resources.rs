@@ -27,7 +27,9 @@ impl Buffer {
     /// Creates a buffer of `size` bytes (at least 16) in `location`.
     ///
     /// # Errors
-    /// Creation or allocation failed.
+    /// [`RenderError::DeviceLimit`] above `maxBufferSize` or `maxMemoryAllocationSize`,
+    /// [`RenderError::OutOfDeviceMemory`] above the heap or when memory runs out (all named
+    /// `name`), or a failing call.
     pub fn new(
         ctx: &Arc<Context>,
         size: u64,
@@ -36,12 +38,22 @@ impl Buffer {
         name: &str,
     ) -> Result<Self, RenderError> {
         let size = size.max(16);
+        let max = ctx.max_buffer_size();
+        if size > max {
+            return Err(RenderError::DeviceLimit { what: name.into(), limit: "maxBufferSize", requested: size, max });
+        }
         let d = ctx.device();
         let info = vk::BufferCreateInfo::default().size(size).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
-        // SAFETY: a valid device; the create info has a non-zero size and exclusive sharing.
+        // SAFETY: a valid device; the create info has a non-zero size within `maxBufferSize`
+        // and exclusive sharing.
         let raw = unsafe { d.create_buffer(&info, None) }.vk("vkCreateBuffer")?;
         // SAFETY: `raw` is a live buffer of this device.
         let requirements = unsafe { d.get_buffer_memory_requirements(raw) };
+        if let Err(e) = ctx.check_memory(name, &requirements) {
+            // SAFETY: the buffer has no memory and is not in use.
+            unsafe { d.destroy_buffer(raw, None) };
+            return Err(e);
+        }
         let allocation = ctx.with_allocator(|a| {
             a.allocate(&AllocationCreateDesc {
                 name,
@@ -56,7 +68,7 @@ impl Buffer {
             Err(source) => {
                 // SAFETY: the buffer has no memory and is not in use.
                 unsafe { d.destroy_buffer(raw, None) };
-                return Err(RenderError::Allocation { what: name.into(), source });
+                return Err(RenderError::from_allocation(name, source));
             }
         };
         // SAFETY: memory and offset come from an allocation made for these requirements.
@@ -64,7 +76,7 @@ impl Buffer {
             // SAFETY: the buffer was never bound or used.
             unsafe { d.destroy_buffer(raw, None) };
             let _ = ctx.with_allocator(|a| a.free(allocation));
-            return Err(RenderError::Vulkan { call: "vkBindBufferMemory", result });
+            return Err(RenderError::from_vk("vkBindBufferMemory", result));
         }
         Ok(Self { ctx: ctx.clone(), raw, allocation: Some(allocation), size })
     }
@@ -356,7 +368,9 @@ impl Image {
     /// Creates a 2D image in device-local memory and a view of `aspect`.
     ///
     /// # Errors
-    /// Creation or allocation failed.
+    /// [`RenderError::DeviceLimit`] for a side above `maxImageDimension2D` or memory above
+    /// `maxMemoryAllocationSize`, [`RenderError::OutOfDeviceMemory`] (named `name`), or a
+    /// failing call.
     pub fn new(
         ctx: &Arc<Context>,
         extent: vk::Extent2D,
@@ -365,6 +379,17 @@ impl Image {
         aspect: vk::ImageAspectFlags,
         name: &str,
     ) -> Result<Self, RenderError> {
+        let max = ctx.limits().max_image_dimension2_d;
+        for (side, requested) in [("width", extent.width), ("height", extent.height)] {
+            if requested > max {
+                return Err(RenderError::DeviceLimit {
+                    what: format!("{name} {side}"),
+                    limit: "maxImageDimension2D",
+                    requested: requested.into(),
+                    max: max.into(),
+                });
+            }
+        }
         let d = ctx.device();
         let info = vk::ImageCreateInfo::default()
             .image_type(vk::ImageType::TYPE_2D)
@@ -381,6 +406,11 @@ impl Image {
         let raw = unsafe { d.create_image(&info, None) }.vk("vkCreateImage")?;
         // SAFETY: `raw` is a live image of this device.
         let requirements = unsafe { d.get_image_memory_requirements(raw) };
+        if let Err(e) = ctx.check_memory(name, &requirements) {
+            // SAFETY: the image has no memory and is not in use.
+            unsafe { d.destroy_image(raw, None) };
+            return Err(e);
+        }
         let allocation = ctx.with_allocator(|a| {
             a.allocate(&AllocationCreateDesc {
                 name,
@@ -395,12 +425,16 @@ impl Image {
             Err(source) => {
                 // SAFETY: the image was never bound or used.
                 unsafe { d.destroy_image(raw, None) };
-                return Err(RenderError::Allocation { what: name.into(), source });
+                return Err(RenderError::from_allocation(name, source));
             }
         };
         let mut img = Self { ctx: ctx.clone(), raw, view: vk::ImageView::null(), allocation: None, format, extent };
         // SAFETY: memory from an allocation made for these requirements.
-        unsafe { d.bind_image_memory(raw, allocation.memory(), allocation.offset()) }.vk("vkBindImageMemory")?;
+        if let Err(result) = unsafe { d.bind_image_memory(raw, allocation.memory(), allocation.offset()) } {
+            // `img` (dropped on return) destroys the image; the memory goes back here.
+            let _ = ctx.with_allocator(|a| a.free(allocation));
+            return Err(RenderError::from_vk("vkBindImageMemory", result));
+        }
         img.allocation = Some(allocation);
         let view_info = vk::ImageViewCreateInfo::default()
             .image(raw)
@@ -471,6 +505,64 @@ mod tests {
         assert!(messages.contains("SYNC-HAZARD-WRITE-AFTER-WRITE"), "{messages}");
     }
 
+    /// Buffers beyond the device are typed errors naming the buffer, found before any
+    /// Vulkan call that would be invalid usage (the validation layer stays silent), and the
+    /// context still works afterwards.
+    #[test]
+    fn impossible_buffers_are_typed_errors() {
+        let ctx = Context::new(&ContextDesc::headless(true)).unwrap();
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        // Several TiB: beyond maxBufferSize, or (where that is larger) beyond the heap.
+        let tib = 4u64 << 40;
+        let e = Buffer::new(&ctx, tib, storage, MemoryLocation::GpuOnly, "huge storage").unwrap_err();
+        match &e {
+            RenderError::DeviceLimit { what, limit, requested, max } => {
+                assert_eq!(what, "huge storage");
+                assert!(["maxBufferSize", "maxMemoryAllocationSize"].contains(limit), "{e}");
+                assert!(requested > max, "{e}");
+            }
+            RenderError::OutOfDeviceMemory { what } => assert_eq!(what, "huge storage"),
+            e => panic!("not a typed memory error: {e:?}"),
+        }
+        let e = Buffer::new(&ctx, u64::MAX, storage, MemoryLocation::CpuToGpu, "max storage").unwrap_err();
+        assert!(matches!(&e, RenderError::DeviceLimit { limit: "maxBufferSize", requested: u64::MAX, .. }), "{e:?}");
+        // Within maxBufferSize but above the heap (lavapipe: 2 GiB + 1 MiB of a 4 GiB
+        // maxBufferSize): refused before vkAllocateMemory, as out of device memory or, where
+        // the heap is as large as a single allocation may be (lavapipe), as that limit.
+        let over_heap = ctx.device_local_heap_size() + (1 << 20);
+        if over_heap <= ctx.max_buffer_size() {
+            let e = Buffer::new(&ctx, over_heap, storage, MemoryLocation::GpuOnly, "above heap").unwrap_err();
+            let typed = match &e {
+                RenderError::OutOfDeviceMemory { what } => what == "above heap",
+                RenderError::DeviceLimit { what, limit: "maxMemoryAllocationSize", requested, .. } => {
+                    what == "above heap" && *requested >= over_heap
+                }
+                _ => false,
+            };
+            assert!(typed, "{e:?}");
+        }
+        // Images too: a side above maxImageDimension2D.
+        let wide = vk::Extent2D { width: u32::MAX, height: 1 };
+        let e = Image::new(
+            &ctx,
+            wide,
+            vk::Format::R8G8B8A8_UNORM,
+            vk::ImageUsageFlags::SAMPLED,
+            vk::ImageAspectFlags::COLOR,
+            "wide",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, RenderError::DeviceLimit { what, limit: "maxImageDimension2D", .. } if what == "wide width"),
+            "{e:?}"
+        );
+        // Nothing invalid reached Vulkan, and the context still creates buffers.
+        let b = Buffer::new(&ctx, 1024, storage, MemoryLocation::GpuOnly, "after").unwrap();
+        assert_eq!(b.size(), 1024);
+        drop(b);
+        assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+    }
+
     /// A buffer left alive at `vkDestroyDevice` is reported.
     #[test]
     fn a_leaked_object_is_reported_at_teardown() {
@@ -482,5 +574,12 @@ mod tests {
         assert_eq!(log.count(), 0);
         drop(ctx);
         assert!(log.count() > 0, "the leak at vkDestroyDevice went unreported");
+        // The object tracker names the leaked buffer (VUID-vkDestroyDevice-device-00378 or
+        // -05137 by layer version, UNASSIGNED-ObjectTracker-ObjectLeak in older ones). The buffer went with its
+        // device: there is nothing left to destroy (a handle of a destroyed device must not
+        // be passed to Vulkan again).
+        let messages = log.messages().join("\n");
+        assert!(messages.contains("VUID-vkDestroyDevice-device") || messages.contains("ObjectLeak"), "{messages}");
+        assert!(messages.contains("VkBuffer"), "{messages}");
     }
 }

@@ -224,7 +224,10 @@ impl Swapchain {
     /// frame was skipped (minimized, or the swapchain had to be recreated first).
     ///
     /// # Errors
-    /// Invalid frame data or a failing call (other than out-of-date, which recreates).
+    /// Invalid frame data or a failing call (other than out-of-date and suboptimal, which
+    /// recreate the swapchain). A lost surface is [`RenderError::SurfaceLost`]: the surface
+    /// belongs to the context, so drop the swapchain, renderer and context and create a new
+    /// context for the window; a lost device is [`RenderError::DeviceLost`], likewise.
     ///
     /// The renderer must come from this swapchain's context and be built for its
     /// [`Swapchain::format`]; otherwise this is an error.
@@ -268,7 +271,7 @@ impl Swapchain {
                 self.dirty = true;
                 return Ok(false);
             }
-            Err(result) => return Err(RenderError::Vulkan { call: "vkAcquireNextImageKHR", result }),
+            Err(result) => return Err(RenderError::from_vk("vkAcquireNextImageKHR", result)),
         };
         let depth = self.depth.as_ref().expect("created with the swapchain");
         let target = Target {
@@ -278,7 +281,13 @@ impl Swapchain {
             depth_view: depth.view(),
             extent: self.extent,
         };
-        let cmd = renderer.record(&target)?;
+        let cmd = match renderer.record(&target) {
+            Ok(cmd) => cmd,
+            Err(e) => {
+                self.abandon_acquired(acquire);
+                return Err(e);
+            }
+        };
         image_barrier(
             ctx.device(),
             cmd,
@@ -288,7 +297,10 @@ impl Swapchain {
             (vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT, vk::AccessFlags2::COLOR_ATTACHMENT_WRITE),
             (vk::PipelineStageFlags2::NONE, vk::AccessFlags2::NONE),
         );
-        renderer.submit(cmd, Some(acquire), Some(self.rendered[index]))?;
+        if let Err(e) = renderer.submit(cmd, Some(acquire), Some(self.rendered[index])) {
+            self.abandon_acquired(acquire);
+            return Err(e);
+        }
         let swapchains = [self.raw];
         let indices = [index as u32];
         let waits = [self.rendered[index]];
@@ -297,9 +309,28 @@ impl Swapchain {
         match ctx.present(&info) {
             Ok(false) => {}
             Ok(true) | Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => self.dirty = true,
-            Err(result) => return Err(RenderError::Vulkan { call: "vkQueuePresentKHR", result }),
+            Err(result) => {
+                // The image may not have been presented nor its semaphore waited on:
+                // recreating (after the device is idle) replaces both.
+                self.dirty = true;
+                return Err(RenderError::from_vk("vkQueuePresentKHR", result));
+            }
         }
         Ok(true)
+    }
+}
+
+impl Swapchain {
+    /// After a failure between acquire and submit: an empty submission waits on the acquire
+    /// semaphore (so that the slot's next acquire finds it unsignalled), and the swapchain
+    /// is recreated before the next frame (its acquired image is never presented). Errors
+    /// here are dropped: the caller already returns the first one, and on a lost device
+    /// nothing is pending anyway.
+    fn abandon_acquired(&mut self, acquire: vk::Semaphore) {
+        let waits =
+            [vk::SemaphoreSubmitInfo::default().semaphore(acquire).stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let _ = self.ctx.submit(&[vk::SubmitInfo2::default().wait_semaphore_infos(&waits)], vk::Fence::null());
+        self.dirty = true;
     }
 }
 
@@ -325,5 +356,106 @@ impl Drop for Swapchain {
             }
         }
         self.ctx.swapchain_taken.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))] // the test drives an X11 window
+mod tests {
+    use super::*;
+    use crate::context::{ContextDesc, FAIL_NEXT_PRESENT, FAIL_NEXT_SUBMIT};
+    use winit::platform::pump_events::EventLoopExtPumpEvents;
+    use winit::platform::x11::EventLoopBuilderExtX11;
+
+    const NAME: &str = "swapchain::tests::lost_device_and_surface_are_typed_and_the_swapchain_recovers";
+    const UNDER_XVFB: &str = "ANIM_VK_SWAPCHAIN_TEST_UNDER_XVFB";
+
+    /// Creates the window once the event loop resumes.
+    #[derive(Default)]
+    struct App(Option<Arc<winit::window::Window>>);
+
+    impl winit::application::ApplicationHandler for App {
+        fn resumed(&mut self, el: &winit::event_loop::ActiveEventLoop) {
+            if self.0.is_none() {
+                let size = winit::dpi::PhysicalSize::new(96u32, 64u32);
+                let attrs = winit::window::Window::default_attributes().with_inner_size(size);
+                self.0 = Some(Arc::new(el.create_window(attrs).expect("an X11 window")));
+            }
+        }
+
+        fn window_event(
+            &mut self,
+            _: &winit::event_loop::ActiveEventLoop,
+            _: winit::window::WindowId,
+            _: winit::event::WindowEvent,
+        ) {
+        }
+    }
+
+    /// A submission failing with `VK_ERROR_DEVICE_LOST` and a present failing with
+    /// `VK_ERROR_SURFACE_LOST_KHR` (both injected: neither can be provoked on lavapipe) come
+    /// out of `Swapchain::draw` typed; the acquire semaphore is consumed and the swapchain
+    /// recreated, so the frames after them present again, and everything drops with zero
+    /// validation messages, teardown included. Re-runs itself under `xvfb-run -a` without
+    /// `DISPLAY`; skipped (saying so) only when `xvfb-run` is missing.
+    #[test]
+    fn lost_device_and_surface_are_typed_and_the_swapchain_recovers() {
+        if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
+            assert!(std::env::var_os(UNDER_XVFB).is_none(), "xvfb-run started the test without a DISPLAY");
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let Some(xvfb) = std::env::split_paths(&path).map(|d| d.join("xvfb-run")).find(|p| p.is_file()) else {
+                eprintln!("{NAME}: skipped: DISPLAY is unset and xvfb-run is not installed");
+                return;
+            };
+            let out = std::process::Command::new(xvfb)
+                .args(["-a", "-s", "-screen 0 640x480x24"])
+                .arg(std::env::current_exe().expect("the test binary"))
+                .args(["--exact", NAME, "--test-threads=1"])
+                .env(UNDER_XVFB, "1")
+                .output()
+                .expect("xvfb-run starts");
+            let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert!(out.status.success() && text.contains("1 passed"), "under xvfb-run:\n{text}");
+            return;
+        }
+        let mut el = winit::event_loop::EventLoop::builder().with_x11().with_any_thread(true).build().unwrap();
+        let mut app = App::default();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while app.0.is_none() && std::time::Instant::now() < deadline {
+            let _ = el.pump_app_events(Some(std::time::Duration::from_millis(5)), &mut app);
+        }
+        let window = app.0.clone().expect("the window");
+        let ctx = Context::new(&ContextDesc { validation: true, window: Some(window.clone()) }).unwrap();
+        let log = ctx.validation_log();
+        let mut sc = Swapchain::new(&ctx, 96, 64).unwrap();
+        let mut r = Renderer::new(&ctx, sc.format()).unwrap();
+        let mut frame = FrameData::default();
+        crate::lines::grid(&mut frame, 2, 1.0, 0.0);
+        let draw = |sc: &mut Swapchain, r: &mut Renderer| (0..3).any(|_| sc.draw(r, &frame).unwrap());
+        assert!(draw(&mut sc, &mut r));
+        let created = sc.creations();
+
+        FAIL_NEXT_SUBMIT.with(|f| f.set(Some(vk::Result::ERROR_DEVICE_LOST)));
+        let e = sc.draw(&mut r, &frame).unwrap_err();
+        assert!(matches!(e, RenderError::DeviceLost { call: "vkQueueSubmit2" }), "{e:?}");
+        for _ in 0..4 {
+            assert!(draw(&mut sc, &mut r), "a frame after the failed submission");
+        }
+        assert!(sc.creations() > created, "the swapchain was recreated");
+        assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+
+        let created = sc.creations();
+        FAIL_NEXT_PRESENT.with(|f| f.set(Some(vk::Result::ERROR_SURFACE_LOST_KHR)));
+        let e = sc.draw(&mut r, &frame).unwrap_err();
+        assert!(matches!(e, RenderError::SurfaceLost { call: "vkQueuePresentKHR" }), "{e:?}");
+        for _ in 0..4 {
+            assert!(draw(&mut sc, &mut r), "a frame after the failed present");
+        }
+        assert!(sc.creations() > created, "the swapchain was recreated");
+        r.wait_idle().unwrap();
+        drop(r);
+        drop(sc);
+        drop(ctx);
+        drop(window);
+        assert_eq!(log.count(), 0, "{}", log.messages().join("\n"));
     }
 }

@@ -215,7 +215,7 @@ impl GpuTimer {
         match unsafe { d.get_query_pool_results(self.pool, 0, ticks, vk::QueryResultFlags::TYPE_64) } {
             Ok(()) => {}
             Err(vk::Result::NOT_READY) => return Ok(false),
-            Err(result) => return Err(RenderError::Vulkan { call: "vkGetQueryPoolResults", result }),
+            Err(result) => return Err(RenderError::from_vk("vkGetQueryPoolResults", result)),
         }
         let ns_per_tick = f64::from(self.ctx.limits().timestamp_period);
         let mask = self.mask;
