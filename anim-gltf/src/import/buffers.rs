@@ -69,14 +69,20 @@ pub(crate) fn read_document(path: &Path, budget: usize) -> Result<Vec<u8>, GltfE
 }
 
 /// Opens `path` for reading if it is a regular file, and gives its length. The path is
-/// checked before opening (opening a FIFO would block) and the opened handle again after
-/// (the path may have been replaced in between).
+/// checked before opening (opening a FIFO would block), opened non-blocking on Unix, and
+/// the opened handle checked again (the path may have been replaced in between).
 fn open_regular(path: &Path) -> std::io::Result<(File, u64)> {
     let not_regular = || std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
     if !std::fs::metadata(path)?.is_file() {
         return Err(not_regular());
     }
-    let file = File::open(path)?;
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    // Non-blocking: if the path became a FIFO after the check, the open returns at once and
+    // the handle check below refuses it. Reads of a regular file ignore the flag.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
+    let file = open.open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(not_regular());
