@@ -26,7 +26,13 @@
 //! - **Clips.** Translation, rotation and scale channels with STEP, LINEAR and CUBICSPLINE;
 //!   times are kept raw (a clip whose first key is at 1/24 s is not shifted); the duration
 //!   is the latest key of any channel; a channel holds its first/last value outside its
-//!   keys. Morph-weight channels are skipped with a warning.
+//!   keys. `weights` channels become the clip's [`anim_core::WeightTrack`]s.
+//! - **Morph targets.** Each primitive's `targets` (POSITION, NORMAL and TANGENT deltas,
+//!   sparse accessors too) become [`MeshInstance::morph`], with the node's default weights
+//!   (`node.weights`, else `mesh.weights`, else zeros) and the names in
+//!   `mesh.extras.targetNames`; counts are validated as the specification requires.
+//!   [`Model::sample_weights`] gives an instance's weights at a clip time and
+//!   [`Model::skin_instance_weighted`] morphs before it skins.
 //!
 //! - **Accessors** are read with the `gltf` crate's readers (joints as u8/u16, weights as
 //!   f32 or normalized u8/u16, rotations as f32 or normalized integers, sparse accessors),
@@ -57,7 +63,7 @@ pub use export::{ExportMesh, export_glb};
 pub use import::MAX_INFLUENCE_SETS;
 pub use skinning::SkinScratch;
 
-use anim_core::{Clip, Interpolation, Mesh, Pose, Skeleton, Skin, TimePolicy};
+use anim_core::{Clip, Interpolation, Mesh, MorphTargets, Pose, Skeleton, Skin, TimePolicy};
 use anim_math::Mat4;
 use std::path::Path;
 
@@ -115,6 +121,8 @@ pub struct MeshInstance {
     /// Vertex data: positions in `POSITION` order, normals (unit, or empty), UVs, skin-relative
     /// influences, triangle-list indices.
     pub data: Mesh,
+    /// The primitive's morph targets, with this node's default weights, or `None`.
+    pub morph: Option<MorphTargets>,
 }
 
 /// What one channel of an animation looked like in the file (for `animtool inspect`).
@@ -162,7 +170,7 @@ pub struct Model {
     pub clips: Vec<Clip>,
     /// Per clip, the file's view of it.
     pub clip_info: Vec<ClipInfo>,
-    /// Things that were loaded with a compromise (skipped morph channels, …).
+    /// Things that were loaded with a compromise (ignored target names, …).
     pub warnings: Vec<String>,
 }
 
