@@ -59,7 +59,7 @@ mod import;
 mod skinning;
 
 pub use error::GltfError;
-pub use export::{ExportMesh, export_glb};
+pub use export::{ExportMesh, export_glb, export_glb_with_morphs};
 pub use import::MAX_INFLUENCE_SETS;
 pub use skinning::SkinScratch;
 
@@ -248,12 +248,14 @@ impl Model {
 }
 
 /// The default character ([`anim_mannequin`]) as a binary glTF: its skeleton (nodes
-/// 0..22 in skeleton order), its skinned mesh (node 22, skin 0 over every joint) and its
-/// clips with their foot-contact curves. What `animtool export-default` writes.
+/// 0..22 in skeleton order), its skinned mesh (node 22, skin 0 over every joint) with its
+/// morph targets, and its clips with their foot-contact curves (the idle also animates the
+/// morph weights). What `animtool export-default` writes.
 pub fn mannequin_glb() -> Vec<u8> {
     let m = anim_mannequin::build();
     let skin = Skin::from_skeleton(&m.skeleton);
-    export_glb(&m.skeleton, &[ExportMesh { name: "mannequin", mesh: &m.mesh, skin: Some(&skin) }], &m.clips)
+    let mesh = ExportMesh { name: "mannequin", mesh: &m.mesh, skin: Some(&skin) };
+    export_glb_with_morphs(&m.skeleton, &[mesh], &[Some(&m.morph)], &m.clips)
         .expect("the generated mannequin is consistent, so it always exports")
 }
 

@@ -322,3 +322,54 @@ fn morph_then_skin_equals_hand_computed_skinning_of_morphed_bind_positions() {
         assert!((got[i] - e).norm() < 1e-5, "vertex {i}: {:?} vs {e:?}", got[i]);
     }
 }
+
+#[test]
+fn the_mannequin_exports_its_morphs_and_idle_weights_and_they_come_back() {
+    let source = anim_mannequin::build();
+    let m = anim_gltf::mannequin_model();
+    let inst = &m.meshes[0];
+    let morph = inst.morph.as_ref().unwrap();
+    assert_eq!(morph.names(), &["breathe".to_owned(), "brow_raise".to_owned()]);
+    assert_eq!(morph.default_weights(), &[0.0, 0.0]);
+    // Deltas survive the file exactly (f32 written and read back).
+    assert_eq!(morph.position_deltas(), source.morph.position_deltas());
+    let idle = m.find_clip("idle").unwrap();
+    assert_eq!(m.clips[idle].weight_tracks()[0].target, inst.joint);
+    let mut w = [0.0f32; 2];
+    for (t, e) in [(0.0f32, [0.0f32, 0.0]), (0.25, [0.25, 0.0]), (1.0, [1.0, 1.0]), (1.25, [0.75, 0.5])] {
+        m.sample_weights(idle, 0, t, TimePolicy::Clamp, &mut w).unwrap();
+        assert!((w[0] - e[0]).abs() < 1e-6 && (w[1] - e[1]).abs() < 1e-6, "t={t}: {w:?}");
+    }
+    // Morph + skin at t = 1 equals morphing the bind positions by hand, then the matrix
+    // palette path of anim-core.
+    let t = 1.0;
+    m.sample_weights(idle, 0, t, TimePolicy::Clamp, &mut w).unwrap();
+    let n = inst.data.vertex_count();
+    let mut pose = m.skeleton.rest_pose().clone();
+    m.sample_pose(idle, t, TimePolicy::Clamp, &mut pose).unwrap();
+    let mut world = vec![Mat4::identity(); m.skeleton.len()];
+    m.world_matrices(&pose, &mut world).unwrap();
+    let mut got = vec![Vec3::zeros(); n];
+    m.skin_instance_weighted(0, &world, Some(&w), SkinMethod::Lbs, &mut SkinScratch::new(), &mut got, None).unwrap();
+    let d = source.morph.position_deltas();
+    let morphed: Vec<Vec3> = (0..n).map(|v| source.mesh.positions[v] + d[v] * w[0] + d[n + v] * w[1]).collect();
+    let skin = &m.skins[0].skin;
+    let palette: Vec<Mat4> = skin.joints().iter().zip(skin.inverse_bind()).map(|(&j, ibm)| world[j] * ibm).collect();
+    let inf = source.mesh.influences.as_ref().unwrap();
+    let per = inf.per_vertex();
+    let mut moved = 0.0f32;
+    for v in 0..n {
+        let mut e = Vec3::zeros();
+        let mut rest = Vec3::zeros();
+        for k in 0..per {
+            let wt = inf.weights()[v * per + k];
+            let pm = palette[usize::from(inf.joints()[v * per + k])];
+            e += (pm * morphed[v].push(1.0)).xyz() * wt;
+            rest += (pm * source.mesh.positions[v].push(1.0)).xyz() * wt;
+        }
+        assert!((got[v] - e).norm() < 1e-4, "vertex {v}: {:?} vs {e:?}", got[v]);
+        moved = moved.max((e - rest).norm());
+    }
+    // The breath is visible: some vertex moves by more than 2 cm.
+    assert!(moved > 0.02, "{moved}");
+}

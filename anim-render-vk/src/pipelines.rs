@@ -414,10 +414,6 @@ pub struct GraphicsPipelines {
     pub skin_lbs: Pipeline,
     /// Vertex-shader dual-quaternion skinning.
     pub skin_dq: Pipeline,
-    /// Vertex-shader linear blend skinning of morphed vertices.
-    pub skin_lbs_morph: Pipeline,
-    /// Vertex-shader dual-quaternion skinning of morphed vertices.
-    pub skin_dq_morph: Pipeline,
     /// Skinning with bone matrices from a texel buffer.
     pub bone_texture: Pipeline,
     /// Depth-tested lines.
@@ -454,8 +450,6 @@ impl GraphicsPipelines {
             mesh: g(mesh(shaders::MESH_VERT, VertexLayout::Mesh))?,
             skin_lbs: g(mesh(shaders::SKIN_LBS_VERT, VertexLayout::ColorOnly))?,
             skin_dq: g(mesh(shaders::SKIN_DQ_VERT, VertexLayout::ColorOnly))?,
-            skin_lbs_morph: g(mesh(shaders::SKIN_LBS_MORPH_VERT, VertexLayout::ColorOnly))?,
-            skin_dq_morph: g(mesh(shaders::SKIN_DQ_MORPH_VERT, VertexLayout::ColorOnly))?,
             bone_texture: g(mesh(shaders::BONE_TEXTURE_VERT, VertexLayout::Mesh))?,
             lines: g(lines(true))?,
             overlay: g(lines(false))?,

@@ -179,9 +179,7 @@ impl GpuSkinner {
             if let Some(i) = w.iter().position(|x| !x.is_finite()) {
                 return Err(RenderError::Input(format!("morph weight {i} is not finite")));
             }
-            active.extend(
-                w.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(t, x)| [t as u32, x.to_bits()]),
-            );
+            active.extend(w.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(t, x)| [t as u32, x.to_bits()]));
             if active.len() > MAX_ACTIVE_MORPH_TARGETS {
                 return Err(RenderError::Input(format!(
                     "{} active morph targets, at most {MAX_ACTIVE_MORPH_TARGETS} a draw",

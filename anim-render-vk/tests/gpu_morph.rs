@@ -50,8 +50,13 @@ fn compare(
     let (mut cp, mut cn, mut gp, mut gn) =
         (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n], vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
     let input = SkinningInput { influences: inf, positions: &mp, normals: Some(&mn) };
-    skinning::skin(&input, palette, NormalMode::Direct, &mut SkinningOutput { positions: &mut cp, normals: Some(&mut cn) })
-        .unwrap();
+    skinning::skin(
+        &input,
+        palette,
+        NormalMode::Direct,
+        &mut SkinningOutput { positions: &mut cp, normals: Some(&mut cn) },
+    )
+    .unwrap();
     sk.skin_morphed(p, Some(nrm), Some((targets, w)), inf, palette, NormalMode::Direct, &mut gp, Some(&mut gn))
         .unwrap();
     (max_diff(&cp, &gp), max_diff(&cn, &gn), diagonal(&cp))
@@ -117,8 +122,17 @@ fn simple_morph_asset_gpu_equals_cpu() {
         model.sample_weights(0, 0, t, anim_core::TimePolicy::Clamp, &mut w).unwrap();
         let (mut cpu, mut gpu) = (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
         model.skin_instance_weighted(0, &world, Some(&w), SkinMethod::Lbs, &mut scratch, &mut cpu, None).unwrap();
-        sk.skin_morphed(&inst.data.positions, None, Some((targets, &w)), &inf, &pal, NormalMode::Direct, &mut gpu, None)
-            .unwrap();
+        sk.skin_morphed(
+            &inst.data.positions,
+            None,
+            Some((targets, &w)),
+            &inf,
+            &pal,
+            NormalMode::Direct,
+            &mut gpu,
+            None,
+        )
+        .unwrap();
         assert!(max_diff(&cpu, &gpu) <= 1e-5 * diagonal(&cpu), "t={t}: {cpu:?} vs {gpu:?}");
     }
     common::assert_clean(&ctx);
