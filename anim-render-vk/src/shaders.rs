@@ -22,11 +22,6 @@ pub const SKIN_DQ_VERT: &[u8] = spirv!("skin_dq.vert");
 pub const SKIN_LBS_COMP: &[u8] = spirv!("skin_lbs.comp");
 /// Compute dual-quaternion skinning.
 pub const SKIN_DQ_COMP: &[u8] = spirv!("skin_dq.comp");
-/// Vertex-shader linear blend skinning of morphed vertices (morph targets first). Compiled
-/// and validated by the build; the [`crate::Renderer`] does not draw morphed instances yet.
-pub const SKIN_LBS_MORPH_VERT: &[u8] = spirv!("skin_lbs_morph.vert");
-/// Vertex-shader dual-quaternion skinning of morphed vertices.
-pub const SKIN_DQ_MORPH_VERT: &[u8] = spirv!("skin_dq_morph.vert");
 /// Compute linear blend skinning of morphed vertices.
 pub const SKIN_LBS_MORPH_COMP: &[u8] = spirv!("skin_lbs_morph.comp");
 /// Compute dual-quaternion skinning of morphed vertices.
