@@ -47,6 +47,45 @@
 //! skinned vertices are `Σ wᵢ · world(jointᵢ) · IBMᵢ · p` (the mesh node's own transform is
 //! ignored, as glTF requires), unskinned ones `world(node) · p`.
 //!
+//! # Morph targets
+//! Data flows file → [`MeshInstance::morph`] ([`anim_core::MorphTargets`]) → weights
+//! sampled into a caller-owned `&mut [f32]` ([`Model::sample_weights`]: the clip's
+//! `weights` channel, else the defaults) → morphed, then skinned, into caller-owned buffers
+//! ([`Model::skin_instance_weighted`]: `p = base + Σ wᵢ·Δᵢ` first, skinning second, as
+//! glTF requires). Weights are not clamped; only targets with a non-zero weight cost
+//! anything, and steady calls allocate nothing. On the GPU,
+//! `anim_render_vk::GpuSkinner::skin_morphed` does both in one compute pass (at most
+//! `anim_render_vk::MAX_ACTIVE_MORPH_TARGETS` = 64 active targets a draw, any number a
+//! mesh); the renderer's vertex-shader path and the crowd paths do not morph.
+//!
+//! ```
+//! use anim_core::{SkinMethod, TimePolicy};
+//! use anim_gltf::SkinScratch;
+//! use anim_math::{Mat4, Vec3};
+//!
+//! // The default character breathes in its idle: targets "breathe" and "brow_raise".
+//! let model = anim_gltf::mannequin_model();
+//! let idle = model.find_clip("idle").unwrap();
+//! let targets = model.meshes[0].morph.as_ref().unwrap();
+//! assert_eq!(targets.names()[0], "breathe");
+//!
+//! let mut weights = vec![0.0; targets.target_count()];
+//! model.sample_weights(idle, 0, 1.0, TimePolicy::Wrap, &mut weights).unwrap();
+//! assert_eq!(weights, [1.0, 1.0]); // top of the breath
+//!
+//! let mut pose = model.skeleton.rest_pose().clone();
+//! model.sample_pose(idle, 1.0, TimePolicy::Wrap, &mut pose).unwrap();
+//! let mut world = vec![Mat4::identity(); model.skeleton.len()];
+//! model.world_matrices(&pose, &mut world).unwrap();
+//! let n = model.meshes[0].data.vertex_count();
+//! let (mut breathing, mut still) = (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
+//! let mut scratch = SkinScratch::new();
+//! model.skin_instance_weighted(0, &world, Some(&weights), SkinMethod::Lbs, &mut scratch, &mut breathing, None).unwrap();
+//! model.skin_instance_weighted(0, &world, Some(&[0.0, 0.0]), SkinMethod::Lbs, &mut scratch, &mut still, None).unwrap();
+//! let widest = breathing.iter().zip(&still).map(|(a, b)| (a - b).norm()).fold(0.0, f32::max);
+//! assert!(widest > 0.02); // the chest moved by more than 2 cm
+//! ```
+//!
 //! # Export
 //! [`export_glb`] writes a skeleton, skinned meshes and clips to a `.glb`; named scalar
 //! curves travel in each animation's `extras` (see [`CURVES_KEY`]).
