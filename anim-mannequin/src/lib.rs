@@ -53,6 +53,9 @@
 //! a joint blend smoothly between the two bones meeting there (at most 2 non-zero weights of
 //! the 4 stored; weights sum to 1).
 //!
+//! **Morph targets** ([`Mannequin::morph`]): `breathe` (the chest widens) and `brow_raise`;
+//! the idle animates both with a weights track on [`MESH_NODE`].
+//!
 //! **Clips.** `idle` (2 s), `walk` (1 s), `run` (0.7 s) loop with the same phase convention:
 //! the left foot touches down at `t = 0` and the right foot at half the cycle, so they can
 //! be blended by normalized time. Walk and run carry STEP curves `foot_contact_l` /
@@ -228,14 +231,14 @@ fn morph_targets(mesh: &Mesh) -> MorphTargets {
             v(nrm.x, 0.0, nrm.z) * (0.03 * w)
         })
         .collect();
-    let head: Vec<usize> = (0..n).filter(|&i| weight_of(i, &[HEAD]) > 0.5).collect();
-    let top = head.iter().map(|&i| mesh.positions[i].y).fold(f32::NEG_INFINITY, f32::max);
+    let head: Vec<bool> = (0..n).map(|i| weight_of(i, &[HEAD]) > 0.5).collect();
+    let top = (0..n).filter(|&i| head[i]).map(|i| mesh.positions[i].y).fold(f32::NEG_INFINITY, f32::max);
     let brow: Vec<Vec3> = (0..n)
         .map(|i| {
             let p = mesh.positions[i];
             let front = mesh.normals[i].z;
             let band = (p.y - (top - 0.13)) / 0.1;
-            if head.contains(&i) && front > 0.3 && (0.0..=1.0).contains(&band) {
+            if head[i] && front > 0.3 && (0.0..=1.0).contains(&band) {
                 // A bump over the band, largest in its middle.
                 v(0.0, 0.02 * (PI * band).sin() * front, 0.0)
             } else {
