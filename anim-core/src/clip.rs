@@ -78,6 +78,8 @@ pub struct Clip {
     duration: f32,
     start: f32,
     max_joint: Option<usize>,
+    /// Morph weight tracks (see [`Clip::with_weight_tracks`]).
+    weights: Vec<crate::morph::WeightTrack>,
 }
 
 impl Clip {
@@ -121,7 +123,58 @@ impl Clip {
             duration: end.max(0.0),
             start: if start.is_finite() { start } else { 0.0 },
             max_joint,
+            weights: Vec::new(),
         })
+    }
+
+    /// Adds morph weight tracks (glTF `weights` channels), at most one per target; the
+    /// clip's start and duration grow to cover their keys.
+    ///
+    /// # Errors
+    /// Two weight tracks for one target (reported as [`ClipError::DuplicateJoint`]).
+    pub fn with_weight_tracks(mut self, tracks: Vec<crate::morph::WeightTrack>) -> Result<Self, ClipError> {
+        let mut seen = std::collections::HashSet::new();
+        for t in self.weights.iter().chain(&tracks) {
+            if !seen.insert(t.target) {
+                return Err(ClipError::DuplicateJoint { clip: self.name, joint: t.target });
+            }
+        }
+        for t in &tracks {
+            self.start = if self.joints.is_empty() && self.curves.is_empty() && self.weights.is_empty() {
+                t.start_time()
+            } else {
+                self.start.min(t.start_time())
+            };
+            self.duration = self.duration.max(t.end_time());
+            self.weights.push(t.clone());
+        }
+        Ok(self)
+    }
+
+    /// The morph weight tracks.
+    pub fn weight_tracks(&self) -> &[crate::morph::WeightTrack] {
+        &self.weights
+    }
+
+    /// Samples the weight track of `target` at `time` under `policy` into `out`. Returns
+    /// `Ok(false)`, leaving `out` as it was, when the clip does not animate `target`'s weights.
+    /// Allocates nothing.
+    ///
+    /// # Errors
+    /// `time` is not finite, or `out` does not hold the track's weight count.
+    pub fn sample_weights(
+        &self,
+        target: usize,
+        time: f32,
+        policy: TimePolicy,
+        out: &mut [f32],
+    ) -> Result<bool, crate::MorphError> {
+        if !time.is_finite() {
+            return Err(crate::MorphError::NonFiniteTime(time));
+        }
+        let Some(track) = self.weights.iter().find(|w| w.target == target) else { return Ok(false) };
+        track.sample(policy.apply(time, self.duration), out)?;
+        Ok(true)
     }
 
     /// Helper for importers: wraps a track error with the clip, joint and channel.
@@ -188,6 +241,9 @@ impl Clip {
         }
         for c in &self.curves {
             out.extend_from_slice(c.track.times());
+        }
+        for w in &self.weights {
+            out.extend_from_slice(w.times());
         }
         out.sort_by(f32::total_cmp);
         out.dedup();

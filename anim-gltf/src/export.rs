@@ -1,7 +1,7 @@
 //! Skeleton, meshes and clips → binary glTF.
 
 use crate::{CURVES_KEY, GltfError};
-use anim_core::{Clip, Interpolation, Mesh, Skeleton, Skin, Track};
+use anim_core::{Clip, Interpolation, Mesh, MorphTargets, Skeleton, Skin, Track};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -81,6 +81,39 @@ impl Builder {
     }
 }
 
+/// Writes `morph`'s targets, default weights and names into the mesh `gl_mesh` (one
+/// primitive) of `n` vertices.
+fn export_morph(b: &mut Builder, morph: &MorphTargets, n: usize, gl_mesh: &mut Value) -> Result<(), String> {
+    if morph.vertex_count() != n {
+        return Err(format!("morph targets for {} vertices, the mesh has {n}", morph.vertex_count()));
+    }
+    let flat = |d: &[anim_math::Vec3], t: usize| -> Vec<f32> {
+        d[t * n..(t + 1) * n].iter().flat_map(|v| [v.x, v.y, v.z]).collect()
+    };
+    let mut targets = Vec::new();
+    for t in 0..morph.target_count() {
+        let mut target = serde_json::Map::new();
+        // Every target needs an attribute; POSITION (with the min/max it requires) always.
+        let pos = if morph.position_deltas().is_empty() { vec![0.0; 3 * n] } else { flat(morph.position_deltas(), t) };
+        target.insert("POSITION".into(), json!(b.floats(&pos, 3, "VEC3", Some(ARRAY_BUFFER), true)));
+        if !morph.normal_deltas().is_empty() {
+            let d = flat(morph.normal_deltas(), t);
+            target.insert("NORMAL".into(), json!(b.floats(&d, 3, "VEC3", Some(ARRAY_BUFFER), false)));
+        }
+        if !morph.tangent_deltas().is_empty() {
+            let d = flat(morph.tangent_deltas(), t);
+            target.insert("TANGENT".into(), json!(b.floats(&d, 3, "VEC3", Some(ARRAY_BUFFER), false)));
+        }
+        targets.push(Value::Object(target));
+    }
+    gl_mesh["primitives"][0]["targets"] = json!(targets);
+    gl_mesh["weights"] = json!(morph.default_weights());
+    if !morph.names().is_empty() {
+        gl_mesh["extras"] = json!({ "targetNames": morph.names() });
+    }
+    Ok(())
+}
+
 fn interp_name(i: Interpolation) -> &'static str {
     match i {
         Interpolation::Step => "STEP",
@@ -102,6 +135,25 @@ fn interp_name(i: Interpolation) -> &'static str {
 /// outside the skeleton, a clip animating a joint the skeleton does not have or having no
 /// joint channel, or more than 65 535 vertices referenced by 16-bit joints.
 pub fn export_glb(skeleton: &Skeleton, meshes: &[ExportMesh], clips: &[Clip]) -> Result<Vec<u8>, GltfError> {
+    export_glb_with_morphs(skeleton, meshes, &[], clips)
+}
+
+/// [`export_glb`] with morph targets: `morphs[i]` (when present and `Some`) becomes the
+/// `targets` of mesh `i` (POSITION with min/max, NORMAL and TANGENT deltas where the
+/// targets have them), its default weights `mesh.weights` and its names
+/// `mesh.extras.targetNames`. A clip's [`anim_core::WeightTrack`] whose target is
+/// `skeleton.len() + i` (the node mesh `i` gets in the file) becomes a `weights` channel
+/// of that node.
+///
+/// # Errors
+/// As [`export_glb`]; morph targets for another vertex count, or a weight track for a
+/// node that is no mesh with that many targets.
+pub fn export_glb_with_morphs(
+    skeleton: &Skeleton,
+    meshes: &[ExportMesh],
+    morphs: &[Option<&MorphTargets>],
+    clips: &[Clip],
+) -> Result<Vec<u8>, GltfError> {
     let mut b = Builder::default();
     let nj = skeleton.len();
     let mut nodes: Vec<Value> = Vec::with_capacity(nj + meshes.len());
@@ -199,7 +251,11 @@ pub fn export_glb(skeleton: &Skeleton, meshes: &[ExportMesh], clips: &[Clip]) ->
         if !m.indices.is_empty() {
             prim["indices"] = json!(b.u32s(&m.indices, Some(ELEMENT_ARRAY_BUFFER)));
         }
-        gl_meshes.push(json!({"name": em.name, "primitives": [prim]}));
+        let mut gl_mesh = json!({"name": em.name, "primitives": [prim]});
+        if let Some(Some(morph)) = morphs.get(mi) {
+            export_morph(&mut b, morph, n, &mut gl_mesh).map_err(|e| bad(&e))?;
+        }
+        gl_meshes.push(gl_mesh);
         scene_nodes.push(nodes.len());
         nodes.push(node);
     }
@@ -241,6 +297,22 @@ pub fn export_glb(skeleton: &Skeleton, meshes: &[ExportMesh], clips: &[Clip]) ->
             if let Some(t) = &jt.scale {
                 add(&mut b, "scale", t.times(), vec3(t), 3, "VEC3", t.interpolation());
             }
+        }
+        for wt in clip.weight_tracks() {
+            let count =
+                wt.target.checked_sub(nj).and_then(|i| morphs.get(i).copied().flatten()).map(|m| m.target_count());
+            if count != Some(wt.count()) {
+                return Err(GltfError::Export(format!(
+                    "clip {:?}: weight track for node {} with {} weights, but that node is no mesh with as many morph targets",
+                    clip.name(),
+                    wt.target,
+                    wt.count()
+                )));
+            }
+            let i = input(&mut b, wt.times());
+            let o = b.floats(wt.values(), 1, "SCALAR", None, false);
+            samplers.push(json!({"input": i, "output": o, "interpolation": interp_name(wt.interpolation())}));
+            channels.push(json!({"sampler": samplers.len() - 1, "target": {"node": wt.target, "path": "weights"}}));
         }
         if channels.is_empty() {
             return Err(GltfError::Export(format!("clip {:?} animates no joint; glTF needs a channel", clip.name())));

@@ -26,7 +26,13 @@
 //! - **Clips.** Translation, rotation and scale channels with STEP, LINEAR and CUBICSPLINE;
 //!   times are kept raw (a clip whose first key is at 1/24 s is not shifted); the duration
 //!   is the latest key of any channel; a channel holds its first/last value outside its
-//!   keys. Morph-weight channels are skipped with a warning.
+//!   keys. `weights` channels become the clip's [`anim_core::WeightTrack`]s.
+//! - **Morph targets.** Each primitive's `targets` (POSITION, NORMAL and TANGENT deltas,
+//!   sparse accessors too) become [`MeshInstance::morph`], with the node's default weights
+//!   (`node.weights`, else `mesh.weights`, else zeros) and the names in
+//!   `mesh.extras.targetNames`; counts are validated as the specification requires.
+//!   [`Model::sample_weights`] gives an instance's weights at a clip time and
+//!   [`Model::skin_instance_weighted`] morphs before it skins.
 //!
 //! - **Accessors** are read with the `gltf` crate's readers (joints as u8/u16, weights as
 //!   f32 or normalized u8/u16, rotations as f32 or normalized integers, sparse accessors),
@@ -67,6 +73,45 @@
 //! skinned vertices are `Σ wᵢ · world(jointᵢ) · IBMᵢ · p` (the mesh node's own transform is
 //! ignored, as glTF requires), unskinned ones `world(node) · p`.
 //!
+//! # Morph targets
+//! Data flows file → [`MeshInstance::morph`] ([`anim_core::MorphTargets`]) → weights
+//! sampled into a caller-owned `&mut [f32]` ([`Model::sample_weights`]: the clip's
+//! `weights` channel, else the defaults) → morphed, then skinned, into caller-owned buffers
+//! ([`Model::skin_instance_weighted`]: `p = base + Σ wᵢ·Δᵢ` first, skinning second, as
+//! glTF requires). Weights are not clamped; only targets with a non-zero weight cost
+//! anything, and steady calls allocate nothing. On the GPU,
+//! `anim_render_vk::GpuSkinner::skin_morphed` does both in one compute pass (at most
+//! `anim_render_vk::MAX_ACTIVE_MORPH_TARGETS` = 64 active targets a draw, any number a
+//! mesh); the renderer's vertex-shader path and the crowd paths do not morph.
+//!
+//! ```
+//! use anim_core::{SkinMethod, TimePolicy};
+//! use anim_gltf::SkinScratch;
+//! use anim_math::{Mat4, Vec3};
+//!
+//! // The default character breathes in its idle: targets "breathe" and "brow_raise".
+//! let model = anim_gltf::mannequin_model();
+//! let idle = model.find_clip("idle").unwrap();
+//! let targets = model.meshes[0].morph.as_ref().unwrap();
+//! assert_eq!(targets.names()[0], "breathe");
+//!
+//! let mut weights = vec![0.0; targets.target_count()];
+//! model.sample_weights(idle, 0, 1.0, TimePolicy::Wrap, &mut weights).unwrap();
+//! assert_eq!(weights, [1.0, 1.0]); // top of the breath
+//!
+//! let mut pose = model.skeleton.rest_pose().clone();
+//! model.sample_pose(idle, 1.0, TimePolicy::Wrap, &mut pose).unwrap();
+//! let mut world = vec![Mat4::identity(); model.skeleton.len()];
+//! model.world_matrices(&pose, &mut world).unwrap();
+//! let n = model.meshes[0].data.vertex_count();
+//! let (mut breathing, mut still) = (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
+//! let mut scratch = SkinScratch::new();
+//! model.skin_instance_weighted(0, &world, Some(&weights), SkinMethod::Lbs, &mut scratch, &mut breathing, None).unwrap();
+//! model.skin_instance_weighted(0, &world, Some(&[0.0, 0.0]), SkinMethod::Lbs, &mut scratch, &mut still, None).unwrap();
+//! let widest = breathing.iter().zip(&still).map(|(a, b)| (a - b).norm()).fold(0.0, f32::max);
+//! assert!(widest > 0.02); // the chest moved by more than 2 cm
+//! ```
+//!
 //! # Export
 //! [`export_glb`] writes a skeleton, skinned meshes and clips to a `.glb`; named scalar
 //! curves travel in each animation's `extras` (see [`CURVES_KEY`]).
@@ -79,11 +124,11 @@ mod import;
 mod skinning;
 
 pub use error::GltfError;
-pub use export::{ExportMesh, export_glb};
+pub use export::{ExportMesh, export_glb, export_glb_with_morphs};
 pub use import::MAX_INFLUENCE_SETS;
 pub use skinning::SkinScratch;
 
-use anim_core::{Clip, Interpolation, Mesh, Pose, Skeleton, Skin, TimePolicy};
+use anim_core::{Clip, Interpolation, Mesh, MorphTargets, Pose, Skeleton, Skin, TimePolicy};
 use anim_math::Mat4;
 use std::path::{Path, PathBuf};
 
@@ -141,6 +186,8 @@ pub struct MeshInstance {
     /// Vertex data: positions in `POSITION` order, normals (unit, or empty), UVs, skin-relative
     /// influences, triangle-list indices.
     pub data: Mesh,
+    /// The primitive's morph targets, with this node's default weights, or `None`.
+    pub morph: Option<MorphTargets>,
 }
 
 /// What one channel of an animation looked like in the file (for `animtool inspect`).
@@ -188,7 +235,7 @@ pub struct Model {
     pub clips: Vec<Clip>,
     /// Per clip, the file's view of it.
     pub clip_info: Vec<ClipInfo>,
-    /// Things that were loaded with a compromise (skipped morph channels, …).
+    /// Things that were loaded with a compromise (ignored target names, …).
     pub warnings: Vec<String>,
 }
 
@@ -314,12 +361,14 @@ impl Model {
 }
 
 /// The default character ([`anim_mannequin`]) as a binary glTF: its skeleton (nodes
-/// 0..22 in skeleton order), its skinned mesh (node 22, skin 0 over every joint) and its
-/// clips with their foot-contact curves. What `animtool export-default` writes.
+/// 0..22 in skeleton order), its skinned mesh (node 22, skin 0 over every joint) with its
+/// morph targets, and its clips with their foot-contact curves (the idle also animates the
+/// morph weights). What `animtool export-default` writes.
 pub fn mannequin_glb() -> Vec<u8> {
     let m = anim_mannequin::build();
     let skin = Skin::from_skeleton(&m.skeleton);
-    export_glb(&m.skeleton, &[ExportMesh { name: "mannequin", mesh: &m.mesh, skin: Some(&skin) }], &m.clips)
+    let mesh = ExportMesh { name: "mannequin", mesh: &m.mesh, skin: Some(&skin) };
+    export_glb_with_morphs(&m.skeleton, &[mesh], &[Some(&m.morph)], &m.clips)
         .expect("the generated mannequin is consistent, so it always exports")
 }
 

@@ -1,16 +1,16 @@
 //! Export → import round trip of the default character, and the Khronos validator on it.
 
 use anim_core::{Skin, TimePolicy};
-use anim_gltf::{ExportMesh, export_glb, load_from_bytes};
+use anim_gltf::{ExportMesh, export_glb_with_morphs, load_from_bytes};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn export_default() -> (anim_mannequin::Mannequin, Vec<u8>) {
     let m = anim_mannequin::build();
     let skin = Skin::from_skeleton(&m.skeleton);
+    let mesh = ExportMesh { name: "mannequin", mesh: &m.mesh, skin: Some(&skin) };
     let bytes =
-        export_glb(&m.skeleton, &[ExportMesh { name: "mannequin", mesh: &m.mesh, skin: Some(&skin) }], &m.clips)
-            .expect("the mannequin exports");
+        export_glb_with_morphs(&m.skeleton, &[mesh], &[Some(&m.morph)], &m.clips).expect("the mannequin exports");
     (m, bytes)
 }
 

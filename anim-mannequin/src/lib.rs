@@ -53,6 +53,9 @@
 //! a joint blend smoothly between the two bones meeting there (at most 2 non-zero weights of
 //! the 4 stored; weights sum to 1).
 //!
+//! **Morph targets** ([`Mannequin::morph`]): `breathe` (the chest widens) and `brow_raise`;
+//! the idle animates both with a weights track on [`MESH_NODE`].
+//!
 //! **Clips.** `idle` (2 s), `walk` (1 s), `run` (0.7 s) loop with the same phase convention:
 //! the left foot touches down at `t = 0` and the right foot at half the cycle, so they can
 //! be blended by normalized time. Walk and run carry STEP curves `foot_contact_l` /
@@ -64,7 +67,10 @@
 
 #![warn(missing_docs)]
 
-use anim_core::{Clip, Influences, Interpolation, JointDesc, JointTracks, Mesh, ScalarCurve, Skeleton, Track};
+use anim_core::{
+    Clip, Influences, Interpolation, JointDesc, JointTracks, Mesh, MorphTargets, ScalarCurve, Skeleton, Track,
+    WeightTrack,
+};
 use anim_math::{Quat, Transform, Vec3};
 use nalgebra::{Quaternion, Unit};
 use std::f32::consts::{PI, TAU};
@@ -164,9 +170,22 @@ pub struct Mannequin {
     /// The skinned mesh; influence joint indices are skeleton indices (bind it with
     /// [`anim_core::Skin::from_skeleton`]).
     pub mesh: Mesh,
-    /// `idle`, `walk`, `run`, `jump`, `punch`, `lean_left`, in this order.
+    /// `idle`, `walk`, `run`, `jump`, `punch`, `lean_left`, in this order. `idle` also
+    /// animates the mesh's morph weights (a [`anim_core::WeightTrack`] for [`MESH_NODE`]).
     pub clips: Vec<Clip>,
+    /// Morph targets of [`Mannequin::mesh`], named as in [`MORPH_TARGETS`]: `breathe`
+    /// widens the chest along its horizontal normals (up to 3 cm), `brow_raise` lifts the
+    /// front of the forehead (up to 2 cm). Default weights zero.
+    pub morph: MorphTargets,
 }
+
+/// Names of the mannequin's morph targets, in target order.
+pub const MORPH_TARGETS: [&str; 2] = ["breathe", "brow_raise"];
+
+/// What the mannequin's weight tracks target: the index its mesh node gets when the
+/// character is exported (after the 22 joint nodes), so the weights travel as a glTF
+/// `weights` channel on that node and come back from import on the same index.
+pub const MESH_NODE: usize = JOINT_NAMES.len();
 
 impl Mannequin {
     /// The joints of one leg.
@@ -187,8 +206,58 @@ impl Mannequin {
 pub fn build() -> Mannequin {
     let skeleton = with_relaxed_rest(skeleton());
     let mesh = mesh();
-    let clips = vec![idle(), walk_or_run(&WALK), walk_or_run(&RUN), jump(), punch(), lean_left()];
-    Mannequin { skeleton, mesh, clips }
+    let morph = morph_targets(&mesh);
+    let idle = idle().with_weight_tracks(vec![breathing()]).expect("one weight track, for the mesh node");
+    let clips = vec![idle, walk_or_run(&WALK), walk_or_run(&RUN), jump(), punch(), lean_left()];
+    Mannequin { skeleton, mesh, clips, morph }
+}
+
+/// The two morph targets (see [`Mannequin::morph`]), from the mesh's bind-pose positions,
+/// normals and influences.
+fn morph_targets(mesh: &Mesh) -> MorphTargets {
+    let n = mesh.vertex_count();
+    let inf = mesh.influences.as_ref().expect("the mannequin mesh is skinned");
+    let per = inf.per_vertex();
+    let weight_of = |i: usize, joints: &[usize]| -> f32 {
+        (0..per)
+            .filter(|&k| joints.contains(&usize::from(inf.joints()[i * per + k])))
+            .map(|k| inf.weights()[i * per + k])
+            .sum()
+    };
+    let breathe: Vec<Vec3> = (0..n)
+        .map(|i| {
+            let w = weight_of(i, &[SPINE_02, SPINE_03]);
+            let nrm = mesh.normals[i];
+            v(nrm.x, 0.0, nrm.z) * (0.03 * w)
+        })
+        .collect();
+    let head: Vec<bool> = (0..n).map(|i| weight_of(i, &[HEAD]) > 0.5).collect();
+    let top = (0..n).filter(|&i| head[i]).map(|i| mesh.positions[i].y).fold(f32::NEG_INFINITY, f32::max);
+    let brow: Vec<Vec3> = (0..n)
+        .map(|i| {
+            let p = mesh.positions[i];
+            let front = mesh.normals[i].z;
+            let band = (p.y - (top - 0.13)) / 0.1;
+            if head[i] && front > 0.3 && (0.0..=1.0).contains(&band) {
+                // A bump over the band, largest in its middle.
+                v(0.0, 0.02 * (PI * band).sin() * front, 0.0)
+            } else {
+                Vec3::zeros()
+            }
+        })
+        .collect();
+    MorphTargets::new(n, 2)
+        .with_positions(vec![breathe, brow])
+        .and_then(|m| m.with_names(MORPH_TARGETS.iter().map(|s| (*s).to_owned()).collect()))
+        .expect("one delta a vertex and one name a target")
+}
+
+/// The idle's morph weights: one breath over the 2 s cycle, a brow raise at its top.
+fn breathing() -> WeightTrack {
+    let times = vec![0.0, 0.5, 1.0, 1.5, 2.0];
+    // (breathe, brow_raise) a key.
+    let values = vec![0.0, 0.0, 0.5, 0.0, 1.0, 1.0, 0.5, 0.0, 0.0, 0.0];
+    WeightTrack::new(MESH_NODE, 2, Interpolation::Linear, times, values).expect("increasing keys, two weights each")
 }
 
 fn v(x: f32, y: f32, z: f32) -> Vec3 {

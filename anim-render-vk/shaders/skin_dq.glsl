@@ -27,7 +27,7 @@ mat3 joint_scale(uint joint) {
 }
 
 void skin_vertex(uint v, out vec3 p, out vec3 n) {
-    Vertex b = bind_vertices[v];
+    Vertex b = bind_vertex(v);
     uint base = v * pc.influences;
     bool scaled = (pc.flags & FLAG_DQ_SCALE) != 0u;
     vec4 pivot = palette[2u * (pc.palette_offset + joints[base])];

@@ -3,3 +3,38 @@
 layout(std430, set = 0, binding = 1) readonly buffer BindVertices { Vertex bind_vertices[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Joints { uint joints[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Weights { float weights[]; };
+
+// Morph targets (the compute variants skin_*_morph.comp define MORPH; the Renderer's
+// vertex-shader and crowd paths do not morph yet): the bind vertex plus the active
+// targets' deltas, base + sum_i w_i * delta_i, before skinning (glTF's order). Deltas
+// (binding 8): two vec4 a target and vertex, target-major (position, normal; w unused).
+// Active list (binding 9): the count and the mesh's vertex count, then one (target,
+// weight) a target with a non-zero weight; at most MAX_ACTIVE_MORPH_TARGETS
+// (anim-render-vk/src/skinning.rs) a draw, any number of targets a mesh.
+#ifdef MORPH
+struct MorphActive {
+    uint target;
+    float weight;
+};
+layout(std430, set = 0, binding = 8) readonly buffer MorphDeltas { vec4 morph_deltas[]; };
+layout(std430, set = 0, binding = 9) readonly buffer MorphList {
+    uint morph_count;
+    uint morph_vertex_count;
+    uint morph_pad0;
+    uint morph_pad1;
+    MorphActive morph_active[];
+};
+#endif
+
+Vertex bind_vertex(uint v) {
+    Vertex b = bind_vertices[v];
+#ifdef MORPH
+    for (uint i = 0u; i < morph_count; ++i) {
+        MorphActive a = morph_active[i];
+        uint d = 2u * (a.target * morph_vertex_count + v);
+        b.pos.xyz += a.weight * morph_deltas[d].xyz;
+        b.nrm.xyz += a.weight * morph_deltas[d + 1u].xyz;
+    }
+#endif
+    return b;
+}

@@ -5,7 +5,7 @@
 layout(std430, set = 0, binding = 4) readonly buffer Palette { mat4 palette[]; };
 
 void skin_vertex(uint v, out vec3 p, out vec3 n) {
-    Vertex b = bind_vertices[v];
+    Vertex b = bind_vertex(v);
     uint base = v * pc.influences;
     mat4 m = mat4(0.0);
     float wsum = 0.0;

@@ -1,5 +1,7 @@
 //! Instanced GPU crowds (the book's chapter 15): many characters of one skinned mesh, each
 //! playing clips of one animation atlas ([`AnimAtlas`]), drawn with one instanced draw.
+//! Crowds do not apply morph targets: characters are drawn from their bind-pose mesh (use
+//! [`crate::GpuSkinner::skin_morphed`] or the CPU path for morphed characters).
 //!
 //! A crowd is registered once with [`Renderer::add_crowd`] (atlas image, inverse binds and
 //! clip bounds uploaded; per-frame-slot instance buffers for `capacity` characters), fed

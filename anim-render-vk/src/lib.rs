@@ -58,7 +58,7 @@ pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinPat
 pub use mesh::{Coloring, GpuMesh, GpuVertex};
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen, RgbaImage};
 pub use renderer::Renderer;
-pub use skinning::GpuSkinner;
+pub use skinning::{GpuSkinner, MAX_ACTIVE_MORPH_TARGETS};
 #[cfg(feature = "window")]
 pub use swapchain::Swapchain;
 pub use timing::{FrameStats, PassTime, measure_compute_copy_bandwidth, measure_copy_bandwidth};

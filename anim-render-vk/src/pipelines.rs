@@ -29,8 +29,14 @@ pub(crate) mod binding {
     pub const BONES: u32 = 6;
     /// Bind-space scale matrices of a DQ palette, three vec4 columns a joint (storage).
     pub const DQ_SCALES: u32 = 7;
+    /// Morph-target deltas, two vec4 (position, normal) a target and vertex, target-major
+    /// (storage; the `*_morph` passes).
+    pub const MORPH_DELTAS: u32 = 8;
+    /// The active morph targets of a draw: count and vertex count, then (target, weight)
+    /// pairs (storage; the `*_morph` passes).
+    pub const MORPH_ACTIVE: u32 = 9;
     /// Number of bindings.
-    pub const COUNT: u32 = 8;
+    pub const COUNT: u32 = 10;
 
     /// The descriptor type of `binding`, as the set layout declares it.
     pub fn ty(binding: u32) -> vk::DescriptorType {
@@ -378,6 +384,10 @@ pub struct ComputePipelines {
     pub lbs: Pipeline,
     /// Dual-quaternion skinning.
     pub dq: Pipeline,
+    /// Linear blend skinning of morphed vertices.
+    pub lbs_morph: Pipeline,
+    /// Dual-quaternion skinning of morphed vertices.
+    pub dq_morph: Pipeline,
 }
 
 impl ComputePipelines {
@@ -389,6 +399,8 @@ impl ComputePipelines {
         Ok(Self {
             lbs: compute_pipeline(ctx, layout, shaders::SKIN_LBS_COMP)?,
             dq: compute_pipeline(ctx, layout, shaders::SKIN_DQ_COMP)?,
+            lbs_morph: compute_pipeline(ctx, layout, shaders::SKIN_LBS_MORPH_COMP)?,
+            dq_morph: compute_pipeline(ctx, layout, shaders::SKIN_DQ_MORPH_COMP)?,
         })
     }
 }

@@ -22,6 +22,10 @@ pub const SKIN_DQ_VERT: &[u8] = spirv!("skin_dq.vert");
 pub const SKIN_LBS_COMP: &[u8] = spirv!("skin_lbs.comp");
 /// Compute dual-quaternion skinning.
 pub const SKIN_DQ_COMP: &[u8] = spirv!("skin_dq.comp");
+/// Compute linear blend skinning of morphed vertices.
+pub const SKIN_LBS_MORPH_COMP: &[u8] = spirv!("skin_lbs_morph.comp");
+/// Compute dual-quaternion skinning of morphed vertices.
+pub const SKIN_DQ_MORPH_COMP: &[u8] = spirv!("skin_dq_morph.comp");
 /// Debug lines vertex shader.
 pub const LINES_VERT: &[u8] = spirv!("lines.vert");
 /// Debug lines fragment shader.

@@ -11,11 +11,16 @@ use crate::pipelines::{
 };
 use crate::resources::{Buffer, buffer_barrier, copy_buffer};
 use anim_core::skinning::{self, NormalMode, SkinningInput};
-use anim_core::{Influences, Palette, SkinMethod};
+use anim_core::{Influences, MorphTargets, Palette, SkinMethod};
 use anim_math::{Mat4, Vec3};
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
+
+/// The most morph targets with a non-zero weight one draw may apply on the GPU (the
+/// `*_morph` passes loop over them per vertex). A mesh may have any number of targets;
+/// only the active ones count.
+pub const MAX_ACTIVE_MORPH_TARGETS: usize = 64;
 
 /// Workgroup size of the compute passes (`local_size_x` in `shaders/skin_compute.glsl`).
 pub const WORKGROUP: u32 = 64;
@@ -107,6 +112,30 @@ impl GpuSkinner {
         out_positions: &mut [Vec3],
         out_normals: Option<&mut [Vec3]>,
     ) -> Result<(), RenderError> {
+        self.skin_morphed(positions, normals, None, influences, palette, normal_mode, out_positions, out_normals)
+    }
+
+    /// [`GpuSkinner::skin`] of morphed vertices: with `morph = Some((targets, weights))`
+    /// the targets with a non-zero weight are applied first on the GPU, `p + Σ wᵢ·Δᵢ` (and
+    /// the normals likewise, renormalized after skinning), the same as
+    /// [`anim_core::MorphTargets::apply`] followed by `anim_core::skinning::skin`.
+    ///
+    /// # Errors
+    /// As [`GpuSkinner::skin`]; targets for another vertex count, not one weight a target, a
+    /// non-finite weight, or more than [`MAX_ACTIVE_MORPH_TARGETS`] non-zero weights
+    /// ([`RenderError::Input`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn skin_morphed(
+        &self,
+        positions: &[Vec3],
+        normals: Option<&[Vec3]>,
+        morph: Option<(&MorphTargets, &[f32])>,
+        influences: &Influences,
+        palette: &Palette,
+        normal_mode: NormalMode,
+        out_positions: &mut [Vec3],
+        out_normals: Option<&mut [Vec3]>,
+    ) -> Result<(), RenderError> {
         let input = SkinningInput { influences, positions, normals };
         skinning::check(&input, palette.len(), out_positions.len(), out_normals.as_ref().map(|s| s.len()))?;
         let n = influences.vertex_count();
@@ -135,6 +164,42 @@ impl GpuSkinner {
             Palette::Matrices(m) => bytemuck::cast_slice(m),
             Palette::DualQuats(_) => bytemuck::cast_slice(&dq),
         };
+        // Morph data: every target's deltas, and the list of the active ones.
+        let mut active: Vec<[u32; 2]> = Vec::new();
+        let mut deltas: Vec<[f32; 4]> = Vec::new();
+        if let Some((targets, w)) = morph {
+            if targets.vertex_count() != n || w.len() != targets.target_count() {
+                return Err(RenderError::Input(format!(
+                    "morph targets for {} vertices with {} weights: the mesh has {n} vertices and {} weights were given",
+                    targets.vertex_count(),
+                    targets.target_count(),
+                    w.len()
+                )));
+            }
+            if let Some(i) = w.iter().position(|x| !x.is_finite()) {
+                return Err(RenderError::Input(format!("morph weight {i} is not finite")));
+            }
+            active.extend(w.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(t, x)| [t as u32, x.to_bits()]));
+            if active.len() > MAX_ACTIVE_MORPH_TARGETS {
+                return Err(RenderError::Input(format!(
+                    "{} active morph targets, at most {MAX_ACTIVE_MORPH_TARGETS} a draw",
+                    active.len()
+                )));
+            }
+            if !active.is_empty() {
+                let (pd, nd) = (targets.position_deltas(), targets.normal_deltas());
+                deltas.reserve(2 * n * targets.target_count());
+                for i in 0..n * targets.target_count() {
+                    let p = pd.get(i).copied().unwrap_or_else(Vec3::zeros);
+                    let q = nd.get(i).copied().unwrap_or_else(Vec3::zeros);
+                    deltas.push([p.x, p.y, p.z, 0.0]);
+                    deltas.push([q.x, q.y, q.z, 0.0]);
+                }
+            }
+        }
+        let morphing = !active.is_empty();
+        let mut list: Vec<[u32; 2]> = vec![[active.len() as u32, vertex_count], [0, 0]];
+        list.extend_from_slice(&active);
         let ctx = &self.ctx;
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         let cs = vk::PipelineStageFlags2::COMPUTE_SHADER;
@@ -156,9 +221,19 @@ impl GpuSkinner {
         )?;
         let readback =
             Buffer::new(ctx, bytes, vk::BufferUsageFlags::TRANSFER_DST, MemoryLocation::GpuToCpu, "skin: readback")?;
-        let pipeline = match palette.method() {
-            SkinMethod::Lbs => &self.pipelines.lbs,
-            SkinMethod::Dq => &self.pipelines.dq,
+        let pipeline = match (palette.method(), morphing) {
+            (SkinMethod::Lbs, false) => &self.pipelines.lbs,
+            (SkinMethod::Dq, false) => &self.pipelines.dq,
+            (SkinMethod::Lbs, true) => &self.pipelines.lbs_morph,
+            (SkinMethod::Dq, true) => &self.pipelines.dq_morph,
+        };
+        let morph_buffers = if morphing {
+            Some((
+                Buffer::device_local(ctx, bytemuck::cast_slice(&deltas), storage, cs, sr, "skin: morph deltas")?,
+                Buffer::device_local(ctx, bytemuck::cast_slice(&list), storage, cs, sr, "skin: active morph targets")?,
+            ))
+        } else {
+            None
         };
         let push = Push {
             model: Mat4::identity().data.0,
@@ -179,6 +254,9 @@ impl GpuSkinner {
             .buffer(binding::OUT_VERTICES, out.raw());
         if palette.method() == SkinMethod::Dq {
             set.buffer(binding::DQ_SCALES, sb.raw());
+        }
+        if let Some((db, lb)) = &morph_buffers {
+            set.buffer(binding::MORPH_DELTAS, db.raw()).buffer(binding::MORPH_ACTIVE, lb.raw());
         }
         ctx.run_once(|cmd| {
             record_dispatch(d, &self.layout, cmd, pipeline, &set, &push);

@@ -59,10 +59,38 @@ impl GpuInstanceSkinner {
         positions: &mut [Vec3],
         normals: Option<&mut [Vec3]>,
     ) -> Result<(), DemoError> {
+        self.skin_instance_weighted(model, instance, world, None, method, positions, normals)
+    }
+
+    /// As [`Model::skin_instance_weighted`]: morph targets with `weights` (`None`: the
+    /// defaults) applied on the GPU before skinning.
+    ///
+    /// # Errors
+    /// As [`GpuInstanceSkinner::skin_instance`], or more active morph targets than the GPU
+    /// pass takes ([`anim_render_vk::MAX_ACTIVE_MORPH_TARGETS`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn skin_instance_weighted(
+        &mut self,
+        model: &Model,
+        instance: usize,
+        world: &[Mat4],
+        weights: Option<&[f32]>,
+        method: SkinMethod,
+        positions: &mut [Vec3],
+        normals: Option<&mut [Vec3]>,
+    ) -> Result<(), DemoError> {
         let inst = model.meshes.get(instance).ok_or_else(|| DemoError::Args(format!("no mesh instance {instance}")))?;
         let (Some(s), Some(influences)) = (inst.skin, &inst.data.influences) else {
             // Nothing to skin: the node's placement, computed as the CPU backend does.
-            return Ok(model.skin_instance(instance, world, method, &mut self.scratch, positions, normals)?);
+            return Ok(model.skin_instance_weighted(
+                instance,
+                world,
+                weights,
+                method,
+                &mut self.scratch,
+                positions,
+                normals,
+            )?);
         };
         let mesh = &inst.data;
         let n = mesh.vertex_count();
@@ -81,9 +109,11 @@ impl GpuInstanceSkinner {
         let skin = &model.skins[s].skin;
         self.palette.set_method(method);
         self.palette.update(world, skin)?;
-        self.skinner.skin(
+        let morph = inst.morph.as_ref().map(|m| (m, weights.unwrap_or(m.default_weights())));
+        self.skinner.skin_morphed(
             &mesh.positions,
             src_normals,
+            morph,
             influences,
             &self.palette,
             NormalMode::InverseTranspose,

@@ -66,3 +66,37 @@ fn woman_lbs_and_dq() {
 fn dq_with_scale_lbs_and_dq() {
     check("DQ/dq.gltf", &[SkinMethod::Lbs, SkinMethod::Dq]);
 }
+
+/// The mannequin's idle animates its morph weights: the GPU backend (morph and skin in one
+/// compute pass) equals the CPU backend (morph, then skin) with those weights, normals too.
+#[test]
+fn mannequin_morphs_lbs_and_dq() {
+    let model = anim_gltf::mannequin_model();
+    let idle = model.find_clip("idle").unwrap();
+    let ctx = anim_render_vk::Context::new(&anim_render_vk::ContextDesc { validation: true, window: None }).unwrap();
+    let mut gpu = GpuInstanceSkinner::with_context(&ctx).unwrap();
+    let mut scratch = SkinScratch::new();
+    let mut pose = Pose::identity(model.skeleton.len());
+    let mut world = vec![Mat4::identity(); model.skeleton.len()];
+    let n = model.meshes[0].data.vertex_count();
+    let mut w = vec![0.0; 2];
+    for t in [0.6f32, 1.0, 1.3] {
+        model.sample_pose(idle, t, TimePolicy::Clamp, &mut pose).unwrap();
+        model.world_matrices(&pose, &mut world).unwrap();
+        model.sample_weights(idle, 0, t, TimePolicy::Clamp, &mut w).unwrap();
+        assert!(w[0] > 0.5, "t={t}: the breath is on ({w:?})");
+        for method in [SkinMethod::Lbs, SkinMethod::Dq] {
+            let (mut cp, mut cn, mut gp, mut gn) =
+                (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n], vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
+            model.skin_instance_weighted(0, &world, Some(&w), method, &mut scratch, &mut cp, Some(&mut cn)).unwrap();
+            gpu.skin_instance_weighted(&model, 0, &world, Some(&w), method, &mut gp, Some(&mut gn)).unwrap();
+            let (lo, hi) = cp.iter().fold((cp[0], cp[0]), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
+            let tol = 1e-5 * (hi - lo).norm();
+            let dp = cp.iter().zip(&gp).map(|(a, b)| (a - b).norm()).fold(0.0f32, f32::max);
+            let dn = cn.iter().zip(&gn).map(|(a, b)| (a - b).norm()).fold(0.0f32, f32::max);
+            assert!(dp <= tol, "t={t} {method:?}: position error {dp} > {tol}");
+            assert!(dn < 1e-4, "t={t} {method:?}: normal error {dn}");
+        }
+    }
+    assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+}

@@ -25,14 +25,11 @@ impl Importer<'_> {
             let mut seen = std::collections::HashMap::new();
             let mut slots = std::collections::HashMap::new();
             let mut channels = Vec::new();
+            let mut weight_tracks = Vec::new();
             for ch in anim.channels() {
                 let cpath = format!("animations[{a}].channels[{}]", ch.index());
                 let node = ch.target().node().index();
                 let prop = ch.target().property();
-                if prop == Property::MorphTargetWeights {
-                    self.warnings.push(format!("{cpath}: morph target weights are not supported; channel skipped"));
-                    continue;
-                }
                 if let Some(prev) = seen.insert((node, prop_name(prop)), ch.index()) {
                     return Err(GltfError::Schema {
                         path: cpath,
@@ -41,6 +38,12 @@ impl Importer<'_> {
                             prop_name(prop)
                         ),
                     });
+                }
+                if prop == Property::MorphTargetWeights {
+                    let (track, info) = self.weight_channel(skeleton, &ch, a)?;
+                    weight_tracks.push(track);
+                    channels.push(info);
+                    continue;
                 }
                 let sampler = ch.sampler();
                 let spath = format!("animations[{a}].samplers[{}]", sampler.index());
@@ -132,7 +135,9 @@ impl Importer<'_> {
                             tracks[slot].rotation =
                                 Some(Track::new(interp, times.clone(), vec![zero; count]).map_err(track_err)?);
                         }
-                        Property::MorphTargetWeights => unreachable!("skipped above"),
+                        Property::MorphTargetWeights => {
+                            unreachable!("weights channels are read by weight_channel above")
+                        }
                     }
                     continue;
                 };
@@ -150,7 +155,9 @@ impl Importer<'_> {
                             r.into_f32().map(|q| Quaternion::new(q[3], q[0], q[1], q[2])).collect();
                         tracks[slot].rotation = Some(Track::new(interp, times.clone(), v).map_err(track_err)?);
                     }
-                    gltf::animation::util::ReadOutputs::MorphTargetWeights(_) => unreachable!("skipped above"),
+                    gltf::animation::util::ReadOutputs::MorphTargetWeights(_) => {
+                        unreachable!("weights channels are read by weight_channel above")
+                    }
                 }
                 channels.push(crate::ChannelInfo {
                     node,
@@ -163,6 +170,7 @@ impl Importer<'_> {
             }
             let curves = self.curves_from_extras(&anim)?;
             let clip = Clip::new(name.clone(), tracks, curves)
+                .and_then(|c| c.with_weight_tracks(weight_tracks))
                 .map_err(|e| GltfError::Schema { path: format!("animations[{a}]"), message: e.to_string() })?;
             infos.push(ClipInfo { name: anim.name().map(str::to_owned), channels });
             clips.push(clip);

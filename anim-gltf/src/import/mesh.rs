@@ -36,6 +36,7 @@ impl<'a> Importer<'a> {
         scene_nodes: &[usize],
     ) -> Result<Vec<MeshInstance>, GltfError> {
         let mut out = Vec::new();
+        self.morph_target_counts()?;
         let nodes: Vec<gltf::Node> = self.doc.nodes().collect();
         for &ni in scene_nodes {
             let node = &nodes[ni];
@@ -48,20 +49,7 @@ impl<'a> Importer<'a> {
                     self.warnings
                         .push(format!("nodes[{ni}] has a skin but {ppath} has no JOINTS_0/WEIGHTS_0; drawn unskinned"));
                 }
-                // Morph targets are not applied. With all default weights zero (the usual
-                // case for rigged characters) that changes nothing until a weight channel
-                // animates them; otherwise say that positions differ from the spec's.
-                if prim.morph_targets().len() > 0 {
-                    let weights = node.weights().or_else(|| mesh.weights()).unwrap_or(&[]);
-                    if weights.iter().any(|w| *w != 0.0) {
-                        self.warnings.push(format!(
-                            "{ppath} has morph targets with non-zero default weights (nodes[{ni}]); morph targets \
-                             are not applied, so its vertices differ from a viewer that applies them"
-                        ));
-                    } else {
-                        self.warnings.push(format!("{ppath} has morph targets; they are not applied"));
-                    }
-                }
+                let morph = self.primitive_morph(node, &mesh, &prim, m.positions.len())?;
                 out.push(MeshInstance {
                     node: ni,
                     joint: skeleton.from_source_index(ni).expect("node is a joint"),
@@ -69,6 +57,7 @@ impl<'a> Importer<'a> {
                     primitive: prim.index(),
                     skin: if skinned { skin } else { None },
                     data: m,
+                    morph,
                 });
             }
         }

@@ -13,6 +13,7 @@
 mod animation;
 mod buffers;
 mod mesh;
+mod morph;
 mod scene;
 mod validate;
 

@@ -307,6 +307,15 @@ fn inspect(file: &Path) -> Result<()> {
             }
             _ => s.push_str("unskinned\n"),
         }
+        if let Some(mt) = &inst.morph {
+            let _ = writeln!(
+                s,
+                "    morph targets: {} {:?}, default weights {:?}",
+                mt.target_count(),
+                mt.names(),
+                mt.default_weights()
+            );
+        }
     }
     let _ = writeln!(s, "\nclips:");
     for (i, (c, info)) in m.clips.iter().zip(&m.clip_info).enumerate() {
@@ -394,22 +403,25 @@ impl Skinner {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn skin(
         &mut self,
         model: &Model,
         instance: usize,
         world: &[Mat4],
+        weights: Option<&[f32]>,
         method: SkinMethod,
         positions: &mut [Vec3],
         normals: Option<&mut [Vec3]>,
     ) -> Result<()> {
+        // Morph targets first (`weights`, or the defaults), then skinning.
         match self {
-            Skinner::Cpu { scratch } => {
-                model.skin_instance(instance, world, method, scratch, positions, normals).map_err(|e| e.to_string())
-            }
-            Skinner::Gpu(g) => {
-                g.skin_instance(model, instance, world, method, positions, normals).map_err(|e| e.to_string())
-            }
+            Skinner::Cpu { scratch } => model
+                .skin_instance_weighted(instance, world, weights, method, scratch, positions, normals)
+                .map_err(|e| e.to_string()),
+            Skinner::Gpu(g) => g
+                .skin_instance_weighted(model, instance, world, weights, method, positions, normals)
+                .map_err(|e| e.to_string()),
         }
     }
 }
@@ -482,6 +494,7 @@ fn skin(a: &SkinArgs) -> Result<()> {
     let mut world = vec![Mat4::identity(); m.skeleton.len()];
     let mut positions: Vec<Vec3> = Vec::new();
     let mut normals: Vec<Vec3> = Vec::new();
+    let mut morph_weights: Vec<f32> = Vec::new();
     for (ti, &t) in times.iter().enumerate() {
         match clip {
             Some(c) => m.sample_pose(c, t, policy, &mut pose).map_err(|e| e.to_string())?,
@@ -513,10 +526,16 @@ fn skin(a: &SkinArgs) -> Result<()> {
             positions.resize(n, Vec3::zeros());
             let want_normals = a.normals && !inst.data.normals.is_empty();
             normals.resize(if want_normals { n } else { 0 }, Vec3::zeros());
+            // The clip's morph weights for this instance (its defaults without a clip).
+            morph_weights.resize(inst.morph.as_ref().map_or(0, |t| t.target_count()), 0.0);
+            if let Some(c) = clip {
+                m.sample_weights(c, ii, t, policy, &mut morph_weights).map_err(|e| e.to_string())?;
+            }
             backend.skin(
                 &m,
                 ii,
                 &world,
+                clip.map(|_| morph_weights.as_slice()),
                 method,
                 &mut positions,
                 if want_normals { Some(&mut normals) } else { None },

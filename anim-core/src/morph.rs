@@ -1,0 +1,542 @@
+//! Morph targets (blend shapes) and their animated weights, as glTF 2.0 defines them.
+//!
+//! A [`MorphTargets`] holds, for one mesh, `target_count` sets of per-vertex deltas for
+//! positions, normals and tangents. With weights `wᵢ` the morphed attribute is
+//!
+//! ```text
+//! morphed = base + Σᵢ wᵢ · Δᵢ
+//! ```
+//!
+//! for positions, normals and tangents alike (normals and tangents are renormalized later,
+//! by skinning or the node transform). Morphing comes **before** skinning, as the glTF
+//! specification requires. Weights are not clamped: any finite value is allowed.
+//!
+//! A clip animates weights with [`WeightTrack`]s (glTF's `weights` channels): `count`
+//! weights a key, `3·count` for cubic splines (in-tangents, values, out-tangents of a key).
+//! Sampling writes into a caller-owned `&mut [f32]`, and [`MorphTargets::apply`] writes into
+//! caller-owned buffers; neither allocates.
+//!
+//! Only the *active* targets (non-zero weight) cost anything: a frame with every weight zero
+//! is a copy of the base attributes.
+//!
+//! ```
+//! use anim_core::morph::MorphTargets;
+//! use anim_math::Vec3;
+//!
+//! // One triangle, two targets: the first lifts vertex 2, the second moves vertex 1.
+//! let base = [Vec3::zeros(), Vec3::x(), Vec3::y()];
+//! let lift = vec![Vec3::zeros(), Vec3::zeros(), Vec3::new(0.0, 0.0, 1.0)];
+//! let slide = vec![Vec3::zeros(), Vec3::new(1.0, 0.0, 0.0), Vec3::zeros()];
+//! let targets = MorphTargets::new(3, 2)
+//!     .with_positions(vec![lift, slide]).unwrap();
+//! let mut out = [Vec3::zeros(); 3];
+//! let active = targets.apply(&[0.5, 0.0], &base, &mut out, None).unwrap();
+//! assert_eq!(active, 1); // the zero-weight target was skipped
+//! assert_eq!(out[2], Vec3::new(0.0, 1.0, 0.5));
+//! ```
+
+use crate::{Interpolation, LengthMismatch, TrackError};
+use anim_math::Vec3;
+use thiserror::Error;
+
+/// Why morph data could not be built or applied.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum MorphError {
+    /// A slice does not have the length it must have.
+    #[error("{0}")]
+    WrongLength(#[from] LengthMismatch),
+    /// A delta or weight is NaN or infinite.
+    #[error("{what} {index} is not finite")]
+    NonFinite {
+        /// "position delta", "normal delta", "tangent delta", "weight".
+        what: &'static str,
+        /// Flat index of the bad value.
+        index: usize,
+    },
+    /// A sample time is NaN or infinite.
+    #[error("sample time {0} is not finite")]
+    NonFiniteTime(f32),
+    /// A weight track's keys are malformed.
+    #[error("weight track: {0}")]
+    Track(#[from] TrackError),
+}
+
+/// The morph targets of one mesh: per-target, per-vertex deltas (target-major: the delta of
+/// target `t` for vertex `v` is at `t · vertex_count + v`), optional names and the default
+/// weights (glTF's `node.weights`, else `mesh.weights`, else zeros).
+///
+/// Any number of targets is allowed. An attribute that no target moves is stored empty;
+/// one that only some targets move is zero for the others.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphTargets {
+    vertex_count: usize,
+    target_count: usize,
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    tangents: Vec<Vec3>,
+    names: Vec<String>,
+    default_weights: Vec<f32>,
+}
+
+impl MorphTargets {
+    /// `target_count` targets over `vertex_count` vertices, with no deltas yet (every target
+    /// moves nothing), no names and zero default weights.
+    pub fn new(vertex_count: usize, target_count: usize) -> Self {
+        Self { vertex_count, target_count, default_weights: vec![0.0; target_count], ..Self::default() }
+    }
+
+    fn deltas(&self, per_target: Vec<Vec<Vec3>>, what: &'static str) -> Result<Vec<Vec3>, MorphError> {
+        LengthMismatch::check("morph targets", per_target.len(), self.target_count)?;
+        let mut flat = Vec::with_capacity(self.target_count * self.vertex_count);
+        for d in per_target {
+            LengthMismatch::check("morph target deltas", d.len(), self.vertex_count)?;
+            flat.extend_from_slice(&d);
+        }
+        if let Some(index) = flat.iter().position(|v| !v.iter().all(|x| x.is_finite())) {
+            return Err(MorphError::NonFinite { what, index });
+        }
+        Ok(flat)
+    }
+
+    /// Sets the position deltas: one `Vec` per target, `vertex_count` deltas each.
+    ///
+    /// # Errors
+    /// Wrong counts, or a non-finite delta.
+    pub fn with_positions(mut self, per_target: Vec<Vec<Vec3>>) -> Result<Self, MorphError> {
+        self.positions = self.deltas(per_target, "position delta")?;
+        Ok(self)
+    }
+
+    /// Sets the normal deltas, as [`MorphTargets::with_positions`].
+    ///
+    /// # Errors
+    /// Wrong counts, or a non-finite delta.
+    pub fn with_normals(mut self, per_target: Vec<Vec<Vec3>>) -> Result<Self, MorphError> {
+        self.normals = self.deltas(per_target, "normal delta")?;
+        Ok(self)
+    }
+
+    /// Sets the tangent deltas (the `xyz` of glTF's `TANGENT`), as
+    /// [`MorphTargets::with_positions`].
+    ///
+    /// # Errors
+    /// Wrong counts, or a non-finite delta.
+    pub fn with_tangents(mut self, per_target: Vec<Vec<Vec3>>) -> Result<Self, MorphError> {
+        self.tangents = self.deltas(per_target, "tangent delta")?;
+        Ok(self)
+    }
+
+    /// Sets the target names (glTF's `mesh.extras.targetNames`).
+    ///
+    /// # Errors
+    /// Not one name a target.
+    pub fn with_names(mut self, names: Vec<String>) -> Result<Self, MorphError> {
+        LengthMismatch::check("morph target names", names.len(), self.target_count)?;
+        self.names = names;
+        Ok(self)
+    }
+
+    /// Sets the default weights.
+    ///
+    /// # Errors
+    /// Not one weight a target, or a non-finite weight.
+    pub fn with_default_weights(mut self, weights: Vec<f32>) -> Result<Self, MorphError> {
+        LengthMismatch::check("default morph weights", weights.len(), self.target_count)?;
+        if let Some(index) = weights.iter().position(|w| !w.is_finite()) {
+            return Err(MorphError::NonFinite { what: "weight", index });
+        }
+        self.default_weights = weights;
+        Ok(self)
+    }
+
+    /// Number of targets.
+    #[inline]
+    pub fn target_count(&self) -> usize {
+        self.target_count
+    }
+
+    /// Number of vertices of the mesh.
+    #[inline]
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// Target names; empty when the source had none.
+    #[inline]
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Default weights, one a target.
+    #[inline]
+    pub fn default_weights(&self) -> &[f32] {
+        &self.default_weights
+    }
+
+    /// Position deltas, target-major; empty when no target moves positions.
+    #[inline]
+    pub fn position_deltas(&self) -> &[Vec3] {
+        &self.positions
+    }
+
+    /// Normal deltas, target-major; empty when no target moves normals.
+    #[inline]
+    pub fn normal_deltas(&self) -> &[Vec3] {
+        &self.normals
+    }
+
+    /// Tangent deltas, target-major; empty when no target moves tangents.
+    #[inline]
+    pub fn tangent_deltas(&self) -> &[Vec3] {
+        &self.tangents
+    }
+
+    /// The deltas of target `t` for `attribute` (empty when that attribute has none).
+    fn target<'a>(&self, attribute: &'a [Vec3], t: usize) -> &'a [Vec3] {
+        if attribute.is_empty() { &[] } else { &attribute[t * self.vertex_count..(t + 1) * self.vertex_count] }
+    }
+
+    /// Morphs `base_positions` (and `normals`: `(base, out)`, when given) with `weights`:
+    /// `out = base + Σ wᵢ · Δᵢ` over the targets whose weight is not zero. Normals are not
+    /// renormalized here (skinning does it). Returns the number of active targets.
+    /// Allocates nothing.
+    ///
+    /// # Errors
+    /// A slice of the wrong length, or a non-finite weight.
+    pub fn apply(
+        &self,
+        weights: &[f32],
+        base_positions: &[Vec3],
+        out_positions: &mut [Vec3],
+        normals: Option<(&[Vec3], &mut [Vec3])>,
+    ) -> Result<usize, MorphError> {
+        LengthMismatch::check("morph weights", weights.len(), self.target_count)?;
+        LengthMismatch::check("base positions", base_positions.len(), self.vertex_count)?;
+        LengthMismatch::check("morphed positions", out_positions.len(), self.vertex_count)?;
+        if let Some(index) = weights.iter().position(|w| !w.is_finite()) {
+            return Err(MorphError::NonFinite { what: "weight", index });
+        }
+        out_positions.copy_from_slice(base_positions);
+        let mut active = 0;
+        for (t, &w) in weights.iter().enumerate() {
+            if w == 0.0 {
+                continue;
+            }
+            active += 1;
+            for (o, d) in out_positions.iter_mut().zip(self.target(&self.positions, t)) {
+                *o += d * w;
+            }
+        }
+        if let Some((base, out)) = normals {
+            LengthMismatch::check("base normals", base.len(), self.vertex_count)?;
+            LengthMismatch::check("morphed normals", out.len(), self.vertex_count)?;
+            out.copy_from_slice(base);
+            for (t, &w) in weights.iter().enumerate() {
+                if w == 0.0 {
+                    continue;
+                }
+                for (o, d) in out.iter_mut().zip(self.target(&self.normals, t)) {
+                    *o += d * w;
+                }
+            }
+        }
+        Ok(active)
+    }
+
+    /// Morphs tangents (`xyz`; the handedness `w` is left as is) like
+    /// [`MorphTargets::apply`] does positions. Returns the number of active targets.
+    ///
+    /// # Errors
+    /// A slice of the wrong length, or a non-finite weight.
+    pub fn apply_tangents(
+        &self,
+        weights: &[f32],
+        base: &[[f32; 4]],
+        out: &mut [[f32; 4]],
+    ) -> Result<usize, MorphError> {
+        LengthMismatch::check("morph weights", weights.len(), self.target_count)?;
+        LengthMismatch::check("base tangents", base.len(), self.vertex_count)?;
+        LengthMismatch::check("morphed tangents", out.len(), self.vertex_count)?;
+        if let Some(index) = weights.iter().position(|w| !w.is_finite()) {
+            return Err(MorphError::NonFinite { what: "weight", index });
+        }
+        out.copy_from_slice(base);
+        let mut active = 0;
+        for (t, &w) in weights.iter().enumerate() {
+            if w == 0.0 {
+                continue;
+            }
+            active += 1;
+            for (o, d) in out.iter_mut().zip(self.target(&self.tangents, t)) {
+                for k in 0..3 {
+                    o[k] += d[k] * w;
+                }
+            }
+        }
+        Ok(active)
+    }
+}
+
+/// The animated morph weights of one node (glTF's `weights` channel): `count` weights a
+/// key (`3·count` for cubic splines: the key's `count` in-tangents, `count` values, `count`
+/// out-tangents). Sampled weights are not clamped; linear interpolation is plain `lerp`
+/// per weight.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightTrack {
+    /// What the weights belong to: a skeleton joint index, like [`crate::JointTracks::joint`]
+    /// (the glTF importer maps every node to a joint, so this is the mesh node's joint).
+    pub target: usize,
+    count: usize,
+    interpolation: Interpolation,
+    times: Vec<f32>,
+    values: Vec<f32>,
+}
+
+impl WeightTrack {
+    /// Builds a track of `count` weights a key.
+    ///
+    /// # Errors
+    /// No keys, `count == 0`, times not finite or not strictly increasing, a value count
+    /// other than `keys · count` (`· 3` for cubic splines), or a non-finite value.
+    pub fn new(
+        target: usize,
+        count: usize,
+        interpolation: Interpolation,
+        times: Vec<f32>,
+        values: Vec<f32>,
+    ) -> Result<Self, TrackError> {
+        if times.is_empty() || count == 0 {
+            return Err(TrackError::Empty);
+        }
+        for (i, &t) in times.iter().enumerate() {
+            if !t.is_finite() || (i > 0 && t <= times[i - 1]) {
+                return Err(TrackError::TimesNotIncreasing { index: i, time: t });
+            }
+        }
+        let per_key = if interpolation == Interpolation::CubicSpline { 3 * count } else { count };
+        if values.len() != times.len() * per_key {
+            return Err(TrackError::ValueCount {
+                times: times.len(),
+                values: values.len(),
+                expected: times.len() * per_key,
+            });
+        }
+        if let Some(index) = values.iter().position(|v| !v.is_finite()) {
+            return Err(TrackError::NonFiniteValue { index });
+        }
+        Ok(Self { target, count, interpolation, times, values })
+    }
+
+    /// Weights a key (the target count of the animated mesh).
+    #[inline]
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The interpolation mode.
+    #[inline]
+    pub fn interpolation(&self) -> Interpolation {
+        self.interpolation
+    }
+
+    /// Key times.
+    #[inline]
+    pub fn times(&self) -> &[f32] {
+        &self.times
+    }
+
+    /// Stored values, key-major (see the type's docs for the cubic layout).
+    #[inline]
+    pub fn values(&self) -> &[f32] {
+        &self.values
+    }
+
+    /// Time of the first key.
+    #[inline]
+    pub fn start_time(&self) -> f32 {
+        self.times[0]
+    }
+
+    /// Time of the last key.
+    #[inline]
+    pub fn end_time(&self) -> f32 {
+        *self.times.last().expect("weight tracks have at least one key, checked in WeightTrack::new")
+    }
+
+    /// The `count` values of key `k` (the middle third for cubic splines).
+    fn key(&self, k: usize) -> &[f32] {
+        let n = self.count;
+        match self.interpolation {
+            Interpolation::CubicSpline => &self.values[3 * n * k + n..3 * n * k + 2 * n],
+            _ => &self.values[n * k..n * (k + 1)],
+        }
+    }
+
+    /// Samples the weights at `t` into `out` (before the first key the first key's weights,
+    /// after the last the last's). Allocates nothing.
+    ///
+    /// # Errors
+    /// `out` does not hold [`WeightTrack::count`] weights.
+    pub fn sample(&self, t: f32, out: &mut [f32]) -> Result<(), LengthMismatch> {
+        LengthMismatch::check("sampled weights", out.len(), self.count)?;
+        let keys = self.times.len();
+        let k = self.times.partition_point(|&x| x <= t);
+        if k == 0 || k >= keys {
+            out.copy_from_slice(self.key(if k == 0 { 0 } else { keys - 1 }));
+            return Ok(());
+        }
+        let i = k - 1;
+        let (t0, t1) = (self.times[i], self.times[k]);
+        let dt = t1 - t0;
+        let s = (t - t0) / dt;
+        match self.interpolation {
+            Interpolation::Step => out.copy_from_slice(self.key(i)),
+            Interpolation::Linear => {
+                for ((o, a), b) in out.iter_mut().zip(self.key(i)).zip(self.key(k)) {
+                    *o = a + (b - a) * s;
+                }
+            }
+            Interpolation::CubicSpline => {
+                let n = self.count;
+                let (s2, s3) = (s * s, s * s * s);
+                let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
+                let h10 = (s3 - 2.0 * s2 + s) * dt;
+                let h01 = -2.0 * s3 + 3.0 * s2;
+                let h11 = (s3 - s2) * dt;
+                let (a, b) = (3 * n * i, 3 * n * k);
+                for (j, o) in out.iter_mut().enumerate() {
+                    let v0 = self.values[a + n + j];
+                    let out0 = self.values[a + 2 * n + j];
+                    let v1 = self.values[b + n + j];
+                    let in1 = self.values[b + j];
+                    *o = h00 * v0 + h10 * out0 + h01 * v1 + h11 * in1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_linear_cubic_against_analytic_values() {
+        // Two weights, keys at 0 and 2.
+        let step = WeightTrack::new(0, 2, Interpolation::Step, vec![0.0, 2.0], vec![1.0, -1.0, 3.0, 5.0]).unwrap();
+        let mut w = [0.0; 2];
+        step.sample(1.9, &mut w).unwrap();
+        assert_eq!(w, [1.0, -1.0]);
+        step.sample(2.0, &mut w).unwrap();
+        assert_eq!(w, [3.0, 5.0]);
+        let lin = WeightTrack::new(0, 2, Interpolation::Linear, vec![0.0, 2.0], vec![1.0, -1.0, 3.0, 5.0]).unwrap();
+        lin.sample(0.5, &mut w).unwrap();
+        // Not clamped to [0, 1], and plain lerp: 1 + (3-1)·0.25, -1 + 6·0.25.
+        assert!((w[0] - 1.5).abs() < 1e-6 && (w[1] - 0.5).abs() < 1e-6);
+        lin.sample(-3.0, &mut w).unwrap();
+        assert_eq!(w, [1.0, -1.0]);
+        lin.sample(9.0, &mut w).unwrap();
+        assert_eq!(w, [3.0, 5.0]);
+        // Cubic: weight 0 is p(s) for v0 = 0, m0 = 1 (out-tangent), v1 = 1, m1 = 0 (in-tangent)
+        // over Δ = 2: p(s) = (s³−2s²+s)·2 + (−2s³+3s²). Weight 1 is constant 4 with zero tangents.
+        let cubic = WeightTrack::new(
+            7,
+            2,
+            Interpolation::CubicSpline,
+            vec![0.0, 2.0],
+            // key 0: in[2], v[2], out[2]; key 1: in[2], v[2], out[2]
+            vec![9.0, 9.0, 0.0, 4.0, 1.0, 0.0, 0.0, 0.0, 1.0, 4.0, 9.0, 9.0],
+        )
+        .unwrap();
+        for t in [0.0f32, 0.3, 1.0, 1.7, 2.0] {
+            cubic.sample(t, &mut w).unwrap();
+            let s = t / 2.0;
+            let expected = (s * s * s - 2.0 * s * s + s) * 2.0 + (-2.0 * s * s * s + 3.0 * s * s);
+            assert!((w[0] - expected).abs() < 1e-6, "t={t}: {} vs {expected}", w[0]);
+            assert!((w[1] - 4.0).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn bad_tracks_and_lengths() {
+        assert!(matches!(
+            WeightTrack::new(0, 2, Interpolation::Linear, vec![0.0, 1.0], vec![0.0; 3]),
+            Err(TrackError::ValueCount { expected: 4, .. })
+        ));
+        assert!(matches!(
+            WeightTrack::new(0, 1, Interpolation::CubicSpline, vec![0.0], vec![0.0]),
+            Err(TrackError::ValueCount { expected: 3, .. })
+        ));
+        assert!(WeightTrack::new(0, 1, Interpolation::Linear, vec![1.0, 1.0], vec![0.0; 2]).is_err());
+        let t = WeightTrack::new(0, 2, Interpolation::Linear, vec![0.0], vec![0.0; 2]).unwrap();
+        assert!(t.sample(0.0, &mut [0.0; 3]).is_err());
+        let m = MorphTargets::new(2, 1);
+        assert!(m.clone().with_positions(vec![vec![Vec3::zeros(); 3]]).is_err());
+        assert!(matches!(
+            m.clone().with_normals(vec![vec![Vec3::zeros(), Vec3::new(f32::NAN, 0.0, 0.0)]]),
+            Err(MorphError::NonFinite { index: 1, .. })
+        ));
+        let base = [Vec3::zeros(); 2];
+        let mut out = [Vec3::zeros(); 2];
+        assert!(m.apply(&[0.0, 1.0], &base, &mut out, None).is_err());
+        assert!(m.apply(&[f32::INFINITY], &base, &mut out, None).is_err());
+    }
+
+    #[test]
+    fn applies_positions_normals_tangents_of_active_targets() {
+        let base = [Vec3::new(1.0, 2.0, 3.0), Vec3::new(-1.0, 0.0, 0.5)];
+        let nb = [Vec3::z(), Vec3::x()];
+        let d = |a: f32| vec![Vec3::new(a, 0.0, 0.0), Vec3::new(0.0, a, 0.0)];
+        let m = MorphTargets::new(2, 3)
+            .with_positions(vec![d(1.0), d(10.0), d(100.0)])
+            .unwrap()
+            .with_normals(vec![d(0.5), vec![Vec3::zeros(); 2], d(-0.5)])
+            .unwrap()
+            .with_tangents(vec![d(1.0), d(2.0), d(3.0)])
+            .unwrap();
+        let w = [0.5, 0.0, -2.0];
+        let (mut p, mut n) = ([Vec3::zeros(); 2], [Vec3::zeros(); 2]);
+        assert_eq!(m.apply(&w, &base, &mut p, Some((&nb, &mut n))).unwrap(), 2);
+        // 0.5·1 − 2·100 on x of vertex 0, on y of vertex 1.
+        assert_eq!(p[0], Vec3::new(1.0 - 199.5, 2.0, 3.0));
+        assert_eq!(p[1], Vec3::new(-1.0, -199.5, 0.5));
+        assert_eq!(n[0], Vec3::new(0.25 + 1.0, 0.0, 1.0));
+        let tb = [[0.0, 0.0, 1.0, -1.0]; 2];
+        let mut t = [[0.0; 4]; 2];
+        m.apply_tangents(&w, &tb, &mut t).unwrap();
+        assert_eq!(t[0], [0.5 - 6.0, 0.0, 1.0, -1.0]);
+        // All zero: a copy.
+        assert_eq!(m.apply(&[0.0; 3], &base, &mut p, None).unwrap(), 0);
+        assert_eq!(p, base);
+    }
+
+    #[test]
+    fn clips_carry_weight_tracks() {
+        use crate::{Clip, ClipError, TimePolicy};
+        let a = WeightTrack::new(3, 1, Interpolation::Linear, vec![0.5, 3.0], vec![0.0, 2.5]).unwrap();
+        let clip = Clip::new("c", vec![], vec![]).unwrap().with_weight_tracks(vec![a.clone()]).unwrap();
+        // The clip's time line covers the weight keys.
+        assert_eq!((clip.start_time(), clip.duration()), (0.5, 3.0));
+        assert_eq!(clip.key_times(), vec![0.5, 3.0]);
+        let mut w = [9.0];
+        assert!(clip.sample_weights(3, 1.75, TimePolicy::Clamp, &mut w).unwrap());
+        assert!((w[0] - 1.25).abs() < 1e-6);
+        // Wrap brings 4.0 back to 1.0: (1.0 − 0.5) / 2.5 · 2.5 = 0.5.
+        clip.sample_weights(3, 4.0, TimePolicy::Wrap, &mut w).unwrap();
+        assert!((w[0] - 0.5).abs() < 1e-6);
+        // Another target is not animated: `out` untouched.
+        let mut untouched = [7.0];
+        assert!(!clip.sample_weights(4, 1.0, TimePolicy::Clamp, &mut untouched).unwrap());
+        assert_eq!(untouched, [7.0]);
+        assert!(matches!(
+            clip.sample_weights(3, f32::NAN, TimePolicy::Clamp, &mut w),
+            Err(MorphError::NonFiniteTime(_))
+        ));
+        assert!(matches!(
+            clip.sample_weights(3, 1.0, TimePolicy::Clamp, &mut [0.0; 2]),
+            Err(MorphError::WrongLength(_))
+        ));
+        assert!(matches!(clip.with_weight_tracks(vec![a]), Err(ClipError::DuplicateJoint { joint: 3, .. })));
+    }
+}
