@@ -104,13 +104,7 @@ pub fn crossed_into(events: &[ClipEvent], playback: &Playback, from: f64, to: f6
 
 /// Calls `f` for every event crossed between `from` and `to`, in order; see
 /// [`crossed_into`].
-pub fn for_each_crossed(
-    events: &[ClipEvent],
-    playback: &Playback,
-    from: f64,
-    to: f64,
-    mut f: impl FnMut(FiredEvent),
-) {
+pub fn for_each_crossed(events: &[ClipEvent], playback: &Playback, from: f64, to: f64, mut f: impl FnMut(FiredEvent)) {
     let d = f64::from(playback.duration());
     if from == to || events.is_empty() || d <= 0.0 || !from.is_finite() || !to.is_finite() {
         return;
