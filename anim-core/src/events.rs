@@ -153,3 +153,27 @@ pub fn for_each_crossed(events: &[ClipEvent], playback: &Playback, from: f64, to
         (k0..=k1).rev().for_each(&mut visit);
     }
 }
+
+/// Events where a scalar curve crosses `threshold`: `rising` when it goes from below to at
+/// or above, `falling` when it goes back below. For a foot-contact curve (1 = planted)
+/// with `rising = "foot_down"`, `falling = "foot_up"` these are the foot's plant and lift
+/// times. Linear and cubic keys are crossed at the linear interpolation of their key
+/// values (exact for linear keys), step keys at the key where the value changes.
+/// Allocates the returned list (load-time work).
+pub fn threshold_events(curve: &crate::Track<f32>, threshold: f32, rising: &str, falling: &str) -> Vec<ClipEvent> {
+    let mut out = Vec::new();
+    let times = curve.times();
+    let step = curve.interpolation() == crate::Interpolation::Step;
+    for k in 1..times.len() {
+        let (t0, t1) = (times[k - 1], times[k]);
+        let (v0, v1) = (*curve.key_value(k - 1), *curve.key_value(k));
+        let up = v0 < threshold && v1 >= threshold;
+        let down = v0 >= threshold && v1 < threshold;
+        if !(up || down) {
+            continue;
+        }
+        let t = if step || v1 == v0 { t1 } else { t0 + (threshold - v0) / (v1 - v0) * (t1 - t0) };
+        out.push(ClipEvent::new(if up { rising } else { falling }, t.clamp(t0, t1)));
+    }
+    out
+}

@@ -152,3 +152,19 @@ fn clip_events_are_sorted_and_checked() {
     let nan = clip.with_events(vec![ClipEvent::new("x", f32::NAN)]);
     assert!(nan.is_err());
 }
+
+#[test]
+fn foot_contact_curve_gives_down_and_up_events() {
+    // Planted 0..0.4, lifting linearly to 0 at 0.6, down again linearly 0.8..1.0.
+    let curve =
+        Track::new(Interpolation::Linear, vec![0.0, 0.4, 0.6, 0.8, 1.0], vec![1.0f32, 1.0, 0.0, 0.0, 1.0]).unwrap();
+    let ev = anim_core::events::threshold_events(&curve, 0.5, "foot_down", "foot_up");
+    assert_eq!(ev.len(), 2);
+    assert_eq!(ev[0].name, "foot_up");
+    assert!(near(ev[0].time, 0.5));
+    assert_eq!(ev[1].name, "foot_down");
+    assert!(near(ev[1].time, 0.9));
+    let step = Track::new(Interpolation::Step, vec![0.0, 0.3], vec![0.0f32, 1.0]).unwrap();
+    let ev = anim_core::events::threshold_events(&step, 0.5, "down", "up");
+    assert_eq!((ev[0].name.as_str(), ev[0].time), ("down", 0.3));
+}
