@@ -30,6 +30,12 @@
 //! assert!((pal[1] - Mat4::identity()).abs().max() < 1e-6);
 //! ```
 
+//! What games build on clips: [`playback`] (time scale, ping-pong, loop counts, a
+//! `finished` signal), [`events`] (named times, and the in-order query of the events one
+//! step crossed), [`root_motion`] (the root's travel as a separate motion track) and
+//! [`layered`] (N-layer weighted blending with per-joint masks and additive layers).
+//! Each module's docs start with a runnable example.
+
 #![warn(missing_docs)]
 
 pub mod additive;

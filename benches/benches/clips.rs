@@ -35,13 +35,11 @@ fn layered(c: &mut Criterion) {
     let mut g = c.benchmark_group("layered");
     g.throughput(Throughput::Elements(JOINTS as u64));
     g.bench_function("4_masked_layers_64_joints", |b| {
-        let layers: Vec<Layer<'_>> =
-            (0..4).map(|i| Layer::new(&poses[i], weights[i]).with_mask(&masks[i])).collect();
+        let layers: Vec<Layer<'_>> = (0..4).map(|i| Layer::new(&poses[i], weights[i]).with_mask(&masks[i])).collect();
         b.iter(|| blend_layers(black_box(&mut out), &skeleton, black_box(&layers), &[], 0.1).expect("sizes match"))
     });
     g.bench_function("4_masked_layers_plus_additive_64_joints", |b| {
-        let layers: Vec<Layer<'_>> =
-            (0..4).map(|i| Layer::new(&poses[i], weights[i]).with_mask(&masks[i])).collect();
+        let layers: Vec<Layer<'_>> = (0..4).map(|i| Layer::new(&poses[i], weights[i]).with_mask(&masks[i])).collect();
         let add = [AdditiveLayer::new(&poses[1], &base, 0.5).with_mask(&masks[2])];
         b.iter(|| blend_layers(black_box(&mut out), &skeleton, black_box(&layers), &add, 0.1).expect("sizes match"))
     });

@@ -70,7 +70,8 @@ pub const UPPER_BODY_ROOT: &str = "spine_01";
 /// the forearm swinging side to side in the frontal plane, the chest swaying slightly.
 /// `None` when a joint is missing.
 pub fn wave_clip(skeleton: &Skeleton) -> Option<Clip> {
-    let (upper, lower, chest) = (skeleton.find("upperarm_r")?, skeleton.find("lowerarm_r")?, skeleton.find("spine_03")?);
+    let (upper, lower, chest) =
+        (skeleton.find("upperarm_r")?, skeleton.find("lowerarm_r")?, skeleton.find("spine_03")?);
     const KEYS: usize = 13;
     const LENGTH: f32 = 1.2;
     let times: Vec<f32> = (0..KEYS).map(|k| LENGTH * k as f32 / (KEYS - 1) as f32).collect();
@@ -146,7 +147,10 @@ impl BlendDemo {
         blend_layers(
             &mut self.layered,
             skeleton,
-            &[Layer::new(loco, 1.0).with_mask(&self.mask_lower), Layer::new(&self.wave_pose, 1.0).with_mask(&self.mask_upper)],
+            &[
+                Layer::new(loco, 1.0).with_mask(&self.mask_lower),
+                Layer::new(&self.wave_pose, 1.0).with_mask(&self.mask_upper),
+            ],
             &[],
             0.1,
         )?;
