@@ -188,10 +188,11 @@ impl Playback {
             return (0, 0.0, true);
         }
         let mut k = (u / d).floor();
-        if let Some(n) = self.repetitions {
-            if n > 0 && k >= f64::from(n) {
-                k = f64::from(n) - 1.0;
-            }
+        if let Some(n) = self.repetitions
+            && n > 0
+            && k >= f64::from(n)
+        {
+            k = f64::from(n) - 1.0;
         }
         let local = (u - k * d).clamp(0.0, d);
         let k = k as i64;

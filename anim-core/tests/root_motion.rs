@@ -59,12 +59,12 @@ fn n_loops_travel_n_times_the_clip() {
     let s = skeleton();
     let clip = extract(&walk(Vec3::new(0.0, 0.0, 1.5), 0.8), &s, &RootMotionSettings::new(0)).unwrap();
     let motion = clip.root_motion().unwrap();
-    for (dt, loops) in [(1.0 / 60.0, 5.0f32), (0.37, 7.0), (2.1, 10.5)] {
+    for (dt, loops) in [(1.0f64 / 60.0, 5.0f32), (0.37, 7.0), (2.1, 10.5)] {
         let mut p = Playback::new(clip.duration(), LoopMode::Repeat);
         let mut world = Transform::IDENTITY;
         let target = f64::from(loops * 0.8);
         while p.position() < target - 1e-9 {
-            let step_dt = (dt as f64).min(target - p.position()) as f32;
+            let step_dt = dt.min(target - p.position()) as f32;
             let s = p.advance(step_dt);
             world = world.combine(&motion.delta(&p, s.from, s.to));
         }
@@ -72,7 +72,7 @@ fn n_loops_travel_n_times_the_clip() {
         // Reverse playback over the same span returns to the start.
         p.speed = -1.0;
         while p.position() > 1e-9 {
-            let step_dt = (dt as f64).min(p.position()) as f32;
+            let step_dt = dt.min(p.position()) as f32;
             let s = p.advance(step_dt);
             world = world.combine(&motion.delta(&p, s.from, s.to));
         }

@@ -31,7 +31,7 @@ fn patch(bytes: &[u8], edit: impl Fn(&str) -> String) -> Vec<u8> {
     let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let json = std::str::from_utf8(&bytes[20..20 + len]).unwrap();
     let mut new_json = edit(json).into_bytes();
-    while new_json.len() % 4 != 0 {
+    while !new_json.len().is_multiple_of(4) {
         new_json.push(b' ');
     }
     let rest = &bytes[20 + len..];
