@@ -47,10 +47,10 @@ pub fn foot_slide_velocity(ch: &Character, clip: &Clip) -> Result<Option<Vec3>, 
             _ => {}
         }
     }
-    if let Some(s) = run_start {
-        if SAMPLES - s > best.1 - best.0 {
-            best = (s, SAMPLES);
-        }
+    if let Some(s) = run_start
+        && SAMPLES - s > best.1 - best.0
+    {
+        best = (s, SAMPLES);
     }
     if best.1 <= best.0 {
         return Ok(None);
@@ -96,7 +96,7 @@ pub fn with_travel(clip: &Clip, joint: usize, rest: Vec3, velocity: Vec3) -> Res
         .map_err(|e| Clip::track_error(clip.name(), joint, "translation", e))?;
     joints[idx].translation = Some(track);
     let out = Clip::new(clip.name(), joints, clip.curves().to_vec())?;
-    Ok(out.with_events(clip.events().to_vec()).map_err(|e| DemoError::Args(e.to_string()))?)
+    out.with_events(clip.events().to_vec()).map_err(|e| DemoError::Args(e.to_string()))
 }
 
 /// A root-motion version of clip `index` of `ch` (see the [module docs](self)).

@@ -31,10 +31,10 @@ fn wave_layer_replaces_the_upper_body_only() {
     ch12_blend::wave_clip(&ch.skeleton).unwrap().sample(s.wave_time, TimePolicy::Wrap, &mut wave).unwrap();
     let upper = ch.skeleton.subtree(ch.skeleton.find(UPPER_BODY_ROOT).unwrap());
     let got = s.stage.posed.pose.locals();
-    for j in 0..ch.skeleton.len() {
+    for (j, got) in got.iter().enumerate() {
         let want = if upper.contains(&j) { &wave.locals()[j] } else { &loco.locals()[j] };
-        assert!((got[j].translation - want.translation).norm() < 1e-5, "joint {j}");
-        assert!(got[j].rotation.angle_to(&want.rotation) < 1e-4, "joint {j}");
+        assert!((got.translation - want.translation).norm() < 1e-5, "joint {j}");
+        assert!(got.rotation.angle_to(&want.rotation) < 1e-4, "joint {j}");
     }
     // The right hand is raised above the head.
     let hand = s.stage.posed.pose.global(&ch.skeleton, ch.skeleton.find("hand_r").unwrap()).unwrap();
