@@ -22,6 +22,7 @@ fn skeleton_and_clip() -> (Skeleton, Clip) {
 fn events_round_trip() {
     let (s, clip) = skeleton_and_clip();
     let bytes = export_glb(&s, &[], std::slice::from_ref(&clip)).unwrap();
+    std::fs::write(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("clip_events.glb"), &bytes).unwrap();
     let back = load_from_bytes(&bytes, None).unwrap();
     assert_eq!(back.clips[0].events(), clip.events());
 }
