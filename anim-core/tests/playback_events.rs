@@ -168,3 +168,20 @@ fn foot_contact_curve_gives_down_and_up_events() {
     let ev = anim_core::events::threshold_events(&step, 0.5, "down", "up");
     assert_eq!((ev[0].name.as_str(), ev[0].time), ("down", 0.3));
 }
+
+#[test]
+fn crowd_columns_come_from_a_playback() {
+    let mut p = Playback::new(2.0, LoopMode::PingPong).with_speed(-0.5);
+    p.seek(2.5); // second cycle, backwards: time 2 - 0.5
+    let d = anim_core::CharacterDesc {
+        position: Vec3::zeros(),
+        rotation: anim_math::Quat::identity(),
+        scale: 1.0,
+        clip: 0,
+        time: 0.0,
+        speed: 1.0,
+    }
+    .with_playback(&p);
+    assert!(near(d.time, 1.5));
+    assert_eq!(d.speed, -0.5);
+}
