@@ -284,6 +284,16 @@ impl CrossFadeController {
         self.current.as_ref().map(|c| c.playback.last_step())
     }
 
+    /// Clears `out` and fills it with the current clip's events crossed by the last
+    /// update, in order (see [`crate::events`]). Allocates nothing while `out` has room.
+    pub fn current_events(&self, out: &mut Vec<crate::events::FiredEvent>) {
+        out.clear();
+        if let Some(c) = &self.current {
+            let s = c.playback.last_step();
+            crate::events::crossed_into(c.clip.events(), &c.playback, s.from, s.to, out);
+        }
+    }
+
     /// The current clip, if one plays.
     pub fn current_clip(&self) -> Option<&Arc<Clip>> {
         self.current.as_ref().map(|c| &c.clip)

@@ -77,6 +77,7 @@ fn steady_frames_allocate_nothing() {
         world = world.combine(&motion.delta(&p, step.from, step.to));
         fader.update(1.0 / 30.0).unwrap();
         world = world.combine(fader.root_motion_delta());
+        fader.current_events(&mut fired);
         let layers = [Layer::new(&pose_a, 1.0), Layer::new(&pose_b, 0.5).with_mask(&mask)];
         let add = [AdditiveLayer::new(&pose_b, &pose_a, 0.3)];
         blend_layers(&mut out, &s, &layers, &add, 0.1).unwrap();

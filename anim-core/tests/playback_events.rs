@@ -185,3 +185,29 @@ fn crowd_columns_come_from_a_playback() {
     assert!(near(d.time, 1.5));
     assert_eq!(d.speed, -0.5);
 }
+
+#[test]
+fn crossfade_reports_the_current_clips_events() {
+    use anim_core::crossfade::CrossFadeController;
+    use anim_core::{JointDesc, Skeleton, TimePolicy};
+    let s = Skeleton::new(vec![JointDesc::new("root", None, anim_math::Transform::IDENTITY)]).unwrap();
+    let mut jt = JointTracks::new(0);
+    jt.translation = Some(Track::new(Interpolation::Linear, vec![0.0, 1.0], vec![Vec3::zeros(); 2]).unwrap());
+    let clip = std::sync::Arc::new(
+        Clip::new("c", vec![jt], vec![])
+            .unwrap()
+            .with_events(vec![ClipEvent::new("x", 0.3), ClipEvent::new("y", 0.9)])
+            .unwrap(),
+    );
+    let mut f = CrossFadeController::new(&s, 1);
+    f.play(clip.clone(), TimePolicy::Wrap).unwrap();
+    let mut out = Vec::with_capacity(4);
+    let mut seen = String::new();
+    for _ in 0..6 {
+        f.update(0.25).unwrap(); // ends at 0.25, 0.5, 0.75, 1.0 (wrap), 1.25, 1.5
+        f.current_events(&mut out);
+        seen.extend(out.iter().map(|e| if clip.events()[e.index].name == "x" { 'x' } else { 'y' }));
+        seen.push('|');
+    }
+    assert_eq!(seen, "|x||y||x|");
+}
