@@ -14,7 +14,7 @@
 //! events than it ever held).
 //!
 //! glTF files carry events in the animation's `extras` as
-//! `{"events": [{"name": "foot_down", "time": 0.4}, …]}`; the project's importer reads
+//! `{"animEvents": [{"name": "foot_down", "time": 0.4}, …]}`; the project's importer reads
 //! them and its exporter writes them.
 //!
 //! ```

@@ -53,13 +53,13 @@ fn bad_events_name_their_json_path() {
     // An event after the clip's end (2 s).
     let late = patch(&bytes, |j| j.replace("1.25", "7.5"));
     match load_from_bytes(&late, None) {
-        Err(GltfError::Schema { path, .. }) => assert_eq!(path, "/animations/0/extras/events/1"),
+        Err(GltfError::Schema { path, .. }) => assert_eq!(path, "/animations/0/extras/animEvents/1"),
         other => panic!("expected a schema error, got {other:?}"),
     }
     // An event without a name.
     let unnamed = patch(&bytes, |j| j.replace("\"name\":\"foot_down\"", "\"nom\":\"foot_down\""));
     match load_from_bytes(&unnamed, None) {
-        Err(GltfError::Schema { path, .. }) => assert_eq!(path, "/animations/0/extras/events/0"),
+        Err(GltfError::Schema { path, .. }) => assert_eq!(path, "/animations/0/extras/animEvents/0"),
         other => panic!("expected a schema error, got {other:?}"),
     }
 }
