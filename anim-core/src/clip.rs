@@ -80,6 +80,8 @@ pub struct Clip {
     max_joint: Option<usize>,
     /// Morph weight tracks (see [`Clip::with_weight_tracks`]).
     weights: Vec<crate::morph::WeightTrack>,
+    events: Vec<crate::events::ClipEvent>,
+    root_motion: Option<crate::root_motion::MotionTrack>,
 }
 
 impl Clip {
@@ -124,6 +126,8 @@ impl Clip {
             start: if start.is_finite() { start } else { 0.0 },
             max_joint,
             weights: Vec::new(),
+            events: Vec::new(),
+            root_motion: None,
         })
     }
 
@@ -175,6 +179,43 @@ impl Clip {
         let Some(track) = self.weights.iter().find(|w| w.target == target) else { return Ok(false) };
         track.sample(policy.apply(time, self.duration), out)?;
         Ok(true)
+    }
+
+    /// Replaces the clip's events (sorted here by time, stably).
+    ///
+    /// # Errors
+    /// An event time that is not finite or lies outside `[0, duration]`.
+    pub fn with_events(mut self, events: Vec<crate::events::ClipEvent>) -> Result<Self, crate::events::EventError> {
+        self.set_events(events)?;
+        Ok(self)
+    }
+
+    /// Replaces the clip's events, as [`Clip::with_events`].
+    ///
+    /// # Errors
+    /// As [`Clip::with_events`]; the clip is unchanged then.
+    pub fn set_events(&mut self, mut events: Vec<crate::events::ClipEvent>) -> Result<(), crate::events::EventError> {
+        crate::events::check_events(&self.name, &events, self.duration)?;
+        events.sort_by(|a, b| a.time.total_cmp(&b.time));
+        self.events = events;
+        Ok(())
+    }
+
+    /// The clip's events, sorted by time.
+    pub fn events(&self) -> &[crate::events::ClipEvent] {
+        &self.events
+    }
+
+    /// Attaches an extracted root-motion track (see [`crate::root_motion`]).
+    #[must_use]
+    pub fn with_root_motion(mut self, motion: crate::root_motion::MotionTrack) -> Self {
+        self.root_motion = Some(motion);
+        self
+    }
+
+    /// The root-motion track, when one was extracted.
+    pub fn root_motion(&self) -> Option<&crate::root_motion::MotionTrack> {
+        self.root_motion.as_ref()
     }
 
     /// Helper for importers: wraps a track error with the clip, joint and channel.

@@ -46,6 +46,8 @@
 //! assert!((fader.pose().locals()[0].translation.x - 2.0).abs() < 1e-6);
 //! ```
 
+use crate::playback::{LoopMode, Playback, Step};
+use crate::root_motion::blend_deltas;
 use crate::{Clip, ClipError, Pose, SamplingCache, Skeleton, TimePolicy};
 use anim_math::Transform;
 use std::sync::Arc;
@@ -65,23 +67,38 @@ pub enum CrossFadeError {
     BadDuration(f32),
 }
 
-/// One playing clip: the clip, its time policy, its play time and its key cache.
+/// One playing clip: the clip, its playback state and its key cache.
 #[derive(Clone, Debug)]
 struct Playing {
     clip: Arc<Clip>,
-    policy: TimePolicy,
+    playback: Playback,
     time: f32,
     cache: SamplingCache,
+    delta: Transform,
+}
+
+/// The playback a [`TimePolicy`] stands for: `Wrap` loops forever, `Clamp` plays once.
+fn playback_for(clip: &Clip, policy: TimePolicy) -> Playback {
+    match policy {
+        TimePolicy::Wrap => Playback::new(clip.duration(), LoopMode::Repeat),
+        TimePolicy::Clamp => Playback::once(clip.duration()),
+    }
 }
 
 impl Playing {
-    fn start(clip: Arc<Clip>, policy: TimePolicy) -> Self {
+    fn start(clip: Arc<Clip>, mut playback: Playback) -> Self {
         let cache = SamplingCache::new(&clip);
-        Self { time: clip.start_time(), clip, policy, cache }
+        playback.seek(f64::from(clip.start_time()));
+        Self { time: playback.time(), clip, playback, cache, delta: Transform::IDENTITY }
     }
 
     fn advance(&mut self, dt: f32, pose: &mut Pose) -> Result<(), ClipError> {
-        self.time = self.clip.sample_cached(&mut self.cache, self.time + dt, self.policy, pose)?;
+        let step = self.playback.advance(dt);
+        self.delta = match self.clip.root_motion() {
+            Some(m) => m.delta(&self.playback, step.from, step.to),
+            None => Transform::IDENTITY,
+        };
+        self.time = self.clip.sample_cached(&mut self.cache, self.playback.time(), TimePolicy::Clamp, pose)?;
         Ok(())
     }
 }
@@ -124,6 +141,7 @@ pub struct CrossFadeController {
     current: Option<Playing>,
     targets: Vec<Target>,
     spare: Vec<Pose>,
+    delta: Transform,
 }
 
 impl CrossFadeController {
@@ -137,6 +155,7 @@ impl CrossFadeController {
             targets: Vec::with_capacity(target_capacity),
             current: None,
             rest,
+            delta: Transform::IDENTITY,
         }
     }
 
@@ -146,9 +165,20 @@ impl CrossFadeController {
     /// # Errors
     /// The clip animates a joint the skeleton lacks.
     pub fn play(&mut self, clip: Arc<Clip>, policy: TimePolicy) -> Result<(), CrossFadeError> {
+        let playback = playback_for(&clip, policy);
+        self.play_with(clip, playback)
+    }
+
+    /// [`Self::play`] with explicit playback settings (speed, loop mode, repetitions); the
+    /// playback starts at the clip's start time.
+    ///
+    /// # Errors
+    /// The clip animates a joint the skeleton lacks.
+    pub fn play_with(&mut self, clip: Arc<Clip>, playback: Playback) -> Result<(), CrossFadeError> {
         clip.check_joints(self.rest.len())?;
         self.clear_targets();
-        self.current = Some(Playing::start(clip, policy));
+        self.delta = Transform::IDENTITY;
+        self.current = Some(Playing::start(clip, playback));
         self.pose.locals_mut().copy_from_slice(self.rest.locals());
         Ok(())
     }
@@ -160,12 +190,21 @@ impl CrossFadeController {
     /// # Errors
     /// A negative or non-finite duration, or a clip that animates a joint the skeleton lacks.
     pub fn fade_to(&mut self, clip: Arc<Clip>, duration: f32, policy: TimePolicy) -> Result<bool, CrossFadeError> {
+        let playback = playback_for(&clip, policy);
+        self.fade_to_with(clip, duration, playback)
+    }
+
+    /// [`Self::fade_to`] with explicit playback settings for the clip fading in.
+    ///
+    /// # Errors
+    /// As [`Self::fade_to`].
+    pub fn fade_to_with(&mut self, clip: Arc<Clip>, duration: f32, playback: Playback) -> Result<bool, CrossFadeError> {
         if !duration.is_finite() || duration < 0.0 {
             return Err(CrossFadeError::BadDuration(duration));
         }
         clip.check_joints(self.rest.len())?;
         let Some(current) = &self.current else {
-            self.play(clip, policy)?;
+            self.play_with(clip, playback)?;
             return Ok(true);
         };
         let last = self.targets.last().map_or(&current.clip, |t| &t.playing.clip);
@@ -182,7 +221,7 @@ impl CrossFadeController {
             }
         };
         pose.locals_mut().copy_from_slice(self.rest.locals());
-        self.targets.push(Target { playing: Playing::start(clip, policy), pose, duration, elapsed: 0.0 });
+        self.targets.push(Target { playing: Playing::start(clip, playback), pose, duration, elapsed: 0.0 });
         Ok(true)
     }
 
@@ -208,6 +247,7 @@ impl CrossFadeController {
         }
         self.pose.locals_mut().copy_from_slice(self.rest.locals());
         current.advance(dt, &mut self.pose)?;
+        self.delta = current.delta;
         for target in &mut self.targets {
             target.playing.advance(dt, &mut target.pose)?;
             target.elapsed += dt;
@@ -215,6 +255,8 @@ impl CrossFadeController {
             for (o, b) in self.pose.locals_mut().iter_mut().zip(target.pose.locals()) {
                 *o = Transform::mix(o, b, w);
             }
+            // The root-motion deltas mix with the same weight as the poses.
+            self.delta = blend_deltas([(&self.delta, 1.0 - w), (&target.playing.delta, w)]);
         }
         Ok(())
     }
@@ -222,6 +264,34 @@ impl CrossFadeController {
     /// The pose built by the last update (the rest pose before the first).
     pub fn pose(&self) -> &Pose {
         &self.pose
+    }
+
+    /// The root-motion delta of the last update: every playing clip's step delta (identity
+    /// for a clip without [`Clip::root_motion`]) mixed with the weights its pose was mixed
+    /// with. Apply it as `world = world · delta`.
+    pub fn root_motion_delta(&self) -> &Transform {
+        &self.delta
+    }
+
+    /// The current clip's playback state, if one plays.
+    pub fn current_playback(&self) -> Option<&Playback> {
+        self.current.as_ref().map(|c| &c.playback)
+    }
+
+    /// The current clip's last step (unwrapped positions before and after, and whether it
+    /// finished the clip): query its events with [`crate::events::crossed_into`].
+    pub fn current_step(&self) -> Option<Step> {
+        self.current.as_ref().map(|c| c.playback.last_step())
+    }
+
+    /// Clears `out` and fills it with the current clip's events crossed by the last
+    /// update, in order (see [`crate::events`]). Allocates nothing while `out` has room.
+    pub fn current_events(&self, out: &mut Vec<crate::events::FiredEvent>) {
+        out.clear();
+        if let Some(c) = &self.current {
+            let s = c.playback.last_step();
+            crate::events::crossed_into(c.clip.events(), &c.playback, s.from, s.to, out);
+        }
     }
 
     /// The current clip, if one plays.

@@ -79,6 +79,20 @@ pub struct CharacterDesc {
     pub speed: f32,
 }
 
+impl CharacterDesc {
+    /// Sets this character's playback columns from a [`Playback`](crate::playback::Playback):
+    /// the time it shows and its speed. The crowd keeps playback as two flat columns (time
+    /// and speed, advanced by the AVX2 loop) built from that one state type; whether a clip
+    /// loops or clamps is the atlas clip's own rule ([`AtlasClip::looping`]), so ping-pong
+    /// and repetition counts are not carried over.
+    #[must_use]
+    pub fn with_playback(mut self, playback: &crate::playback::Playback) -> Self {
+        self.time = playback.time();
+        self.speed = playback.speed;
+        self
+    }
+}
+
 /// Why a [`Crowd`] refused a change.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum CrowdError {

@@ -30,6 +30,12 @@
 //! assert!((pal[1] - Mat4::identity()).abs().max() < 1e-6);
 //! ```
 
+//! What games build on clips: [`playback`] (time scale, ping-pong, loop counts, a
+//! `finished` signal), [`events`] (named times, and the in-order query of the events one
+//! step crossed), [`root_motion`] (the root's travel as a separate motion track) and
+//! [`layered`] (N-layer weighted blending with per-joint masks and additive layers).
+//! Each module's docs start with a runnable example.
+
 #![warn(missing_docs)]
 
 pub mod additive;
@@ -40,10 +46,14 @@ pub mod clip;
 pub mod crossfade;
 pub mod crowd;
 mod error;
+pub mod events;
+pub mod layered;
 pub mod mesh;
 pub mod morph;
 pub mod palette;
+pub mod playback;
 mod pose;
+pub mod root_motion;
 mod skeleton;
 mod skin;
 pub mod skinning;

@@ -333,6 +333,10 @@ pub fn export_glb_with_morphs(
                 .collect();
             anim["extras"] = json!({ CURVES_KEY: curves });
         }
+        if !clip.events().is_empty() {
+            let events: Vec<Value> = clip.events().iter().map(|e| json!({"name": e.name, "time": e.time})).collect();
+            anim["extras"][crate::EVENTS_KEY] = json!(events);
+        }
         animations.push(anim);
     }
     while !b.bin.len().is_multiple_of(4) {

@@ -137,6 +137,11 @@ use std::path::{Path, PathBuf};
 /// (`values` holds three numbers a key, in-tangent, value, out-tangent, for `CUBICSPLINE`).
 pub const CURVES_KEY: &str = "animScalarCurves";
 
+/// Key of the clip events in an animation's `extras`: an array of
+/// `{"name": string, "time": seconds}` objects, read into [`anim_core::Clip::events`] and
+/// written by [`export_glb`].
+pub const EVENTS_KEY: &str = "animEvents";
+
 /// One glTF node as the model sees it.
 #[derive(Clone, Debug)]
 pub struct NodeInfo {

@@ -191,6 +191,23 @@ impl FootGrounding {
         self.legs.iter().map(|l| &l.report)
     }
 
+    /// `foot_down:<curve>` / `foot_up:<curve>` events for every leg whose contact curve
+    /// `clip` carries, where the curve crosses 0.5 (see
+    /// [`anim_core::events::threshold_events`]); attach them with [`Clip::with_events`].
+    /// Allocates (load-time work).
+    pub fn contact_events(&self, clip: &Clip) -> Vec<anim_core::events::ClipEvent> {
+        let mut out = Vec::new();
+        for l in &self.legs {
+            let name = &l.leg.contact_curve;
+            if let Some(c) = clip.curve_index(name).map(|i| &clip.curves()[i]) {
+                let (down, up) = (format!("foot_down:{name}"), format!("foot_up:{name}"));
+                out.extend(anim_core::events::threshold_events(&c.track, 0.5, &down, &up));
+            }
+        }
+        out.sort_by(|a, b| a.time.total_cmp(&b.time));
+        out
+    }
+
     /// Samples each leg's contact curve from `clip` at `time` (the clip's own seconds,
     /// brought into the clip by `policy`; the curves share the clip's time line, so this
     /// is the book's sample at normalized time `time / duration`) into `out`. A clip

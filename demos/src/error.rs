@@ -38,6 +38,9 @@ pub enum DemoError {
     /// A crowd rejected a character.
     #[error(transparent)]
     Crowd(#[from] anim_core::crowd::CrowdError),
+    /// Root motion could not be extracted from a clip.
+    #[error(transparent)]
+    RootMotion(#[from] anim_core::root_motion::RootMotionError),
     /// The window system failed.
     #[error("window: {0}")]
     Window(String),

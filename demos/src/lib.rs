@@ -14,6 +14,7 @@ pub mod character;
 pub mod crowd;
 mod error;
 pub mod gpu_skin;
+pub mod root_motion;
 pub mod scenes;
 pub mod stage;
 

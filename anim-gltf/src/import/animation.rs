@@ -172,6 +172,7 @@ impl Importer<'_> {
             let clip = Clip::new(name.clone(), tracks, curves)
                 .and_then(|c| c.with_weight_tracks(weight_tracks))
                 .map_err(|e| GltfError::Schema { path: format!("animations[{a}]"), message: e.to_string() })?;
+            let clip = events_from_extras(&anim, clip)?;
             infos.push(ClipInfo { name: anim.name().map(str::to_owned), channels });
             clips.push(clip);
         }
@@ -219,4 +220,28 @@ fn prop_name(p: Property) -> &'static str {
         Property::Scale => "scale",
         Property::MorphTargetWeights => "weights",
     }
+}
+
+/// Clip events stored in the animation's extras under [`crate::EVENTS_KEY`] as
+/// `[{"name": "foot_down", "time": 0.4}, …]` (times in seconds within the clip).
+fn events_from_extras(anim: &gltf::Animation, clip: Clip) -> Result<Clip, GltfError> {
+    let Some(raw) = anim.extras() else { return Ok(clip) };
+    let path = format!("/animations/{}/extras/{}", anim.index(), crate::EVENTS_KEY);
+    let value: serde_json::Value = serde_json::from_str(raw.get())
+        .map_err(|e| GltfError::Schema { path: path.clone(), message: e.to_string() })?;
+    let Some(list) = value.get(crate::EVENTS_KEY) else { return Ok(clip) };
+    let list = list
+        .as_array()
+        .ok_or_else(|| GltfError::Schema { path: path.clone(), message: "events must be an array".into() })?;
+    let mut events = Vec::with_capacity(list.len());
+    for (i, e) in list.iter().enumerate() {
+        let bad = |m: &str| GltfError::Schema { path: format!("{path}/{i}"), message: m.to_owned() };
+        let name = e.get("name").and_then(|v| v.as_str()).ok_or_else(|| bad("missing string \"name\""))?;
+        let time = e.get("time").and_then(|v| v.as_f64()).ok_or_else(|| bad("missing number \"time\""))?;
+        events.push(anim_core::events::ClipEvent::new(name, time as f32));
+    }
+    clip.with_events(events).map_err(|e| {
+        let anim_core::events::EventError::TimeOutOfRange { index, .. } = &e;
+        GltfError::Schema { path: format!("{path}/{index}"), message: e.to_string() }
+    })
 }

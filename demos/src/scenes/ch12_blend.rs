@@ -2,13 +2,19 @@
 //! between 0 (walk) and 1 (run); both clips play at the same normalized time (their
 //! phases line up: the left foot touches down at phase 0 in both), and the phase advances
 //! at the rate of the blended cycle length, so the feet never fight each other.
+//!
+//! `w` layers an upper-body wave over the locomotion ([`anim_core::layered`]): the
+//! locomotion pose with a lower-body mask and the wave pose (a clip made in code, see
+//! [`wave_clip`]) with the complementary upper-body mask, faded in and out over
+//! [`WAVE_FADE`] seconds.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::Character;
 use crate::stage::{BODY_COLOR, STAGE_CONTROLS, Stage};
-use anim_core::{Pose, TimePolicy, blend};
-use anim_math::{Mat4, Vec3};
+use anim_core::layered::{Layer, blend_layers};
+use anim_core::{Clip, Interpolation, JointTracks, Pose, Skeleton, TimePolicy, Track, blend};
+use anim_math::{Mat4, Quat, Vec3};
 use anim_render_vk::{Coloring, FrameData, Renderer};
 
 /// Seconds for the weight to go from 0 to 1 and back.
@@ -53,6 +59,36 @@ pub fn blended_duration(ch: &Character, a: usize, b: usize, weight: f32) -> f32 
     (d(a) + (d(b) - d(a)) * weight).max(1e-3)
 }
 
+/// Seconds the wave layer takes to fade fully in or out.
+pub const WAVE_FADE: f32 = 0.5;
+
+/// Root of the upper body for the wave mask (the mannequin's lowest spine joint).
+pub const UPPER_BODY_ROOT: &str = "spine_01";
+
+/// A 1.2-second looping wave of the right arm for a skeleton with the mannequin's joint
+/// names (`upperarm_r`, `lowerarm_r`, `spine_03`): the upper arm raised above the shoulder,
+/// the forearm swinging side to side in the frontal plane, the chest swaying slightly.
+/// `None` when a joint is missing.
+pub fn wave_clip(skeleton: &Skeleton) -> Option<Clip> {
+    let (upper, lower, chest) =
+        (skeleton.find("upperarm_r")?, skeleton.find("lowerarm_r")?, skeleton.find("spine_03")?);
+    const KEYS: usize = 13;
+    const LENGTH: f32 = 1.2;
+    let times: Vec<f32> = (0..KEYS).map(|k| LENGTH * k as f32 / (KEYS - 1) as f32).collect();
+    let q = |axis: Vec3, angle: f32| Quat::from_axis_angle(&nalgebra::Unit::new_normalize(axis), angle).into_inner();
+    let phase = |t: f32| (std::f32::consts::TAU * t / LENGTH).sin();
+    let rot = |f: &dyn Fn(f32) -> nalgebra::Quaternion<f32>| {
+        Track::new(Interpolation::Linear, times.clone(), times.iter().map(|&t| f(t)).collect()).ok()
+    };
+    let mut u = JointTracks::new(upper);
+    u.rotation = rot(&|t| q(Vec3::z(), -1.0 - 0.1 * phase(t)))?.into();
+    let mut l = JointTracks::new(lower);
+    l.rotation = rot(&|t| q(Vec3::z(), -0.6 + 0.55 * phase(t)))?.into();
+    let mut c = JointTracks::new(chest);
+    c.rotation = rot(&|t| q(Vec3::z(), 0.06 * phase(t)))?.into();
+    Clip::new("wave", vec![u, l, c], vec![]).ok()
+}
+
 /// The scene.
 #[derive(Debug)]
 pub struct BlendDemo {
@@ -74,6 +110,53 @@ pub struct BlendDemo {
     pub hold: bool,
     /// Everything stands still.
     pub paused: bool,
+    /// The wave layer is wanted (`w`); its weight follows over [`WAVE_FADE`].
+    pub wave_on: bool,
+    /// Current weight of the wave layer.
+    pub wave_weight: f32,
+    /// Time in the wave clip.
+    pub wave_time: f32,
+    wave: Option<Clip>,
+    wave_pose: Pose,
+    layered: Pose,
+    /// 1 on the upper body (the subtree of [`UPPER_BODY_ROOT`]), 0 elsewhere.
+    upper: Vec<f32>,
+    mask_upper: Vec<f32>,
+    mask_lower: Vec<f32>,
+}
+
+impl BlendDemo {
+    /// Layers the wave over the locomotion pose in `self.stage.posed.pose` with the current
+    /// wave weight (nothing at weight 0). Allocates nothing.
+    ///
+    /// # Errors
+    /// Sampling or blending failed.
+    pub fn apply_wave(&mut self) -> Result<(), DemoError> {
+        let Some(wave) = &self.wave else { return Ok(()) };
+        if self.wave_weight <= 0.0 {
+            return Ok(());
+        }
+        let skeleton = &self.stage.character.skeleton;
+        self.wave_pose.locals_mut().copy_from_slice(skeleton.rest_pose().locals());
+        wave.sample(self.wave_time, TimePolicy::Wrap, &mut self.wave_pose)?;
+        for ((up, lo), m) in self.mask_upper.iter_mut().zip(&mut self.mask_lower).zip(&self.upper) {
+            *up = m * self.wave_weight;
+            *lo = 1.0 - *up;
+        }
+        let loco = &self.stage.posed.pose;
+        blend_layers(
+            &mut self.layered,
+            skeleton,
+            &[
+                Layer::new(loco, 1.0).with_mask(&self.mask_lower),
+                Layer::new(&self.wave_pose, 1.0).with_mask(&self.mask_upper),
+            ],
+            &[],
+            0.1,
+        )?;
+        self.stage.posed.pose.locals_mut().copy_from_slice(self.layered.locals());
+        Ok(())
+    }
 }
 
 impl Scene for BlendDemo {
@@ -81,6 +164,7 @@ impl Scene for BlendDemo {
     const ABOUT: &'static str = "Walk and run blended by a timer-driven weight, both clips in sync (normalized time).";
     const CONTROLS: &'static [(&'static str, &'static str)] = &[
         ("h", "hold the weight"),
+        ("w", "upper-body wave layer on / off"),
         ("0 / 1", "weight 0 (walk) / 1 (run), held"),
         STAGE_CONTROLS[0],
         STAGE_CONTROLS[1],
@@ -99,12 +183,26 @@ impl Scene for BlendDemo {
             .ok_or_else(|| DemoError::Args(format!("{}: blending needs two clips", ch.name)))?;
         let rest = ch.skeleton.rest_pose().clone();
         let weight_time = args.start;
+        let wave = wave_clip(&ch.skeleton);
+        let mut upper = vec![0.0; ch.skeleton.len()];
+        if let Some(root) = ch.skeleton.find(UPPER_BODY_ROOT) {
+            anim_core::blend::subtree_mask(&mut upper, root, 1.0, &ch.skeleton)?;
+        }
         Ok(Self {
             stage,
             clip_a,
             clip_b,
             pose_a: rest.clone(),
-            pose_b: rest,
+            pose_b: rest.clone(),
+            wave_on: false,
+            wave_weight: 0.0,
+            wave_time: 0.0,
+            wave,
+            wave_pose: rest.clone(),
+            layered: rest,
+            mask_upper: upper.clone(),
+            mask_lower: upper.clone(),
+            upper,
             weight_time,
             weight: blend_weight(weight_time),
             phase: 0.0,
@@ -136,6 +234,12 @@ impl Scene for BlendDemo {
             &mut self.pose_b,
             &mut st.posed.pose,
         )?;
+        let target = if self.wave_on && self.wave.is_some() { 1.0 } else { 0.0 };
+        let fade = dt / WAVE_FADE;
+        self.wave_weight = (self.wave_weight + (target - self.wave_weight).clamp(-fade, fade)).clamp(0.0, 1.0);
+        self.wave_time += dt;
+        self.apply_wave()?;
+        let st = &mut self.stage;
         st.update()?;
         st.draw(frame, &Mat4::identity())?;
         // A weight gauge on the floor in front of the character: walk end blue, run end red.
@@ -159,6 +263,7 @@ impl Scene for BlendDemo {
         }
         match key {
             Key::Char('h') => self.hold = !self.hold,
+            Key::Char('w') => self.wave_on = !self.wave_on,
             Key::Char('0') => {
                 self.hold = true;
                 self.weight = 0.0;
@@ -175,7 +280,7 @@ impl Scene for BlendDemo {
     fn status(&self) -> String {
         let name = |c: usize| self.stage.character.clips.get(c).map_or("?", |c| c.name());
         format!(
-            "{} {:.0}% + {} {:.0}% | weight {:.2}{} | phase {:.2} | {}",
+            "{} {:.0}% + {} {:.0}% | weight {:.2}{} | phase {:.2} | wave {:.2} | {}",
             name(self.clip_a),
             (1.0 - self.weight) * 100.0,
             name(self.clip_b),
@@ -183,6 +288,7 @@ impl Scene for BlendDemo {
             self.weight,
             if self.hold { " (held)" } else { "" },
             self.phase,
+            self.wave_weight,
             self.stage.status()
         )
     }

@@ -4,7 +4,9 @@
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
 use crate::stage::{BODY_COLOR, Stage};
-use anim_math::{Mat4, Vec3};
+use anim_core::playback::{LoopMode, Playback};
+use anim_core::{Clip, TimePolicy};
+use anim_math::{Mat4, Transform, Vec3};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 
 /// What the `j` key cycles through: the shaded look and seed 003's debug colourings.
@@ -42,6 +44,20 @@ impl ColorView {
     }
 }
 
+/// Root-motion playback of one clip (the `o` key): the in-place clip, its playback and
+/// where the character stands.
+#[derive(Debug)]
+pub struct RootMotionState {
+    /// Index of the character's clip this was made from.
+    pub source: usize,
+    /// The clip with its root motion extracted ([`crate::root_motion::root_motion_clip`]).
+    pub clip: Clip,
+    /// Its playback.
+    pub playback: Playback,
+    /// The character's world transform, moved by every step's root-motion delta.
+    pub world: Transform,
+}
+
 /// The viewer scene.
 #[derive(Debug)]
 pub struct Viewer {
@@ -64,6 +80,47 @@ pub struct Viewer {
     recolor: bool,
     /// Time stands still.
     pub paused: bool,
+    /// Root motion on (`o`): the character walks across the floor, the camera follows.
+    pub root_motion: Option<RootMotionState>,
+    want_root_motion: bool,
+}
+
+impl Viewer {
+    /// Turns root motion on or off for the current clip (off without a clip).
+    ///
+    /// # Errors
+    /// Root motion could not be extracted from the clip.
+    pub fn set_root_motion(&mut self, on: bool) -> Result<(), DemoError> {
+        self.want_root_motion = on;
+        self.root_motion = match (on, self.clip) {
+            (true, Some(c)) => {
+                let clip = crate::root_motion::root_motion_clip(&self.stage.character, c)?;
+                let mut playback = Playback::new(clip.duration(), LoopMode::Repeat);
+                playback.seek(f64::from(self.time));
+                Some(RootMotionState { source: c, clip, playback, world: Transform::IDENTITY })
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    /// Where the camera looks, shifted by the root motion travelled.
+    fn offset(&self) -> Vec3 {
+        self.root_motion.as_ref().map_or_else(Vec3::zeros, |r| r.world.translation)
+    }
+}
+
+/// A floor grid of `cell`-sized squares around `centre` (snapped to the cells, so the lines
+/// stay put on the floor while the centre moves).
+fn floor_grid(frame: &mut FrameData, centre: Vec3, half_cells: i32, cell: f32, height: f32) {
+    let (cx, cz) = ((centre.x / cell).round() * cell, (centre.z / cell).round() * cell);
+    let h = half_cells as f32 * cell;
+    for i in -half_cells..=half_cells {
+        let o = i as f32 * cell;
+        let c = if i == 0 { [0.55, 0.55, 0.55, 1.0] } else { [0.35, 0.35, 0.35, 1.0] };
+        frame.line(Vec3::new(cx + o, height, cz - h), Vec3::new(cx + o, height, cz + h), c);
+        frame.line(Vec3::new(cx - h, height, cz + o), Vec3::new(cx + h, height, cz + o), c);
+    }
 }
 
 impl Scene for Viewer {
@@ -78,6 +135,7 @@ impl Scene for Viewer {
         ("j", "colours: shaded / by joint / normals / joint indices"),
         ("w", "weights of the next joint as a heat map (off after the last)"),
         ("g", "ground grid"),
+        ("o", "root motion: walk across the floor, camera following"),
         ("space", "pause"),
     ];
 
@@ -106,6 +164,8 @@ impl Scene for Viewer {
             weight_joint: None,
             recolor: false,
             paused: false,
+            root_motion: None,
+            want_root_motion: false,
         })
     }
 
@@ -129,8 +189,29 @@ impl Scene for Viewer {
         if !self.paused {
             self.time += dt;
         }
-        self.stage.sample(self.clip, self.time)?;
-        let id = Mat4::identity();
+        if self.want_root_motion && self.root_motion.as_ref().map(|r| Some(r.source)) != Some(self.clip) {
+            self.set_root_motion(true)?;
+        }
+        let id = match &mut self.root_motion {
+            Some(r) => {
+                let step = r.playback.advance(if self.paused { 0.0 } else { dt });
+                if let Some(m) = r.clip.root_motion() {
+                    r.world = r.world.combine(&m.delta(&r.playback, step.from, step.to));
+                }
+                let posed = &mut self.stage.posed;
+                posed.pose.locals_mut().copy_from_slice(self.stage.character.skeleton.rest_pose().locals());
+                r.clip.sample(r.playback.time(), TimePolicy::Clamp, &mut posed.pose)?;
+                self.stage.update()?;
+                r.world.to_matrix()
+            }
+            None => {
+                self.stage.sample(self.clip, self.time)?;
+                Mat4::identity()
+            }
+        };
+        let offset = self.offset();
+        frame.camera.eye += offset;
+        frame.camera.target += offset;
         match self.view {
             ColorView::Shaded => self.stage.draw(frame, &id)?,
             view => {
@@ -143,7 +224,13 @@ impl Scene for Viewer {
             }
         }
         if self.show_grid {
-            self.stage.ground(frame);
+            if self.root_motion.is_some() {
+                let cell = 10f32.powf((self.stage.radius * 0.25).log10().round());
+                let half = (self.stage.radius * 3.0 / cell).ceil() as i32;
+                floor_grid(frame, offset, half, cell, self.stage.floor);
+            } else {
+                self.stage.ground(frame);
+            }
         }
         Ok(())
     }
@@ -165,6 +252,13 @@ impl Scene for Viewer {
             Key::Char('r') => self.clip = None,
             Key::Char('j') => self.view = self.view.next(),
             Key::Char('g') => self.show_grid = !self.show_grid,
+            Key::Char('o') => {
+                // Extraction errors surface on the next update, which retries.
+                self.want_root_motion = !self.want_root_motion;
+                if !self.want_root_motion {
+                    self.root_motion = None;
+                }
+            }
             Key::Char('w') => {
                 let skin_joints = self.stage.character.skins.first().map_or(0, |s| s.len());
                 self.weight_joint = match self.weight_joint {
@@ -193,6 +287,10 @@ impl Scene for Viewer {
             format!(" | weights of {name}")
         });
         let view = if self.view == ColorView::Shaded { String::new() } else { format!(" | {}", self.view.label()) };
-        format!("{} | {clip} | {}{weights}{view}", ch.name, self.stage.status())
+        let rm = self.root_motion.as_ref().map_or_else(String::new, |r| {
+            let p = r.world.translation;
+            format!(" | root motion at ({:.2}, {:.2})", p.x, p.z)
+        });
+        format!("{} | {clip} | {}{weights}{view}{rm}", ch.name, self.stage.status())
     }
 }

@@ -1,0 +1,225 @@
+//! Playback state: where a clip is, how fast it moves, and what happens at its ends.
+//!
+//! A [`Playback`] keeps one **unwrapped position** `u` in seconds: it grows without bound
+//! while a looping clip plays forwards and shrinks while it plays backwards. The clip time
+//! actually sampled is a function of `u` ([`Playback::time_at`]): for
+//! [`LoopMode::Repeat`] it is `u` wrapped into the clip; for [`LoopMode::PingPong`] every
+//! odd cycle runs backwards. Because `u` is continuous, everything that depends on how far
+//! the clip moved in one step (events crossed, root motion) is computed from the pair
+//! `(u before, u after)` without special cases for wraps, reverse play or steps that cross
+//! several loops.
+//!
+//! - `speed` scales time; a negative speed plays backwards.
+//! - `repetitions` limits the number of cycles (`None` plays forever). A finite playback
+//!   spans `u ∈ [0, repetitions · duration]`; reaching either end finishes it:
+//!   [`Step::finished`] is true for exactly the step that got there.
+//! - `clamp_when_finished` holds the final frame after finishing; otherwise the playback
+//!   shows the start frame again (as three.js's `AnimationAction` does without
+//!   `clampWhenFinished`).
+//!
+//! A one-shot clip is `LoopMode::Repeat` with `repetitions = Some(1)` ([`Playback::once`]).
+//! Nothing here allocates.
+//!
+//! ```
+//! use anim_core::playback::{LoopMode, Playback};
+//!
+//! // A 2-second clip played 3 times, ping-pong, at double speed.
+//! let mut p = Playback::new(2.0, LoopMode::PingPong).with_repetitions(Some(3)).with_speed(2.0);
+//! let s = p.advance(1.5);                 // u = 3: second cycle, which runs backwards
+//! assert_eq!(p.time(), 1.0);
+//! assert!(!s.finished);
+//! let s = p.advance(10.0);                // past the end of the third cycle
+//! assert!(s.finished && p.is_finished());
+//! assert_eq!(p.time(), 2.0);              // cycle 3 runs forwards and ends at the clip's end
+//! ```
+
+/// How the clip continues at its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LoopMode {
+    /// Every cycle runs from the start to the end of the clip.
+    #[default]
+    Repeat,
+    /// Even cycles run forwards, odd ones backwards.
+    PingPong,
+}
+
+/// What one [`Playback::advance`] did: the unwrapped positions before and after.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Step {
+    /// Unwrapped position before the step.
+    pub from: f64,
+    /// Unwrapped position after the step (clamped to the playback's span).
+    pub to: f64,
+    /// True for the one step that reached the end of a finite playback.
+    pub finished: bool,
+}
+
+/// The playback state of one clip instance. See the [module docs](self).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Playback {
+    duration: f32,
+    /// Loop mode.
+    pub mode: LoopMode,
+    /// Time scale (1 = normal speed, negative = backwards).
+    pub speed: f32,
+    /// Number of cycles to play; `None` loops forever.
+    pub repetitions: Option<u32>,
+    /// Hold the last frame after finishing (otherwise show the start frame).
+    pub clamp_when_finished: bool,
+    u: f64,
+    last: Step,
+    finished: bool,
+}
+
+impl Playback {
+    /// A playback of a clip lasting `duration` seconds, from the start, speed 1, looping
+    /// forever, clamping when finished. A negative or non-finite duration counts as 0.
+    pub fn new(duration: f32, mode: LoopMode) -> Self {
+        let duration = if duration.is_finite() && duration > 0.0 { duration } else { 0.0 };
+        Self {
+            duration,
+            mode,
+            speed: 1.0,
+            repetitions: None,
+            clamp_when_finished: true,
+            u: 0.0,
+            last: Step::default(),
+            finished: false,
+        }
+    }
+
+    /// A one-shot playback: one forward cycle, then it holds its last frame.
+    pub fn once(duration: f32) -> Self {
+        Self::new(duration, LoopMode::Repeat).with_repetitions(Some(1))
+    }
+
+    /// Sets the time scale.
+    #[must_use]
+    pub fn with_speed(mut self, speed: f32) -> Self {
+        self.speed = speed;
+        self
+    }
+
+    /// Sets the number of cycles (`None`: forever).
+    #[must_use]
+    pub fn with_repetitions(mut self, repetitions: Option<u32>) -> Self {
+        self.repetitions = repetitions;
+        self
+    }
+
+    /// Sets what a finished playback shows.
+    #[must_use]
+    pub fn with_clamp_when_finished(mut self, clamp: bool) -> Self {
+        self.clamp_when_finished = clamp;
+        self
+    }
+
+    /// Clip length in seconds.
+    pub fn duration(&self) -> f32 {
+        self.duration
+    }
+
+    /// The unwrapped position `u` in seconds.
+    pub fn position(&self) -> f64 {
+        self.u
+    }
+
+    /// The last step taken ([`Step::default`] before the first).
+    pub fn last_step(&self) -> Step {
+        self.last
+    }
+
+    /// True once a finite playback reached an end (until [`Playback::seek`]).
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The span of `u`: `[0, repetitions · duration]`, or unbounded.
+    pub fn span(&self) -> (f64, f64) {
+        match self.repetitions {
+            Some(n) => (0.0, f64::from(n) * f64::from(self.duration)),
+            None => (f64::NEG_INFINITY, f64::INFINITY),
+        }
+    }
+
+    /// Moves to unwrapped position `u` (clamped into the span) and clears `finished`.
+    /// The last step becomes the empty step at `u`, so no event fires for the jump.
+    pub fn seek(&mut self, u: f64) {
+        let (lo, hi) = self.span();
+        self.u = if u.is_finite() { u.clamp(lo, hi) } else { 0.0 };
+        self.finished = false;
+        self.last = Step { from: self.u, to: self.u, finished: false };
+    }
+
+    /// Advances by `dt · speed` seconds. A non-finite product is treated as no movement.
+    pub fn advance(&mut self, dt: f32) -> Step {
+        let from = self.u;
+        let d = f64::from(dt) * f64::from(self.speed);
+        let mut to = if d.is_finite() { from + d } else { from };
+        let (lo, hi) = self.span();
+        let mut finished = false;
+        if !self.finished && self.repetitions.is_some() && (to >= hi && d > 0.0 || to <= lo && d < 0.0) {
+            finished = true;
+        }
+        to = to.clamp(lo, hi);
+        if self.finished {
+            to = from;
+        }
+        self.finished |= finished;
+        self.u = to;
+        self.last = Step { from, to, finished };
+        self.last
+    }
+
+    /// The clip time shown now.
+    pub fn time(&self) -> f32 {
+        if self.finished && !self.clamp_when_finished {
+            return 0.0;
+        }
+        self.time_at(self.u)
+    }
+
+    /// Cycle index and direction of unwrapped position `u`: `(k, local, forward)` where
+    /// `local ∈ [0, duration)` is the position inside cycle `k`. At the very end of a
+    /// finite playback the last cycle is reported with `local = duration`.
+    pub fn cycle_of(&self, u: f64) -> (i64, f64, bool) {
+        let d = f64::from(self.duration);
+        if d <= 0.0 {
+            return (0, 0.0, true);
+        }
+        let mut k = (u / d).floor();
+        if let Some(n) = self.repetitions
+            && n > 0
+            && k >= f64::from(n)
+        {
+            k = f64::from(n) - 1.0;
+        }
+        let local = (u - k * d).clamp(0.0, d);
+        let k = k as i64;
+        let forward = self.mode == LoopMode::Repeat || k.rem_euclid(2) == 0;
+        (k, local, forward)
+    }
+
+    /// The clip time at unwrapped position `u`.
+    pub fn time_at(&self, u: f64) -> f32 {
+        let (_, local, forward) = self.cycle_of(u);
+        let t = if forward { local } else { f64::from(self.duration) - local };
+        (t as f32).clamp(0.0, self.duration)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeat_wraps_and_reverse_wraps() {
+        let mut p = Playback::new(2.0, LoopMode::Repeat);
+        p.advance(2.5);
+        assert!((p.time() - 0.5).abs() < 1e-6);
+        p.speed = -1.0;
+        p.advance(1.0);
+        assert!((p.time() - 1.5).abs() < 1e-6);
+        assert_eq!(p.position(), 1.5);
+    }
+}

@@ -1,0 +1,121 @@
+//! The N-layer blend against hand-computed two-joint cases.
+
+use anim_core::blend::blend;
+use anim_core::layered::{AdditiveLayer, Layer, blend_layers};
+use anim_core::{JointDesc, Pose, Skeleton};
+use anim_math::{Quat, Transform, Vec3};
+
+fn skeleton() -> Skeleton {
+    let rest = Transform::from_translation(Vec3::new(0.0, 10.0, 0.0));
+    Skeleton::new(vec![JointDesc::new("hips", None, rest), JointDesc::new("chest", Some(0), rest)]).unwrap()
+}
+
+fn pose(x0: f32, x1: f32, angle: f32) -> Pose {
+    let r = Quat::from_axis_angle(&Vec3::z_axis(), angle);
+    Pose::from_locals(vec![
+        Transform::new(Vec3::new(x0, 0.0, 0.0), r, Vec3::new(1.0, 1.0, 1.0)),
+        Transform::new(Vec3::new(x1, 0.0, 0.0), r, Vec3::new(2.0, 2.0, 2.0)),
+    ])
+}
+
+fn near(a: Vec3, b: Vec3) -> bool {
+    (a - b).norm() < 1e-5
+}
+
+#[test]
+fn weighted_sum_with_masks() {
+    let s = skeleton();
+    let (a, b, c) = (pose(1.0, 2.0, 0.0), pose(3.0, 6.0, 0.0), pose(9.0, 9.0, 0.0));
+    let mask_c = [0.0, 0.5];
+    let mut out = s.rest_pose().clone();
+    blend_layers(
+        &mut out,
+        &s,
+        &[Layer::new(&a, 1.0), Layer::new(&b, 3.0), Layer::new(&c, 2.0).with_mask(&mask_c)],
+        &[],
+        0.1,
+    )
+    .unwrap();
+    // Joint 0: (1·1 + 3·3) / 4 = 2.5 (c masked out).
+    assert!(near(out.locals()[0].translation, Vec3::new(2.5, 0.0, 0.0)));
+    // Joint 1: weights 1, 3, 2·0.5 = 1: (2 + 18 + 9) / 5 = 5.8.
+    assert!(near(out.locals()[1].translation, Vec3::new(5.8, 0.0, 0.0)));
+    assert!(near(out.locals()[1].scale, Vec3::new(2.0, 2.0, 2.0)));
+}
+
+#[test]
+fn rotations_are_hemisphere_aligned() {
+    let s = skeleton();
+    let a = pose(0.0, 0.0, 0.4);
+    let mut b = pose(0.0, 0.0, 1.2);
+    // The same rotation with the opposite sign must blend as itself.
+    for t in b.locals_mut() {
+        t.rotation = Quat::new_unchecked(-t.rotation.into_inner());
+    }
+    let mut out = s.rest_pose().clone();
+    blend_layers(&mut out, &s, &[Layer::new(&a, 1.0), Layer::new(&b, 1.0)], &[], 0.1).unwrap();
+    // Equal weights of 0.4 rad and 1.2 rad about one axis: the normalized sum is 0.8 rad.
+    let angle = out.locals()[0].rotation.angle();
+    assert!((angle - 0.8).abs() < 1e-5, "{angle}");
+}
+
+#[test]
+fn threshold_blends_rest_pose_in() {
+    let s = skeleton();
+    let a = pose(4.0, 4.0, 0.0);
+    let mask = [1.0, 0.0];
+    let mut out = s.rest_pose().clone();
+    // Total weight 0.25 < 1: the rest pose gets the missing 0.75.
+    blend_layers(&mut out, &s, &[Layer::new(&a, 0.25).with_mask(&mask)], &[], 1.0).unwrap();
+    // Joint 0: (0.25·(4,0,0) + 0.75·(0,10,0)) / 1.
+    assert!(near(out.locals()[0].translation, Vec3::new(1.0, 7.5, 0.0)));
+    // Joint 1: no layer: the rest transform.
+    assert!(near(out.locals()[1].translation, Vec3::new(0.0, 10.0, 0.0)));
+    // Above the threshold the rest pose plays no part.
+    blend_layers(&mut out, &s, &[Layer::new(&a, 0.25)], &[], 0.1).unwrap();
+    assert!(near(out.locals()[0].translation, Vec3::new(4.0, 0.0, 0.0)));
+}
+
+#[test]
+fn two_layers_equal_the_two_pose_blend() {
+    let s = skeleton();
+    let a = pose(1.0, -2.0, 0.3);
+    let b = pose(5.0, 7.0, 2.9);
+    let mut expected = s.rest_pose().clone();
+    let mut out = s.rest_pose().clone();
+    for t in [0.0, 0.2, 0.5, 0.9, 1.0] {
+        blend(&mut expected, &a, &b, t, None, &s).unwrap();
+        blend_layers(&mut out, &s, &[Layer::new(&a, 1.0 - t), Layer::new(&b, t)], &[], 0.01).unwrap();
+        for (x, y) in expected.locals().iter().zip(out.locals()) {
+            assert!(near(x.translation, y.translation) && near(x.scale, y.scale), "t {t}");
+            assert!(x.rotation.angle_to(&y.rotation) < 1e-5, "t {t}");
+        }
+    }
+}
+
+#[test]
+fn additive_layer_on_top_with_mask() {
+    let s = skeleton();
+    let a = pose(1.0, 1.0, 0.0);
+    let base = pose(0.0, 0.0, 0.0);
+    let add = pose(2.0, 2.0, 0.5);
+    let mask = [0.0, 1.0];
+    let mut out = s.rest_pose().clone();
+    blend_layers(&mut out, &s, &[Layer::new(&a, 1.0)], &[AdditiveLayer::new(&add, &base, 0.5).with_mask(&mask)], 0.1)
+        .unwrap();
+    assert!(near(out.locals()[0].translation, Vec3::new(1.0, 0.0, 0.0)));
+    assert!(near(out.locals()[1].translation, Vec3::new(2.0, 0.0, 0.0)));
+    assert!((out.locals()[1].rotation.angle() - 0.25).abs() < 1e-4);
+}
+
+#[test]
+fn errors() {
+    let s = skeleton();
+    let a = pose(0.0, 0.0, 0.0);
+    let short = Pose::identity(1);
+    let mut out = s.rest_pose().clone();
+    assert!(blend_layers(&mut out, &s, &[Layer::new(&short, 1.0)], &[], 0.1).is_err());
+    let bad_mask = [f32::NAN, 1.0];
+    assert!(blend_layers(&mut out, &s, &[Layer::new(&a, 1.0).with_mask(&bad_mask)], &[], 0.1).is_err());
+    assert!(blend_layers(&mut out, &s, &[Layer::new(&a, f32::INFINITY)], &[], 0.1).is_err());
+}
