@@ -61,7 +61,7 @@ if compgen -G "$work/crashes/*" >/dev/null; then
 fi
 
 args=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=20 -rss_limit_mb=4096
-      -print_final_stats=1 -artifact_prefix="$work/crashes/")
+      -print_final_stats=1 -artifact_prefix="$work/crashes/" -dict="$fuzz_dir/gltf.dict")
 [ "$execs" -gt 0 ] && args+=(-runs="$execs")
 [ "$time_limit" -gt 0 ] && args+=(-max_total_time="$time_limit")
 [ -n "$max_len" ] && args+=(-max_len="$max_len")

@@ -10,7 +10,7 @@ unset CARGO_TARGET_DIR
 seconds=${FUZZ_SMOKE_SECONDS:-90}
 if [ "$seconds" -gt 120 ]; then seconds=120; fi
 
-cargo fmt --manifest-path Cargo.toml --all --check
+cargo fmt --manifest-path Cargo.toml -p anim-fuzz -p anim-fuzz-seeds --check
 cargo clippy --manifest-path Cargo.toml --workspace --all-targets --locked -q -- -D warnings
 cargo test --manifest-path Cargo.toml -p anim-fuzz-seeds --locked -q
 

@@ -45,7 +45,13 @@ fn fuzz_regressions_neither_panic_nor_give_non_finite_output() {
             Err(p) => failures.push(format!("{}: {}", path.file_name().unwrap().to_string_lossy(), message(&*p))),
         }
     }
-    assert!(failures.is_empty(), "{} of {} regression inputs failed:\n{}", failures.len(), inputs.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} regression inputs failed:\n{}",
+        failures.len(),
+        inputs.len(),
+        failures.join("\n")
+    );
 }
 
 /// The check itself is not vacuous: the shared assets import and are posed and skinned at

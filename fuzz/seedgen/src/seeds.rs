@@ -74,7 +74,8 @@ fn split(bytes: &[u8]) -> Result<(Value, Option<&[u8]>), String> {
         }
         at += 8 + len;
     }
-    let doc = serde_json::from_slice(json_chunk.ok_or("GLB without a JSON chunk")?).map_err(|e| format!("JSON: {e}"))?;
+    let doc =
+        serde_json::from_slice(json_chunk.ok_or("GLB without a JSON chunk")?).map_err(|e| format!("JSON: {e}"))?;
     Ok((doc, bin_chunk))
 }
 
@@ -150,10 +151,10 @@ fn split_accessor(acc: &mut Value) -> (Option<&mut Value>, Vec<&mut Value>) {
             "sparse" => {
                 if let Some(s) = v.as_object_mut() {
                     for (part, body) in s.iter_mut() {
-                        if part == "indices" || part == "values" {
-                            if let Some(r) = body.get_mut("bufferView") {
-                                sparse_refs.push(r);
-                            }
+                        if (part == "indices" || part == "values")
+                            && let Some(r) = body.get_mut("bufferView")
+                        {
+                            sparse_refs.push(r);
                         }
                     }
                 }
