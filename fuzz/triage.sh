@@ -44,8 +44,8 @@ signature() {
   echo "$loc: $msg"
 }
 
-# Numbers (indices, times, sizes) out, so that one bug is one group.
-key() { sed -E 's/[0-9]+(\.[0-9]+)?(e-?[0-9]+)?/N/g' <<<"$1"; }
+# Numbers (indices, times, sizes) and the printed matrix out, so that one bug is one group.
+key() { sed -E 's/(from finite input).*/\1/; s/[0-9]+(\.[0-9]+)?(e-?[0-9]+)?/N/g' <<<"$1"; }
 
 declare -A group_file group_size group_count group_sig
 for d in "${dirs[@]}"; do
