@@ -79,6 +79,8 @@ done_execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")
 counts=$(sed -nE 's/.*oom\/timeout\/crash: ([0-9]+)\/([0-9]+)\/([0-9]+).*/\1 \2 \3/p' <<<"$last")
 read -r ooms timeouts crashes <<<"${counts:-0 0 0}"
 saved=$(find "$work/crashes" -type f | wc -l)
+# The last status line can predate the last job's crash: count at least what was saved.
+if [ "$saved" -gt "$crashes" ]; then crashes=$saved; fi
 tail -n 5 "$log" >&2
 if [ -z "$last" ]; then
   echo "campaign: libFuzzer stopped before its first status line (exit $status); see $log" >&2

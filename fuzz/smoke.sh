@@ -16,4 +16,15 @@ cargo test --manifest-path Cargo.toml -p anim-fuzz-seeds --locked -q
 
 work=target/smoke
 rm -rf "$work"
-./campaign.sh --time "$seconds" --execs 0 --work "$work"
+status=0
+./campaign.sh --time "$seconds" --execs 0 --work "$work" || status=$?
+if [ "$status" -ne 0 ]; then
+  # What crashed, so that CI's log says it: each saved input's panic (the first five).
+  host=$(rustc -vV | sed -n 's/^host: //p')
+  find "$work/crashes" -type f | head -n 5 | while read -r f; do
+    echo "smoke: $f:" >&2
+    "target/$host/release/import_skin" "$f" 2>&1 | grep -A1 -m1 "panicked at" >&2 || true
+  done
+  echo "smoke: fuzzing found crashes; reproduce and save them with fuzz/triage.sh --save $PWD/$work/crashes" >&2
+  exit "$status"
+fi
