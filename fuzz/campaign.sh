@@ -43,6 +43,10 @@ if [ "$execs" -eq 0 ] && [ "$time_limit" -eq 0 ]; then
   exit 2
 fi
 
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+assets=$(cd "$assets" && pwd)
+
 echo "campaign: building the target" >&2
 bin=$(nice -n 19 "$fuzz_dir/build.sh")
 
