@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(mesa-vulkan-drivers libvulkan1 vulkan-validationlayers vulkan-tools
           glslc xvfb xauth)
+# g++: libfuzzer-sys compiles libFuzzer for the fuzz smoke (fuzz/smoke.sh, FUZZING.md).
+PACKAGES+=(g++)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

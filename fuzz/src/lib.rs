@@ -1,0 +1,7 @@
+//! Fuzzing support for the anim workspace (see FUZZING.md at the repository root).
+//!
+//! [`check`] is the path one fuzz input takes (import, sample, skin) and what counts as a
+//! bug; the regression test of `anim-gltf` runs the same file. The seeds are made by the
+//! `anim-fuzz-seeds` package beside this one (`seedgen/`), which needs only `serde_json`.
+
+pub mod check;
