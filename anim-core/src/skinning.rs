@@ -249,6 +249,61 @@ fn apply_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
     normalized(transform_normal::<IT>(c, n))
 }
 
+/// True when a transformed normal's squared length `l2` can be normalized accurately as it
+/// is: neither overflowed (nor NaN from an overflow) nor so small that the `1e-30` clamp of
+/// the normalization would leave it short. Outside, the normal is recomputed from the
+/// rescaled matrix ([`rescaled_normal`]), off the hot path.
+#[inline(always)]
+fn normal_in_range(l2: f32) -> bool {
+    (1e-30..=f32::MAX).contains(&l2)
+}
+
+/// Largest absolute entry of the linear part of `c`, and the factor in two exact-enough
+/// steps (`pre`, then `1 / (largest·pre)`) that brings it to 1 without overflowing the
+/// inverse of a subnormal.
+#[cold]
+fn unit_scale(largest: f32) -> (f32, f32) {
+    const TWO_POW_64: f32 = 18_446_744_073_709_551_616.0;
+    let pre = if largest < 1.0 / TWO_POW_64 { TWO_POW_64 } else { 1.0 };
+    (pre, 1.0 / (largest * pre))
+}
+
+/// [`transform_normal`] followed by normalization for a linear part whose entries are so
+/// large (scale ≳ 1e9: the cofactors or squared lengths overflow) or so small that the
+/// direct form fails: the matrix is first scaled so its largest entry is 1 (a positive
+/// factor, which changes neither the direction of the normal nor, for the inverse
+/// transpose, the sign of the determinant). A zero linear part gives a zero normal.
+#[cold]
+#[inline(never)]
+fn rescaled_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
+    let largest =
+        (0..3).flat_map(|col| (0..3).map(move |row| (col, row))).fold(0.0f32, |m, (col, row)| m.max(c[col][row].abs()));
+    if largest == 0.0 {
+        return Vec3::zeros();
+    }
+    let (pre, k) = unit_scale(largest);
+    let mut u: Cols = [[0.0; 4]; 4];
+    for col in 0..3 {
+        for row in 0..3 {
+            u[col][row] = c[col][row] * pre * k;
+        }
+    }
+    normalized(transform_normal::<IT>(&u, n))
+}
+
+/// [`anim_math::normal_matrix`] of `s` scaled so its largest entry is 1 (see
+/// [`rescaled_normal`]): the same directions, with no overflow for huge scales.
+#[cold]
+#[inline(never)]
+fn rescaled_normal_matrix(s: &Mat3) -> Mat3 {
+    let largest = s.amax();
+    if largest == 0.0 {
+        return Mat3::zeros();
+    }
+    let (pre, k) = unit_scale(largest);
+    anim_math::normal_matrix(&(s * pre * k))
+}
+
 /// The unnormalized part of [`apply_normal`].
 #[inline(always)]
 fn transform_normal<const IT: bool>(c: &Cols, n: &Vec3) -> [f32; 3] {
@@ -409,6 +464,10 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
             out_p[v] = apply_point(&c, &pos[v]);
             let r = transform_normal::<IT>(&c, &src_n[v]);
             dst_n[v] = Vec3::new(r[0], r[1], r[2]);
+            if !r.iter().all(|x| x.is_finite()) {
+                // Overflowed: the unit normal is the only finite answer with its direction.
+                dst_n[v] = rescaled_normal::<IT>(&c, &src_n[v]);
+            }
         }
         return;
     }
@@ -416,6 +475,7 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
     for b in (0..blocks).step_by(4) {
         let mut raw = [[0.0f32; 3]; 4];
         let mut l2 = [0.0f32; 4];
+        let mut cs = [[[0.0f32; 4]; 4]; 4];
         for k in 0..4 {
             let c = blend_matrix::<N>(
                 per,
@@ -426,6 +486,7 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
             out_p[b + k] = apply_point(&c, &pos[b + k]);
             raw[k] = transform_normal::<IT>(&c, &src_n[b + k]);
             l2[k] = raw[k][0] * raw[k][0] + raw[k][1] * raw[k][1] + raw[k][2] * raw[k][2];
+            cs[k] = c;
         }
         let mut inv = [0.0f32; 4];
         for k in 0..4 {
@@ -434,11 +495,18 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
         for k in 0..4 {
             dst_n[b + k] = Vec3::new(raw[k][0] * inv[k], raw[k][1] * inv[k], raw[k][2] * inv[k]);
         }
+        for k in 0..4 {
+            if !normal_in_range(l2[k]) {
+                dst_n[b + k] = rescaled_normal::<IT>(&cs[k], &src_n[b + k]);
+            }
+        }
     }
     for v in blocks..count {
         let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
         out_p[v] = apply_point(&c, &pos[v]);
-        dst_n[v] = normalized(transform_normal::<IT>(&c, &src_n[v]));
+        let r = transform_normal::<IT>(&c, &src_n[v]);
+        let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        dst_n[v] = if normal_in_range(l2) { normalized(r) } else { rescaled_normal::<IT>(&c, &src_n[v]) };
     }
 }
 
@@ -559,21 +627,31 @@ fn dq_scaled_kernel<const N: usize>(input: &SkinningInput, palette: &DqPalette, 
             s += scales[usize::from(js[k])] * ws[k];
         }
         let inv = 1.0 / l2.max(1e-30).sqrt();
+        // The dual part quartered, as dq_point takes it.
+        let dinv = inv * 0.25;
         for i in 0..4 {
             r[i] *= inv;
-            d[i] *= inv;
+            d[i] *= dinv;
         }
         let p = s * pos[v];
         out.positions[v] = dq_point(&r, &d, [p.x, p.y, p.z]);
         if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
-            let nrm = anim_math::normal_matrix(&s) * src[v];
+            let mut nrm = anim_math::normal_matrix(&s) * src[v];
+            if !normal_in_range(nrm.norm_squared()) {
+                nrm = rescaled_normal_matrix(&s) * src[v];
+            }
             dst[v] = normalized(rotate(&r, [nrm.x, nrm.y, nrm.z]));
         }
     }
 }
 
-/// Applies the normalized dual quaternion (real `r`, dual `d`) to a point: rotation, then
-/// the translation `t = 2·(w_r·d_v − w_d·r_v + r_v × d_v)`.
+/// Applies the normalized dual quaternion (real `r`, dual part `4·d`) to a point: rotation,
+/// then the translation `t = 2·(w_r·D_v − w_D·r_v + r_v × D_v) = 8·(w_r·d_v − w_d·r_v + r_v ×
+/// d_v)` with `D = 4·d`.
+///
+/// The caller passes the dual part **quartered** (`d = D/4`, exact: a power of two): the
+/// partial sums in the bracket are then at most `2·|D|/4 = |t|/4`, so a translation with
+/// components near `f32::MAX` does not overflow on the way to its (finite) value.
 #[inline(always)]
 fn dq_point(r: &[f32; 4], d: &[f32; 4], p: [f32; 3]) -> Vec3 {
     let rv = [r[0], r[1], r[2]];
@@ -581,9 +659,9 @@ fn dq_point(r: &[f32; 4], d: &[f32; 4], p: [f32; 3]) -> Vec3 {
     let c = cross(rv, dv);
     let rp = rotate(r, p);
     Vec3::new(
-        rp[0] + 2.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
-        rp[1] + 2.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
-        rp[2] + 2.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
+        rp[0] + 8.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
+        rp[1] + 8.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
+        rp[2] + 8.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
     )
 }
 
@@ -655,9 +733,11 @@ fn dq_kernel<const N: usize>(input: &SkinningInput, palette: &[DualQuat], out: &
         }
         for k in 0..m {
             let (mut r, mut d) = q[k];
+            // The dual part quartered, as dq_point takes it.
+            let dinv = inv[k] * 0.25;
             for i in 0..4 {
                 r[i] *= inv[k];
-                d[i] *= inv[k];
+                d[i] *= dinv;
             }
             let p = &pos[v + k];
             out_p[v + k] = dq_point(&r, &d, [p.x, p.y, p.z]);
