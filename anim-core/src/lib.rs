@@ -43,6 +43,7 @@ mod error;
 pub mod mesh;
 pub mod palette;
 mod pose;
+pub mod range;
 mod skeleton;
 mod skin;
 pub mod skinning;
