@@ -235,8 +235,8 @@ fn matrix_bounds(m: &Mat4) -> (f64, f64) {
 }
 
 fn over(bound: f64, quantity: Quantity) -> bool {
-    // `!(a <= b)` so that a NaN bound (impossible for finite input) also fails.
-    !(bound <= f64::from(quantity.limit()))
+    // A NaN bound (impossible for finite input) fails too.
+    bound.is_nan() || bound > f64::from(quantity.limit())
 }
 
 /// Checks conservatively that nothing computed from `skeleton`, `clips`, `skins` and
