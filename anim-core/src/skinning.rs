@@ -475,7 +475,6 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
     for b in (0..blocks).step_by(4) {
         let mut raw = [[0.0f32; 3]; 4];
         let mut l2 = [0.0f32; 4];
-        let mut cs = [[[0.0f32; 4]; 4]; 4];
         for k in 0..4 {
             let c = blend_matrix::<N>(
                 per,
@@ -486,7 +485,6 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
             out_p[b + k] = apply_point(&c, &pos[b + k]);
             raw[k] = transform_normal::<IT>(&c, &src_n[b + k]);
             l2[k] = raw[k][0] * raw[k][0] + raw[k][1] * raw[k][1] + raw[k][2] * raw[k][2];
-            cs[k] = c;
         }
         let mut inv = [0.0f32; 4];
         for k in 0..4 {
@@ -497,7 +495,10 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
         }
         for k in 0..4 {
             if !normal_in_range(l2[k]) {
-                dst_n[b + k] = rescaled_normal::<IT>(&cs[k], &src_n[b + k]);
+                // Rare: the blend is recomputed rather than kept for every vertex.
+                let v = b + k;
+                let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
+                dst_n[v] = rescaled_normal::<IT>(&c, &src_n[v]);
             }
         }
     }
