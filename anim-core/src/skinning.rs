@@ -255,7 +255,8 @@ fn apply_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
 /// rescaled matrix ([`rescaled_normal`]), off the hot path.
 #[inline(always)]
 fn normal_in_range(l2: f32) -> bool {
-    (1e-30..=f32::MAX).contains(&l2)
+    // Non-short-circuit `&`: two compares and no branch, so callers can test a block at once.
+    (l2 >= 1e-30) & (l2 <= f32::MAX)
 }
 
 /// Largest absolute entry of the linear part of `c`, and the factor in two exact-enough
@@ -289,6 +290,31 @@ fn rescaled_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
         }
     }
     normalized(transform_normal::<IT>(&u, n))
+}
+
+/// Redoes the normals of the block of four vertices from `b` whose squared lengths `l2`
+/// are out of [`normal_in_range`], from the rescaled blended matrix (recomputed: rare).
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn rescale_block<const N: usize, const IT: bool>(
+    per: usize,
+    b: usize,
+    joints: &[u16],
+    weights: &[f32],
+    palette: &[Mat4],
+    l2: &[f32; 4],
+    src_n: &[Vec3],
+    dst_n: &mut [Vec3],
+) {
+    let n = if N == 0 { per } else { N };
+    for (k, &l) in l2.iter().enumerate() {
+        if !normal_in_range(l) {
+            let v = b + k;
+            let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
+            dst_n[v] = rescaled_normal::<IT>(&c, &src_n[v]);
+        }
+    }
 }
 
 /// [`anim_math::normal_matrix`] of `s` scaled so its largest entry is 1 (see
@@ -493,13 +519,12 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
         for k in 0..4 {
             dst_n[b + k] = Vec3::new(raw[k][0] * inv[k], raw[k][1] * inv[k], raw[k][2] * inv[k]);
         }
+        let mut in_range = true;
         for k in 0..4 {
-            if !normal_in_range(l2[k]) {
-                // Rare: the blend is recomputed rather than kept for every vertex.
-                let v = b + k;
-                let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
-                dst_n[v] = rescaled_normal::<IT>(&c, &src_n[v]);
-            }
+            in_range &= normal_in_range(l2[k]);
+        }
+        if !in_range {
+            rescale_block::<N, IT>(per, b, joints, weights, palette, &l2, src_n, dst_n);
         }
     }
     for v in blocks..count {

@@ -129,11 +129,19 @@ fn normalize_or_identity(q: &Quaternion<f32>) -> Quat {
     if n2 > 1e-24 && n2 <= f32::MAX {
         Quat::new_unchecked(Quaternion::from(q.coords * (1.0 / n2.sqrt())))
     } else if n2 > 1e-24 {
-        // The squared norm overflowed (components beyond about 1.8e19): scale down first.
-        normalize_or_identity(&Quaternion::from(q.coords * TWO_POW_MINUS_100))
+        normalize_huge(q)
     } else {
         Quat::identity()
     }
+}
+
+/// [`normalize_or_identity`] of a quaternion whose squared norm overflowed (components
+/// beyond about 1.8e19): scaled down first. Out of line, so the common path stays small.
+#[cold]
+#[inline(never)]
+fn normalize_huge(q: &Quaternion<f32>) -> Quat {
+    let c = q.coords * TWO_POW_MINUS_100;
+    Quat::new_unchecked(Quaternion::from(c * (1.0 / c.norm())))
 }
 
 /// Shortest-path spherical interpolation of two unit quaternions, as the glTF
