@@ -292,31 +292,6 @@ fn rescaled_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
     normalized(transform_normal::<IT>(&u, n))
 }
 
-/// Redoes the normals of the block of four vertices from `b` whose squared lengths `l2`
-/// are out of [`normal_in_range`], from the rescaled blended matrix (recomputed: rare).
-#[cold]
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn rescale_block<const N: usize, const IT: bool>(
-    per: usize,
-    b: usize,
-    joints: &[u16],
-    weights: &[f32],
-    palette: &[Mat4],
-    l2: &[f32; 4],
-    src_n: &[Vec3],
-    dst_n: &mut [Vec3],
-) {
-    let n = if N == 0 { per } else { N };
-    for (k, &l) in l2.iter().enumerate() {
-        if !normal_in_range(l) {
-            let v = b + k;
-            let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
-            dst_n[v] = rescaled_normal::<IT>(&c, &src_n[v]);
-        }
-    }
-}
-
 /// [`anim_math::normal_matrix`] of `s` scaled so its largest entry is 1 (see
 /// [`rescaled_normal`]): the same directions, with no overflow for huge scales.
 #[cold]
@@ -406,6 +381,11 @@ pub fn linear_blend(
     out: &mut SkinningOutput,
 ) -> Result<(), SkinningError> {
     validate(input, palette.len(), out)?;
+    if out.normals.is_some() && extreme_linear_parts(palette) {
+        lbs_extreme(input, palette, normal_mode, out);
+        keep_unweighted(input, out);
+        return Ok(());
+    }
     #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
@@ -416,6 +396,40 @@ pub fn linear_blend(
     dispatch!(input.influences.per_vertex(), lbs_kernel(input, palette, normal_mode, out));
     keep_unweighted(input, out);
     Ok(())
+}
+
+/// True when some palette matrix's linear part has its largest entry beyond 1e9 or within
+/// (0, 1e-7): blended from such matrices, the fast loops' normals could overflow (the
+/// inverse transpose's cofactors are squares of entries, and their squared length a fourth
+/// power) or fall under the normalization's `1e-30` clamp. One pass over the palette, so
+/// the per-vertex loops stay as they are for every ordinary palette.
+fn extreme_linear_parts(palette: &[Mat4]) -> bool {
+    palette.iter().any(|m| {
+        let largest = m.fixed_view::<3, 3>(0, 0).amax();
+        largest > 1e9 || (largest > 0.0 && largest < 1e-7)
+    })
+}
+
+/// Linear blend skinning for a palette with [`extreme_linear_parts`]: every normal is
+/// transformed by the blended matrix rescaled to a largest entry of 1 ([`rescaled_normal`]),
+/// so it is finite and unit (left at that length in [`NormalMode::DirectUnnormalized`],
+/// where the unscaled one would be infinite or lost to underflow).
+#[cold]
+#[inline(never)]
+fn lbs_extreme(input: &SkinningInput, palette: &[Mat4], mode: NormalMode, out: &mut SkinningOutput) {
+    let per = input.influences.per_vertex();
+    let joints = input.influences.joints().chunks_exact(per);
+    let weights = input.influences.weights().chunks_exact(per);
+    for (v, (js, ws)) in joints.zip(weights).enumerate() {
+        let c = blend_matrix::<0>(per, js, ws, palette);
+        out.positions[v] = apply_point(&c, &input.positions[v]);
+        if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
+            dst[v] = match mode {
+                NormalMode::InverseTranspose => rescaled_normal::<true>(&c, &src[v]),
+                NormalMode::Direct | NormalMode::DirectUnnormalized => rescaled_normal::<false>(&c, &src[v]),
+            };
+        }
+    }
 }
 
 #[inline(always)]
@@ -490,10 +504,6 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
             out_p[v] = apply_point(&c, &pos[v]);
             let r = transform_normal::<IT>(&c, &src_n[v]);
             dst_n[v] = Vec3::new(r[0], r[1], r[2]);
-            if !r.iter().all(|x| x.is_finite()) {
-                // Overflowed: the unit normal is the only finite answer with its direction.
-                dst_n[v] = rescaled_normal::<IT>(&c, &src_n[v]);
-            }
         }
         return;
     }
@@ -519,20 +529,11 @@ fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool
         for k in 0..4 {
             dst_n[b + k] = Vec3::new(raw[k][0] * inv[k], raw[k][1] * inv[k], raw[k][2] * inv[k]);
         }
-        let mut in_range = true;
-        for k in 0..4 {
-            in_range &= normal_in_range(l2[k]);
-        }
-        if !in_range {
-            rescale_block::<N, IT>(per, b, joints, weights, palette, &l2, src_n, dst_n);
-        }
     }
     for v in blocks..count {
         let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
         out_p[v] = apply_point(&c, &pos[v]);
-        let r = transform_normal::<IT>(&c, &src_n[v]);
-        let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-        dst_n[v] = if normal_in_range(l2) { normalized(r) } else { rescaled_normal::<IT>(&c, &src_n[v]) };
+        dst_n[v] = normalized(transform_normal::<IT>(&c, &src_n[v]));
     }
 }
 

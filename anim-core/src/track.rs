@@ -11,7 +11,8 @@
 //! Before the first key a track holds its first value, after the last key its last value.
 //!
 //! **Finite in, finite out.** Sampling exactly at a key returns that key's value, bit for
-//! bit. Between keys the forms used cannot overflow where the exact result does not:
+//! bit, for vectors and scalars (the forms below reduce to `1·a + 0·b` there; rotations are
+//! the key to rounding). Between keys the forms used cannot overflow where the exact result does not:
 //! linear interpolation is `a·(1−s) + b·s` (never `a + (b−a)·s`, whose `b − a` overflows
 //! for keys of opposite sign near `f32::MAX`), a spline sums its two value terms (a convex
 //! combination) before its tangent terms, and a rotation whose raw sum overflows is
@@ -321,10 +322,6 @@ impl<T: TrackValue> Track<T> {
         }
         let i = k - 1;
         let (t0, t1) = (self.times[i], self.times[k]);
-        if t == t0 {
-            // Exactly at a key: its value, with no arithmetic that could round or overflow.
-            return T::finish(self.key_value(i));
-        }
         let mut dt = t1 - t0;
         let mut s = (t - t0) / dt;
         if !dt.is_finite() {
