@@ -252,11 +252,10 @@ fn apply_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
 /// True when a transformed normal's squared length `l2` can be normalized accurately as it
 /// is: neither overflowed (nor NaN from an overflow) nor so small that the `1e-30` clamp of
 /// the normalization would leave it short. Outside, the normal is recomputed from the
-/// rescaled matrix ([`rescaled_normal`]), off the hot path.
+/// rescaled matrix ([`rescaled_normal_matrix`], the scale-aware DQ loop), off the hot path.
 #[inline(always)]
 fn normal_in_range(l2: f32) -> bool {
-    // Non-short-circuit `&`: two compares and no branch, so callers can test a block at once.
-    (l2 >= 1e-30) & (l2 <= f32::MAX)
+    (1e-30..=f32::MAX).contains(&l2)
 }
 
 /// Largest absolute entry of the linear part of `c`, and the factor in two exact-enough
