@@ -53,6 +53,7 @@ pub mod morph;
 pub mod palette;
 pub mod playback;
 mod pose;
+pub mod range;
 pub mod root_motion;
 mod skeleton;
 mod skin;

@@ -3,13 +3,20 @@
 use crate::SkinningError;
 use anim_math::Vec3;
 
+/// 2⁶⁰ and 2⁶⁴: weights whose largest lies outside `[2⁻⁶⁰, 2⁶⁰]` are rescaled by `2^∓64`
+/// before they are summed (see [`Influences::new`]).
+const TWO_POW_60: f32 = (1u64 << 60) as f32;
+const TWO_POW_64: f32 = TWO_POW_60 * 16.0;
+
 /// Joint influences of every vertex: `per_vertex` (joint, weight) pairs a vertex, any
 /// count (4 is the common layout; glTF's `JOINTS_1`… give 8, 12, …).
 ///
 /// Construction validates once what the skinning loops then rely on: weights are finite
 /// and non-negative, every joint with a non-zero weight exists, and weights are divided by
-/// their sum (so they need not sum to one in the source). A vertex whose weights are all
-/// zero keeps its rest position and normal when skinned. A zero-weight slot may name any
+/// their sum (so they need not sum to one in the source). The division is overflow- and
+/// underflow-safe: extreme weights are first rescaled by a power of two, so `(1e-40, 0, 0, 0)`
+/// becomes `(1, 0, 0, 0)` and `(3e38, 3e38)` becomes `(0.5, 0.5)`. A vertex whose weights
+/// are all zero ("unweighted") keeps its rest position and normal when skinned. A zero-weight slot may name any
 /// joint (exporters leave garbage there); it is set to joint 0 and ignored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Influences {
@@ -48,7 +55,7 @@ impl Influences {
         let mut unweighted = Vec::new();
         let mut joint_bound = 0usize;
         for (v, (js, ws)) in joints.chunks_exact_mut(per_vertex).zip(weights.chunks_exact_mut(per_vertex)).enumerate() {
-            let mut sum = 0.0f32;
+            let mut largest = 0.0f32;
             for (slot, (j, w)) in js.iter_mut().zip(ws.iter()).enumerate() {
                 if !w.is_finite() || *w < 0.0 {
                     return Err(SkinningError::BadWeight { vertex: v, slot, weight: *w });
@@ -66,10 +73,24 @@ impl Influences {
                     });
                 }
                 joint_bound = joint_bound.max(usize::from(*j) + 1);
-                sum += w;
+                largest = largest.max(*w);
             }
-            if sum > 0.0 {
-                let inv = 1.0 / sum;
+            if largest > 0.0 {
+                // A largest weight far from 1 is first brought nearer by an exact power of
+                // two: above 2^60 scaled into (2^-4, 2^64], below 2^-60 (subnormals
+                // included, ≥ 2^-149) into [2^-85, 2^4). Then the sum (≤ 2^64 · slots) and
+                // its inverse are finite and non-zero. Ordinary weights stay bit for bit.
+                let pow2 = if largest > TWO_POW_60 {
+                    1.0 / TWO_POW_64
+                } else if largest < 1.0 / TWO_POW_60 {
+                    TWO_POW_64
+                } else {
+                    1.0
+                };
+                if pow2 != 1.0 {
+                    ws.iter_mut().for_each(|w| *w *= pow2);
+                }
+                let inv = 1.0 / ws.iter().sum::<f32>();
                 ws.iter_mut().for_each(|w| *w *= inv);
             } else {
                 unweighted.push(v as u32);
@@ -192,6 +213,34 @@ mod tests {
         assert_eq!(inf.unweighted(), &[2]);
         assert_eq!(inf.joint_bound(), 2);
         assert_eq!(inf.histogram(), vec![1, 1, 1]);
+    }
+
+    /// Extreme but finite weights normalize to the right finite values: a subnormal lone
+    /// weight does not overflow its inverse, two huge weights do not overflow their sum.
+    #[test]
+    fn extreme_weights_normalize_finitely() {
+        let inf = Influences::new(4, vec![0, 1, 0, 0], vec![1e-40, 0.0, 0.0, 0.0], 2).unwrap();
+        assert_eq!(inf.weights(), &[1.0, 0.0, 0.0, 0.0]);
+        let inf = Influences::new(2, vec![0, 1], vec![3e38, 3e38], 2).unwrap();
+        assert_eq!(inf.weights(), &[0.5, 0.5]);
+        let inf = Influences::new(3, vec![0, 1, 1], vec![f32::MAX, f32::MAX, f32::MAX / 2.0], 2).unwrap();
+        assert!((inf.weights()[0] - 0.4).abs() < 1e-6 && (inf.weights()[2] - 0.2).abs() < 1e-6);
+        // Weights that are all zero: unweighted, no NaN, and skinning keeps the rest place.
+        let inf = Influences::new(2, vec![1, 0], vec![0.0, 0.0], 2).unwrap();
+        assert_eq!(inf.weights(), &[0.0, 0.0]);
+        assert_eq!(inf.unweighted(), &[0]);
+        let pos = [Vec3::new(1.0, 2.0, 3.0)];
+        let nrm = [Vec3::new(0.0, 0.0, 1.0)];
+        let palette = [anim_math::Mat4::new_translation(&Vec3::new(5.0, 0.0, 0.0)); 2];
+        let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
+        crate::skinning::linear_blend(
+            &crate::skinning::SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) },
+            &palette,
+            crate::skinning::NormalMode::Direct,
+            &mut crate::skinning::SkinningOutput { positions: &mut p, normals: Some(&mut n) },
+        )
+        .unwrap();
+        assert_eq!((p, n), (pos, nrm));
     }
 
     #[test]

@@ -9,8 +9,8 @@
 
 use crate::skinning::SkinMethod;
 use crate::{PoseError, Skin, pose::affine_mul};
-use anim_math::nalgebra::{Rotation3, Translation3};
-use anim_math::{DualQuat, Mat3, Mat4, Quat, Transform, dual};
+use anim_math::nalgebra::Rotation3;
+use anim_math::{DualQuat, Mat3, Mat4, Quat, Transform, Vec3, dual};
 
 /// How far a palette matrix's linear part may be from orthonormal (column lengths from 1,
 /// column dot products from 0) and still count as carrying no scale. Rounding through a
@@ -132,8 +132,8 @@ impl DqPalette {
             if is_orthonormal(&m) {
                 // Already a rotation: read it directly, no column normalization needed.
                 let r = Rotation3::from_matrix_unchecked(m.fixed_view::<3, 3>(0, 0).into_owned());
-                let t = Translation3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
-                *q_out = DualQuat::from_parts(t, Quat::from_rotation_matrix(&r));
+                let t = Vec3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
+                *q_out = dual::from_parts(&t, &Quat::from_rotation_matrix(&r));
                 *s_out = Mat3::identity();
             } else {
                 rigid = false;

@@ -249,6 +249,61 @@ fn apply_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
     normalized(transform_normal::<IT>(c, n))
 }
 
+/// True when a transformed normal's squared length `l2` can be normalized accurately as it
+/// is: neither overflowed (nor NaN from an overflow) nor so small that the `1e-30` clamp of
+/// the normalization would leave it short. Outside, the normal is recomputed from the
+/// rescaled matrix ([`rescaled_normal_matrix`], the scale-aware DQ loop), off the hot path.
+#[inline(always)]
+fn normal_in_range(l2: f32) -> bool {
+    (1e-30..=f32::MAX).contains(&l2)
+}
+
+/// Largest absolute entry of the linear part of `c`, and the factor in two exact-enough
+/// steps (`pre`, then `1 / (largest·pre)`) that brings it to 1 without overflowing the
+/// inverse of a subnormal.
+#[cold]
+fn unit_scale(largest: f32) -> (f32, f32) {
+    const TWO_POW_64: f32 = 18_446_744_073_709_551_616.0;
+    let pre = if largest < 1.0 / TWO_POW_64 { TWO_POW_64 } else { 1.0 };
+    (pre, 1.0 / (largest * pre))
+}
+
+/// [`transform_normal`] followed by normalization for a linear part whose entries are so
+/// large (scale ≳ 1e9: the cofactors or squared lengths overflow) or so small that the
+/// direct form fails: the matrix is first scaled so its largest entry is 1 (a positive
+/// factor, which changes neither the direction of the normal nor, for the inverse
+/// transpose, the sign of the determinant). A zero linear part gives a zero normal.
+#[cold]
+#[inline(never)]
+fn rescaled_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
+    let largest =
+        (0..3).flat_map(|col| (0..3).map(move |row| (col, row))).fold(0.0f32, |m, (col, row)| m.max(c[col][row].abs()));
+    if largest == 0.0 {
+        return Vec3::zeros();
+    }
+    let (pre, k) = unit_scale(largest);
+    let mut u: Cols = [[0.0; 4]; 4];
+    for col in 0..3 {
+        for row in 0..3 {
+            u[col][row] = c[col][row] * pre * k;
+        }
+    }
+    normalized(transform_normal::<IT>(&u, n))
+}
+
+/// [`anim_math::normal_matrix`] of `s` scaled so its largest entry is 1 (see
+/// [`rescaled_normal`]): the same directions, with no overflow for huge scales.
+#[cold]
+#[inline(never)]
+fn rescaled_normal_matrix(s: &Mat3) -> Mat3 {
+    let largest = s.amax();
+    if largest == 0.0 {
+        return Mat3::zeros();
+    }
+    let (pre, k) = unit_scale(largest);
+    anim_math::normal_matrix(&(s * pre * k))
+}
+
 /// The unnormalized part of [`apply_normal`].
 #[inline(always)]
 fn transform_normal<const IT: bool>(c: &Cols, n: &Vec3) -> [f32; 3] {
@@ -325,6 +380,11 @@ pub fn linear_blend(
     out: &mut SkinningOutput,
 ) -> Result<(), SkinningError> {
     validate(input, palette.len(), out)?;
+    if out.normals.is_some() && extreme_linear_parts(palette) {
+        lbs_extreme(input, palette, normal_mode, out);
+        keep_unweighted(input, out);
+        return Ok(());
+    }
     #[cfg(target_arch = "x86_64")]
     if avx2() {
         // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
@@ -335,6 +395,40 @@ pub fn linear_blend(
     dispatch!(input.influences.per_vertex(), lbs_kernel(input, palette, normal_mode, out));
     keep_unweighted(input, out);
     Ok(())
+}
+
+/// True when some palette matrix's linear part has its largest entry beyond 1e9 or within
+/// (0, 1e-7): blended from such matrices, the fast loops' normals could overflow (the
+/// inverse transpose's cofactors are squares of entries, and their squared length a fourth
+/// power) or fall under the normalization's `1e-30` clamp. One pass over the palette, so
+/// the per-vertex loops stay as they are for every ordinary palette.
+fn extreme_linear_parts(palette: &[Mat4]) -> bool {
+    palette.iter().any(|m| {
+        let largest = m.fixed_view::<3, 3>(0, 0).amax();
+        largest > 1e9 || (largest > 0.0 && largest < 1e-7)
+    })
+}
+
+/// Linear blend skinning for a palette with [`extreme_linear_parts`]: every normal is
+/// transformed by the blended matrix rescaled to a largest entry of 1 ([`rescaled_normal`]),
+/// so it is finite and unit (left at that length in [`NormalMode::DirectUnnormalized`],
+/// where the unscaled one would be infinite or lost to underflow).
+#[cold]
+#[inline(never)]
+fn lbs_extreme(input: &SkinningInput, palette: &[Mat4], mode: NormalMode, out: &mut SkinningOutput) {
+    let per = input.influences.per_vertex();
+    let joints = input.influences.joints().chunks_exact(per);
+    let weights = input.influences.weights().chunks_exact(per);
+    for (v, (js, ws)) in joints.zip(weights).enumerate() {
+        let c = blend_matrix::<0>(per, js, ws, palette);
+        out.positions[v] = apply_point(&c, &input.positions[v]);
+        if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
+            dst[v] = match mode {
+                NormalMode::InverseTranspose => rescaled_normal::<true>(&c, &src[v]),
+                NormalMode::Direct | NormalMode::DirectUnnormalized => rescaled_normal::<false>(&c, &src[v]),
+            };
+        }
+    }
 }
 
 #[inline(always)]
@@ -559,21 +653,31 @@ fn dq_scaled_kernel<const N: usize>(input: &SkinningInput, palette: &DqPalette, 
             s += scales[usize::from(js[k])] * ws[k];
         }
         let inv = 1.0 / l2.max(1e-30).sqrt();
+        // The dual part quartered, as dq_point takes it.
+        let dinv = inv * 0.25;
         for i in 0..4 {
             r[i] *= inv;
-            d[i] *= inv;
+            d[i] *= dinv;
         }
         let p = s * pos[v];
         out.positions[v] = dq_point(&r, &d, [p.x, p.y, p.z]);
         if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
-            let nrm = anim_math::normal_matrix(&s) * src[v];
+            let mut nrm = anim_math::normal_matrix(&s) * src[v];
+            if !normal_in_range(nrm.norm_squared()) {
+                nrm = rescaled_normal_matrix(&s) * src[v];
+            }
             dst[v] = normalized(rotate(&r, [nrm.x, nrm.y, nrm.z]));
         }
     }
 }
 
-/// Applies the normalized dual quaternion (real `r`, dual `d`) to a point: rotation, then
-/// the translation `t = 2·(w_r·d_v − w_d·r_v + r_v × d_v)`.
+/// Applies the normalized dual quaternion (real `r`, dual part `4·d`) to a point: rotation,
+/// then the translation `t = 2·(w_r·D_v − w_D·r_v + r_v × D_v) = 8·(w_r·d_v − w_d·r_v + r_v ×
+/// d_v)` with `D = 4·d`.
+///
+/// The caller passes the dual part **quartered** (`d = D/4`, exact: a power of two): the
+/// partial sums in the bracket are then at most `2·|D|/4 = |t|/4`, so a translation with
+/// components near `f32::MAX` does not overflow on the way to its (finite) value.
 #[inline(always)]
 fn dq_point(r: &[f32; 4], d: &[f32; 4], p: [f32; 3]) -> Vec3 {
     let rv = [r[0], r[1], r[2]];
@@ -581,9 +685,9 @@ fn dq_point(r: &[f32; 4], d: &[f32; 4], p: [f32; 3]) -> Vec3 {
     let c = cross(rv, dv);
     let rp = rotate(r, p);
     Vec3::new(
-        rp[0] + 2.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
-        rp[1] + 2.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
-        rp[2] + 2.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
+        rp[0] + 8.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
+        rp[1] + 8.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
+        rp[2] + 8.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
     )
 }
 
@@ -655,9 +759,11 @@ fn dq_kernel<const N: usize>(input: &SkinningInput, palette: &[DualQuat], out: &
         }
         for k in 0..m {
             let (mut r, mut d) = q[k];
+            // The dual part quartered, as dq_point takes it.
+            let dinv = inv[k] * 0.25;
             for i in 0..4 {
                 r[i] *= inv[k];
-                d[i] *= inv[k];
+                d[i] *= dinv;
             }
             let p = &pos[v + k];
             out_p[v + k] = dq_point(&r, &d, [p.x, p.y, p.z]);

@@ -9,6 +9,16 @@
 //!   Rotations are renormalized after interpolation.
 //!
 //! Before the first key a track holds its first value, after the last key its last value.
+//!
+//! **Finite in, finite out.** Sampling exactly at a key returns that key's value, bit for
+//! bit, for vectors and scalars (the forms below reduce to `1·a + 0·b` there; rotations are
+//! the key to rounding). Between keys the forms used cannot overflow where the exact result does not:
+//! linear interpolation is `a·(1−s) + b·s` (never `a + (b−a)·s`, whose `b − a` overflows
+//! for keys of opposite sign near `f32::MAX`), a spline sums its two value terms (a convex
+//! combination) before its tangent terms, and a rotation whose raw sum overflows is
+//! recomputed scaled down before it is normalized. A cubic spline with huge tangents can
+//! still leave the `f32` range where its exact value does; files are kept well inside it by
+//! `anim_core::range`.
 
 use crate::TrackError;
 use anim_math::{Quat, Vec3};
@@ -47,7 +57,7 @@ impl TrackValue for f32 {
     type Output = f32;
     #[inline]
     fn interpolate_linear(a: &Self, b: &Self, t: f32) -> f32 {
-        a + (b - a) * t
+        a * (1.0 - t) + b * t
     }
     #[inline]
     fn weighted4(v: [&Self; 4], w: [f32; 4]) -> Self {
@@ -66,7 +76,7 @@ impl TrackValue for Vec3 {
     type Output = Vec3;
     #[inline]
     fn interpolate_linear(a: &Self, b: &Self, t: f32) -> Vec3 {
-        a + (b - a) * t
+        a * (1.0 - t) + b * t
     }
     #[inline]
     fn weighted4(v: [&Self; 4], w: [f32; 4]) -> Self {
@@ -90,7 +100,13 @@ impl TrackValue for Quaternion<f32> {
     }
     #[inline]
     fn weighted4(v: [&Self; 4], w: [f32; 4]) -> Self {
-        Quaternion::from(v[0].coords * w[0] + v[1].coords * w[1] + v[2].coords * w[2] + v[3].coords * w[3])
+        let sum = |k: f32| {
+            v[0].coords * (w[0] * k) + v[1].coords * (w[1] * k) + v[2].coords * (w[2] * k) + v[3].coords * (w[3] * k)
+        };
+        let q = sum(1.0);
+        // Only the direction matters (it is normalized next): if the sum overflowed, the
+        // same sum scaled by 2^-100 has it.
+        if q.iter().all(|x| x.is_finite()) { Quaternion::from(q) } else { Quaternion::from(sum(TWO_POW_MINUS_100)) }
     }
     #[inline]
     fn finish(v: &Self) -> Quat {
@@ -104,10 +120,29 @@ impl TrackValue for Quaternion<f32> {
     }
 }
 
+/// 2⁻¹⁰⁰: scales a finite quaternion's components (at most `f32::MAX` ≈ 2¹²⁸) to at most
+/// 2²⁸, whose squared norm is finite.
+const TWO_POW_MINUS_100: f32 = 1.0 / (1u128 << 100) as f32;
+
 #[inline]
 fn normalize_or_identity(q: &Quaternion<f32>) -> Quat {
     let n2 = q.coords.norm_squared();
-    if n2 > 1e-24 { Quat::new_unchecked(Quaternion::from(q.coords * (1.0 / n2.sqrt()))) } else { Quat::identity() }
+    if n2 > 1e-24 && n2 <= f32::MAX {
+        Quat::new_unchecked(Quaternion::from(q.coords * (1.0 / n2.sqrt())))
+    } else if n2 > 1e-24 {
+        normalize_huge(q)
+    } else {
+        Quat::identity()
+    }
+}
+
+/// [`normalize_or_identity`] of a quaternion whose squared norm overflowed (components
+/// beyond about 1.8e19): scaled down first. Out of line, so the common path stays small.
+#[cold]
+#[inline(never)]
+fn normalize_huge(q: &Quaternion<f32>) -> Quat {
+    let c = q.coords * TWO_POW_MINUS_100;
+    Quat::new_unchecked(Quaternion::from(c * (1.0 / c.norm())))
 }
 
 /// Shortest-path spherical interpolation of two unit quaternions, as the glTF
@@ -287,8 +322,15 @@ impl<T: TrackValue> Track<T> {
         }
         let i = k - 1;
         let (t0, t1) = (self.times[i], self.times[k]);
-        let dt = t1 - t0;
-        let s = (t - t0) / dt;
+        let mut dt = t1 - t0;
+        let mut s = (t - t0) / dt;
+        if !dt.is_finite() {
+            // Key times of opposite sign near f32::MAX: the same ratio from halved times.
+            let half = t1 * 0.5 - t0 * 0.5;
+            s = (t * 0.5 - t0 * 0.5) / half;
+            // Δ itself is beyond f32: the tangent terms saturate at f32::MAX.
+            dt = f32::MAX;
+        }
         match self.interpolation {
             Interpolation::Step => T::finish(&self.values[i]),
             Interpolation::Linear => T::interpolate_linear(&self.values[i], &self.values[k], s),
@@ -303,7 +345,8 @@ impl<T: TrackValue> Track<T> {
                 let out0 = &self.values[3 * i + 2];
                 let v1 = &self.values[3 * k + 1];
                 let in1 = &self.values[3 * k];
-                T::finish(&T::weighted4([v0, out0, v1, in1], [h00, h10, h01, h11]))
+                // The value terms (a convex combination) first, the tangent terms after.
+                T::finish(&T::weighted4([v0, v1, out0, in1], [h00, h01, h10, h11]))
             }
         }
     }
@@ -339,6 +382,56 @@ mod tests {
         assert!((c.sample(1.0) - 0.75).abs() < 1e-6);
         // s = 0.25: h10 = 0.140625, h01 = 0.15625 → 0.140625·2 + 0.15625 = 0.4375
         assert!((c.sample(0.5) - 0.4375).abs() < 1e-6);
+    }
+
+    /// Keys alternating ±3e38: exact at every key, finite and right between them (the
+    /// midpoint of +3e38 and −3e38 is 0, where `a + (b − a)·s` gave NaN).
+    #[test]
+    fn huge_alternating_keys_stay_finite() {
+        let big = 3e38f32;
+        let times = vec![0.0, 1.0, 2.0, 3.0];
+        let vals: Vec<Vec3> = (0..4).map(|i| Vec3::repeat(if i % 2 == 0 { big } else { -big })).collect();
+        for interp in [Interpolation::Step, Interpolation::Linear] {
+            let tr = Track::new(interp, times.clone(), vals.clone()).unwrap();
+            for (k, v) in vals.iter().enumerate() {
+                assert_eq!(tr.sample(k as f32), *v, "{interp:?} at key {k}");
+            }
+            for t in [0.25f32, 0.5, 1.5, 2.75] {
+                let x = tr.sample(t);
+                assert!(x.iter().all(|c| c.is_finite()), "{interp:?} at {t}: {x}");
+            }
+        }
+        let lin = Track::new(Interpolation::Linear, times.clone(), vals.clone()).unwrap();
+        assert_eq!(lin.sample(0.5), Vec3::zeros());
+        assert!((lin.sample(0.25).x - 0.5 * big).abs() <= 1e-6 * big);
+        // Cubic spline with zero tangents: p(½) = ½·v0 + ½·v1 = 0, p(¼) = (27/32 − 5/32)·3e38.
+        let cubic_vals: Vec<Vec3> = vals.iter().flat_map(|v| [Vec3::zeros(), *v, Vec3::zeros()]).collect();
+        let c = Track::new(Interpolation::CubicSpline, times.clone(), cubic_vals).unwrap();
+        for (k, v) in vals.iter().enumerate() {
+            assert_eq!(c.sample(k as f32), *v);
+        }
+        assert_eq!(c.sample(1.5), Vec3::zeros());
+        assert!((c.sample(0.25).x - big * (22.0 / 32.0)).abs() <= 1e-6 * big, "{}", c.sample(0.25));
+        // Scalars, and key times of opposite sign near f32::MAX.
+        let f = Track::new(Interpolation::Linear, vec![-big, big], vec![-big, big]).unwrap();
+        assert_eq!(f.sample(-big), -big);
+        assert_eq!(f.sample(0.0), 0.0);
+        assert!((f.sample(big / 2.0) - big / 2.0).abs() <= 1e-6 * big);
+    }
+
+    /// Huge raw quaternion keys and tangents normalize to the right rotation, not to NaN or
+    /// a zero quaternion.
+    #[test]
+    fn huge_quaternion_keys_normalize() {
+        let q = Quat::from_axis_angle(&Vec3::z_axis(), 0.8);
+        let huge = Quaternion::from(q.coords * 3e38);
+        let s = Track::new(Interpolation::Linear, vec![0.0, 1.0], vec![huge, huge]).unwrap();
+        assert!(s.sample(0.5).angle_to(&q) < 1e-5);
+        let t = Quaternion::from(q.coords * 1e38);
+        let c = Track::new(Interpolation::CubicSpline, vec![0.0, 1.0], vec![t, huge, t, t, huge, t]).unwrap();
+        for time in [0.0f32, 0.3, 0.5, 1.0] {
+            assert!(c.sample(time).angle_to(&q) < 1e-5, "{time}");
+        }
     }
 
     #[test]

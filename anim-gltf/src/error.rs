@@ -117,6 +117,17 @@ pub enum GltfError {
     /// The data handed to the exporter cannot be written.
     #[error("export: {0}")]
     Export(String),
+    /// Finite values that could take the model out of the runtime's documented numeric
+    /// range ([`anim_core::range`]): a node's translation or scale, an animation channel's
+    /// keys, a skin's inverse bind matrices or a mesh's positions, alone or down the
+    /// hierarchy.
+    #[error("{path}: out of range: {source}")]
+    OutOfRange {
+        /// Element at fault (`/nodes/5/translation`, `/animations/0/channels/3`, …).
+        path: String,
+        /// What the range check found.
+        source: anim_core::range::RangeError,
+    },
 }
 
 impl GltfError {
@@ -132,7 +143,8 @@ impl GltfError {
             | GltfError::KeysNotIncreasing { path, .. }
             | GltfError::Hierarchy { path, .. }
             | GltfError::Unsupported { path, .. }
-            | GltfError::Budget { path, .. } => Some(path),
+            | GltfError::Budget { path, .. }
+            | GltfError::OutOfRange { path, .. } => Some(path),
             _ => None,
         }
     }

@@ -12,14 +12,27 @@
 //! quaternion is therefore `parent_global * local` here, as with matrices.
 
 use crate::{DualQuat, EPSILON, Mat3, Mat4, Quat, Transform, Vec3};
-use nalgebra::{DualQuaternion, Quaternion, Rotation3, Translation3, Unit};
+use nalgebra::{DualQuaternion, Quaternion, Rotation3, Unit};
+
+/// The unit dual quaternion of `rotation` followed by `translation`: real part `r`, dual
+/// part `d = (½·t)·r`. Equal to nalgebra's `UnitDualQuaternion::from_parts` bit for bit
+/// (halving is exact), but overflow-safe: nalgebra forms `t·r` before halving, whose
+/// components overflow for a finite translation near `f32::MAX`; halving first bounds every
+/// component of `d`, a sum of three products of `½·tᵢ` with components of the unit `r`, by
+/// `½·√3·max|tᵢ| < f32::MAX`: finite for any finite translation.
+#[inline]
+#[must_use]
+pub fn from_parts(translation: &Vec3, rotation: &Quat) -> DualQuat {
+    let half = Quaternion::from_parts(0.0, translation * 0.5);
+    Unit::new_unchecked(DualQuaternion::from_real_and_dual(rotation.into_inner(), half * rotation.into_inner()))
+}
 
 /// The rigid part of `t` (rotation and translation) as a unit dual quaternion. The scale of
 /// `t` is dropped: dual quaternions cannot represent it.
 #[inline]
 #[must_use]
 pub fn from_transform(t: &Transform) -> DualQuat {
-    DualQuat::from_parts(Translation3::from(t.translation), t.rotation)
+    from_parts(&t.translation, &t.rotation)
 }
 
 /// The rigid part of an affine matrix as a unit dual quaternion: the basis columns are
@@ -34,7 +47,16 @@ pub fn from_rigid_matrix(m: &Mat4) -> DualQuat {
     let c2 = m.fixed_view::<3, 1>(0, 2).into_owned();
     let norm = |v: Vec3| {
         let n = v.norm();
-        if n > EPSILON { v / n } else { v }
+        if n > EPSILON && n <= f32::MAX {
+            v / n
+        } else if n > EPSILON {
+            // The squared length overflowed (components beyond about 1e19): the direction
+            // of the column scaled down by 2^-100 is the same and computable.
+            let v = v * (1.0 / (1u128 << 100) as f32);
+            v / v.norm()
+        } else {
+            v
+        }
     };
     let basis = Mat3::from_columns(&[norm(c0), norm(c1), norm(c2)]);
     // Under shear the normalized basis is not orthogonal and the quaternion read from it
@@ -44,7 +66,7 @@ pub fn from_rigid_matrix(m: &Mat4) -> DualQuat {
     let rotation =
         if (q.norm_squared() - 1.0).abs() > EPSILON { Quat::new_normalize(q) } else { Quat::new_unchecked(q) };
     let translation = Vec3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
-    DualQuat::from_parts(Translation3::from(translation), rotation)
+    from_parts(&translation, &rotation)
 }
 
 /// The transform a unit dual quaternion represents; its scale is one.

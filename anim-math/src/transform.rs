@@ -142,14 +142,17 @@ impl Transform {
             Vec3::new(m[(0, 1)], m[(1, 1)], m[(2, 1)]),
             Vec3::new(m[(0, 2)], m[(1, 2)], m[(2, 2)]),
         ];
-        let mut scale = Vec3::new(cols[0].norm(), cols[1].norm(), cols[2].norm());
-        if cols[0].cross(&cols[1]).dot(&cols[2]) < 0.0 {
-            scale.x = -scale.x;
-        }
+        let mut scale = Vec3::new(length(&cols[0]), length(&cols[1]), length(&cols[2]));
         for (i, c) in cols.iter_mut().enumerate() {
-            if scale[i].abs() > EPSILON {
+            if scale[i] > EPSILON {
                 *c /= scale[i];
             }
+        }
+        // The reflection test on the normalized columns: the determinant of the raw ones
+        // overflows for scales beyond about 1e13 (positive factors keep its sign).
+        if cols[0].cross(&cols[1]).dot(&cols[2]) < 0.0 {
+            scale.x = -scale.x;
+            cols[0] = -cols[0];
         }
         // Rebuild an orthonormal frame for degenerate (zero-scale) axes so the rotation
         // stays well defined.
@@ -178,6 +181,18 @@ impl Transform {
             && self.rotation.coords.iter().all(|v| v.is_finite())
             && self.scale.iter().all(|v| v.is_finite())
     }
+}
+
+/// Euclidean length without overflow in the squares: a column with entries beyond about
+/// 1.8e19 is measured scaled down by its largest entry. Infinite only when the length
+/// itself is beyond `f32::MAX`.
+fn length(v: &Vec3) -> f32 {
+    let n = v.norm();
+    if n.is_finite() {
+        return n;
+    }
+    let m = v.amax();
+    m * (v / m).norm()
 }
 
 /// Completes a basis in which some columns may be zero (zero scale) into a rotation-like
@@ -261,6 +276,19 @@ mod tests {
         let back = Transform::from_matrix(&t.to_matrix());
         assert!(back.is_finite());
         assert!((back.to_matrix() - t.to_matrix()).abs().max() < 1e-5);
+    }
+
+    /// Scales near the top of the f32 range decompose exactly instead of overflowing in
+    /// the column lengths or the determinant.
+    #[test]
+    fn from_matrix_with_huge_scale_is_finite() {
+        for s in [Vec3::new(1e20, 2e20, 3e20), Vec3::new(-1e30, 1e30, 1e30), Vec3::new(3e38, 1.0, 1.0)] {
+            let t = Transform::new(Vec3::new(1.0, 2.0, 3.0), Quat::from_euler_angles(0.1, 0.2, 0.3), s);
+            let back = Transform::from_matrix(&t.to_matrix());
+            assert!(back.is_finite(), "{s}");
+            assert!(((back.scale - s).component_div(&s)).amax() < 1e-5, "{s}: {}", back.scale);
+            assert!(back.rotation.angle_to(&t.rotation) < 1e-5);
+        }
     }
 
     #[test]

@@ -225,3 +225,108 @@ fn gpu_dq_keeps_palette_scale() {
     let (cn, gn) = (all(&cpu, "normals"), all(&gpu, "normals"));
     assert!(cn.iter().zip(&gn).all(|(a, b)| (a - b).abs() < 1e-4));
 }
+
+/// Standard base64 of `bytes` (for a data URI).
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for c in bytes.chunks(3) {
+        let n =
+            (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            s.push(if k <= c.len() { A[(n >> (18 - 6 * k) & 63) as usize] as char } else { '=' });
+        }
+    }
+    s
+}
+
+/// A chain of `depth` nodes, each the only child of the one before: `inspect` output must
+/// grow linearly with the depth (it used to indent quadratically), and the deepest node
+/// still shows its depth.
+#[test]
+fn inspect_deep_chain_is_linear() {
+    let lens: Vec<usize> = [5_000usize, 20_000]
+        .into_iter()
+        .map(|depth| {
+            let nodes: Vec<Value> = (0..depth)
+                .map(|i| if i + 1 < depth { serde_json::json!({"children": [i + 1]}) } else { serde_json::json!({}) })
+                .collect();
+            let doc = serde_json::json!({"asset": {"version": "2.0"}, "nodes": nodes});
+            let file = tmp(&format!("chain{depth}.gltf"));
+            std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+            let text = run_ok(&["inspect", file.to_str().unwrap()]);
+            assert!(text.contains(&format!("[depth {}] - {} ", depth - 1, depth - 1)), "deepest node missing");
+            let longest = text.lines().map(str::len).max().unwrap();
+            assert!(longest < 120, "a line of {longest} bytes");
+            text.len()
+        })
+        .collect();
+    // Four times the depth, about four times the output (quadratic would be sixteen).
+    let ratio = lens[1] as f64 / lens[0] as f64;
+    assert!((3.5..4.6).contains(&ratio), "{lens:?}");
+}
+
+/// A small file declaring many zero-filled vertices: `skin` streams its output, which
+/// parses as JSON with every vertex (unweighted vertices keep their rest position, the
+/// origin) and the joint following its animation; `--bin` streams the same values.
+#[test]
+fn skin_streams_many_vertices() {
+    let n = 150_000usize;
+    let mut bin: Vec<u8> = Vec::new();
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut ibm = [0.0f32; 16];
+    for d in 0..4 {
+        ibm[d * 5] = 1.0;
+    }
+    bin.extend(f(&ibm)); // 0..64
+    bin.extend(f(&[0.0, 1.0])); // 64..72 key times
+    bin.extend(f(&[0.0, 0.0, 0.0, 2.0, 3.0, 4.0])); // 72..96 translations
+    let doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"mesh": 0, "skin": 0}, {"name": "bone"}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2}}]}],
+        "skins": [{"joints": [1], "inverseBindMatrices": 3}],
+        "animations": [{
+            "samplers": [{"input": 4, "output": 5}],
+            "channels": [{"sampler": 0, "target": {"node": 1, "path": "translation"}}]
+        }],
+        "buffers": [{"byteLength": bin.len(), "uri": format!("data:application/octet-stream;base64,{}", base64(&bin))}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 64},
+            {"buffer": 0, "byteOffset": 64, "byteLength": 8},
+            {"buffer": 0, "byteOffset": 72, "byteLength": 24}
+        ],
+        "accessors": [
+            {"componentType": 5126, "count": n, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [0.0, 0.0, 0.0]},
+            {"componentType": 5121, "count": n, "type": "VEC4"},
+            {"componentType": 5126, "count": n, "type": "VEC4"},
+            {"bufferView": 0, "componentType": 5126, "count": 1, "type": "MAT4"},
+            {"bufferView": 1, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+            {"bufferView": 2, "componentType": 5126, "count": 2, "type": "VEC3"}
+        ]
+    });
+    let file = tmp("many_vertices.gltf");
+    std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let file = file.to_str().unwrap().to_owned();
+    let j = skin_json("many_vertices.json", &["skin", &file, "--times", "keys"]);
+    let samples = j["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 2);
+    for (s, want) in samples.iter().zip([[0.0f32, 0.0, 0.0], [2.0, 3.0, 4.0]]) {
+        let world = floats(&s["skins"][0]["jointWorld"][0]);
+        assert_eq!(&world[12..15], &want);
+        let p = floats(&s["primitives"][0]["positions"]);
+        assert_eq!(p.len(), 3 * n);
+        assert!(p.iter().all(|x| *x == 0.0));
+    }
+    let (out, bin_out) = (tmp("many_vertices_bin.json"), tmp("many_vertices.bin"));
+    run_ok(&["skin", &file, "--times", "keys", "--out", out.to_str().unwrap(), "--bin", bin_out.to_str().unwrap()]);
+    let j: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let second = &j["samples"][1]["primitives"][0]["positions"];
+    assert_eq!(second["binOffset"].as_u64(), Some((n * 12) as u64));
+    assert_eq!(second["length"].as_u64(), Some((n * 3) as u64));
+    let bytes = std::fs::read(&bin_out).unwrap();
+    assert_eq!(bytes.len(), 2 * n * 12);
+    assert!(bytes.iter().all(|b| *b == 0));
+}

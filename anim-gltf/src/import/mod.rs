@@ -14,6 +14,7 @@ mod animation;
 mod buffers;
 mod mesh;
 mod morph;
+mod range;
 mod scene;
 mod validate;
 
@@ -73,6 +74,7 @@ impl<'a> Importer<'a> {
             Some(s) => skeleton.with_bind_pose(s.bind_pose.clone()).map_err(|e| GltfError::Argument(e.to_string()))?,
             None => skeleton,
         };
+        self.check_range(&skeleton, &clips, &skins, &meshes)?;
         Ok(Model {
             skeleton,
             nodes,

@@ -24,6 +24,12 @@
 //! vertices in `POSITION` order. Numbers are f32 values (shortest decimal that reads back
 //! to the same f32). With `--bin`, `positions`/`normals` are `{"binOffset": BYTES, "length":
 //! FLOATS}` into a little-endian f32 file.
+//!
+//! Every command writes its output as it goes, through a buffered writer (never the whole
+//! document in memory), and keeps nothing larger than the model it loaded: output of any
+//! size takes constant extra memory. `inspect` indents the node tree by depth up to
+//! [`MAX_INDENT`] levels and writes deeper levels' depth as a number, so each line stays
+//! short however deep the hierarchy.
 
 use anim_core::{BakeSettings, TexelFormat, TextureLayout};
 use anim_core::{Pose, Skin, SkinMethod, TimePolicy};
@@ -33,6 +39,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use demos::Backend;
 use demos::crowd::CrowdCharacter;
 use std::fmt::Write as _;
+use std::io::{self, BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -184,9 +191,66 @@ fn find_clip(model: &Model, key: &str) -> Result<usize> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Streaming output.
+
+/// Text output written as it is produced, through a [`BufWriter`]: the commands never hold
+/// their whole output. Writes after the first I/O error are dropped and the error is
+/// reported by [`Out::finish`] (check [`Out::failed`] to stop early).
+struct Out {
+    w: BufWriter<Box<dyn io::Write>>,
+    err: Option<io::Error>,
+    what: String,
+}
+
+impl Out {
+    /// Output to standard output.
+    fn stdout() -> Self {
+        Self { w: BufWriter::new(Box::new(io::stdout().lock())), err: None, what: "stdout".into() }
+    }
+
+    /// Output to a new file at `path`.
+    fn create(path: &Path) -> Result<Self> {
+        let f = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Self { w: BufWriter::with_capacity(1 << 16, Box::new(f)), err: None, what: path.display().to_string() })
+    }
+
+    fn push_str(&mut self, s: &str) {
+        if self.err.is_none()
+            && let Err(e) = self.w.write_all(s.as_bytes())
+        {
+            self.err = Some(e);
+        }
+    }
+
+    fn push(&mut self, c: char) {
+        self.push_str(c.encode_utf8(&mut [0; 4]));
+    }
+
+    fn failed(&self) -> bool {
+        self.err.is_some()
+    }
+
+    /// Flushes, and reports the first write error.
+    fn finish(mut self) -> Result<()> {
+        let r = match self.err.take() {
+            Some(e) => Err(e),
+            None => self.w.flush(),
+        };
+        r.map_err(|e| format!("{}: {e}", self.what))
+    }
+}
+
+impl std::fmt::Write for Out {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.push_str(s);
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // JSON helpers: f32 written with Rust's shortest round-trip formatting.
 
-fn num(out: &mut String, x: f32) {
+fn num(out: &mut Out, x: f32) {
     if x.is_finite() {
         let _ = write!(out, "{x}");
     } else {
@@ -194,7 +258,7 @@ fn num(out: &mut String, x: f32) {
     }
 }
 
-fn nums(out: &mut String, xs: impl IntoIterator<Item = f32>) {
+fn nums(out: &mut Out, xs: impl IntoIterator<Item = f32>) {
     out.push('[');
     for (i, x) in xs.into_iter().enumerate() {
         if i > 0 {
@@ -205,11 +269,11 @@ fn nums(out: &mut String, xs: impl IntoIterator<Item = f32>) {
     out.push(']');
 }
 
-fn string(out: &mut String, s: &str) {
+fn string(out: &mut Out, s: &str) {
     out.push_str(&serde_json::Value::String(s.to_owned()).to_string());
 }
 
-fn clip_json(out: &mut String, model: &Model, clip: Option<usize>) {
+fn clip_json(out: &mut Out, model: &Model, clip: Option<usize>) {
     match clip {
         None => out.push_str("null"),
         Some(i) => {
@@ -228,9 +292,13 @@ fn clip_json(out: &mut String, model: &Model, clip: Option<usize>) {
 // ---------------------------------------------------------------------------------------------
 // inspect
 
+/// Node-tree levels `inspect` shows by indentation; deeper nodes show their depth as a
+/// number at this indentation, so output stays linear in the number of nodes.
+const MAX_INDENT: usize = 32;
+
 fn inspect(file: &Path) -> Result<()> {
     let m = load(file)?;
-    let mut s = String::new();
+    let mut s = Out::stdout();
     let _ = writeln!(s, "{}", file.display());
     let _ = writeln!(
         s,
@@ -252,25 +320,34 @@ fn inspect(file: &Path) -> Result<()> {
     let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&r| (r, 0)).collect();
     while let Some((i, depth)) = stack.pop() {
         let n = &m.nodes[i];
-        let _ = write!(s, "{}{} {} {:?}", "  ".repeat(depth + 1), if n.is_skin_joint { "*" } else { "-" }, i, n.name);
+        for _ in 0..=depth.min(MAX_INDENT) {
+            s.push_str("  ");
+        }
+        if depth > MAX_INDENT {
+            let _ = write!(s, "[depth {depth}] ");
+        }
+        let _ = write!(s, "{} {} {:?}", if n.is_skin_joint { "*" } else { "-" }, i, n.name);
         if let Some(mesh) = n.mesh {
             let _ = write!(s, " [mesh {mesh}]");
         }
         if let Some(sk) = n.skin {
             let _ = write!(s, " [skin {sk}]");
         }
-        if !m.scene_nodes.contains(&i) {
+        // `scene_nodes` is ascending: a binary search keeps the tree linear-logarithmic.
+        if m.scene_nodes.binary_search(&i).is_err() {
             s.push_str(" (not in the default scene)");
         }
         s.push('\n');
         stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
     }
     let _ = writeln!(s, "\nskins:");
+    let mut world = vec![Mat4::identity(); m.skeleton.len()];
+    if !m.skins.is_empty() {
+        m.world_matrices(m.skeleton.rest_pose(), &mut world).map_err(|e| e.to_string())?;
+    }
     for (i, sk) in m.skins.iter().enumerate() {
         let _ = writeln!(s, "  {i} {:?}: {} joints, nodes {:?}", sk.name, sk.skin.len(), sk.nodes);
         // Is the authored rest pose the bind pose (world(joint) · IBM = I)?
-        let mut world = vec![Mat4::identity(); m.skeleton.len()];
-        m.world_matrices(m.skeleton.rest_pose(), &mut world).map_err(|e| e.to_string())?;
         let dev = sk
             .skin
             .joints()
@@ -343,8 +420,7 @@ fn inspect(file: &Path) -> Result<()> {
     for w in &m.warnings {
         let _ = writeln!(s, "  {w}");
     }
-    print!("{s}");
-    Ok(())
+    s.finish()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,7 +433,8 @@ fn sample(file: &Path, clip: &str, time: f32, policy: TimePolicy) -> Result<()> 
     m.sample_pose(ci, time, policy, &mut pose).map_err(|e| e.to_string())?;
     let mut world = vec![Mat4::identity(); m.skeleton.len()];
     m.world_matrices(&pose, &mut world).map_err(|e| e.to_string())?;
-    let mut s = String::from("{\"model\":");
+    let mut s = Out::stdout();
+    s.push_str("{\"model\":");
     string(&mut s, &file.display().to_string());
     s.push_str(",\"clip\":");
     clip_json(&mut s, &m, Some(ci));
@@ -375,8 +452,7 @@ fn sample(file: &Path, clip: &str, time: f32, policy: TimePolicy) -> Result<()> 
         s.push('}');
     }
     s.push_str("\n]}\n");
-    print!("{s}");
-    Ok(())
+    s.finish()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -444,27 +520,36 @@ fn parse_times(spec: Option<&str>, model: &Model, clip: Option<usize>) -> Result
     }
 }
 
-/// Where a float array goes: inline in the JSON, or appended to the binary file.
+/// Where a float array goes: inline in the JSON, or appended to the binary file (streamed,
+/// with the number of bytes written so far as the next offset).
 struct Sink {
-    bin: Option<Vec<u8>>,
+    bin: Option<(Out, usize)>,
 }
 
 impl Sink {
-    fn floats(&mut self, out: &mut String, v: &[Vec3]) {
+    fn floats(&mut self, out: &mut Out, v: &[Vec3]) {
         match &mut self.bin {
             None => nums(out, v.iter().flat_map(|p| [p.x, p.y, p.z])),
-            Some(bin) => {
-                let _ = write!(out, "{{\"binOffset\":{},\"length\":{}}}", bin.len(), v.len() * 3);
+            Some((bin, offset)) => {
+                let _ = write!(out, "{{\"binOffset\":{offset},\"length\":{}}}", v.len() * 3);
                 for p in v {
-                    for x in [p.x, p.y, p.z] {
-                        bin.extend_from_slice(&x.to_le_bytes());
+                    let mut bytes = [0u8; 12];
+                    for (k, x) in [p.x, p.y, p.z].into_iter().enumerate() {
+                        bytes[4 * k..4 * k + 4].copy_from_slice(&x.to_le_bytes());
                     }
+                    if bin.failed() {
+                        break;
+                    }
+                    bin.w.write_all(&bytes).unwrap_or_else(|e| bin.err = Some(e));
                 }
+                *offset += v.len() * 12;
             }
         }
     }
 }
 
+/// Skins and writes as it goes: after an error, what was written before it stays (nothing
+/// is deleted: `--out` may name a device or a pipe).
 fn skin(a: &SkinArgs) -> Result<()> {
     let mut backend = Skinner::new(a.backend)?;
     let m = load(&a.file)?;
@@ -476,8 +561,9 @@ fn skin(a: &SkinArgs) -> Result<()> {
     let times = parse_times(a.times.as_deref(), &m, clip)?;
     let method = a.method;
     let policy: TimePolicy = a.time_policy.into();
-    let mut sink = Sink { bin: a.bin.as_ref().map(|_| Vec::new()) };
-    let mut s = String::from("{\"model\":");
+    let mut sink = Sink { bin: a.bin.as_deref().map(Out::create).transpose()?.map(|o| (o, 0)) };
+    let mut s = Out::create(&a.out)?;
+    s.push_str("{\"model\":");
     string(&mut s, &a.file.display().to_string());
     s.push_str(",\"clip\":");
     clip_json(&mut s, &m, clip);
@@ -561,15 +647,21 @@ fn skin(a: &SkinArgs) -> Result<()> {
                 }
             }
             s.push('}');
+            if s.failed() || sink.bin.as_ref().is_some_and(|(b, _)| b.failed()) {
+                break;
+            }
         }
         s.push_str("]}");
+        if s.failed() {
+            break;
+        }
     }
     s.push_str("\n]}\n");
-    std::fs::write(&a.out, s).map_err(|e| format!("{}: {e}", a.out.display()))?;
-    if let (Some(path), Some(bin)) = (&a.bin, &sink.bin) {
-        std::fs::write(path, bin).map_err(|e| format!("{}: {e}", path.display()))?;
+    s.finish()?;
+    match sink.bin {
+        Some((bin, _)) => bin.finish(),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
