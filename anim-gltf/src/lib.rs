@@ -66,7 +66,7 @@
 //!   allocated, so a small file declaring huge accessors fails with [`GltfError::Budget`]
 //!   naming the element. Every pass is linear in the input and none recurses over the
 //!   node hierarchy (a 65,000-deep chain loads); JSON nesting is limited by the parser.
-//! - **Messages.** Errors name JSON paths and never quote buffer contents.
+//! - **Messages.** Errors name JSON paths, as JSON pointers (`/nodes/2/matrix`), and never quote buffer contents.
 //!
 //! # Skinning
 //! [`Model::skin_instance`] is the one place where a mesh instance is posed on the CPU:

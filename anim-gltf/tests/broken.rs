@@ -32,28 +32,28 @@ fn missing_and_short_buffers() {
     v["buffers"][0]["uri"] = json!("missing.bin");
     let e = err(&v);
     assert!(matches!(e, GltfError::Buffer { .. }), "{e}");
-    assert_eq!(e.path(), Some("buffers[0]"));
+    assert_eq!(e.path(), Some("/buffers/0"));
     // With a base folder that lacks the file.
     let e =
         load_from_bytes(&serde_json::to_vec(&v).unwrap(), Some(std::path::Path::new("/nonexistent-dir"))).unwrap_err();
-    assert_eq!(e.path(), Some("buffers[0]"), "{e}");
+    assert_eq!(e.path(), Some("/buffers/0"), "{e}");
     assert!(e.to_string().contains("missing.bin"), "{e}");
 
     let mut v = doc(&Data::default());
     v["buffers"][0]["byteLength"] = json!(100_000);
     let e = err(&v);
     assert!(matches!(e, GltfError::Buffer { .. }), "{e}");
-    assert_eq!(e.path(), Some("buffers[0]"));
+    assert_eq!(e.path(), Some("/buffers/0"));
 
     let mut v = doc(&Data::default());
     v["buffers"][0]["uri"] = json!("data:application/octet-stream;base64,@@@@");
-    assert_eq!(err(&v).path(), Some("buffers[0]"));
+    assert_eq!(err(&v).path(), Some("/buffers/0"));
 
     // A buffer view beyond the end of its buffer.
     let mut v = doc(&Data::default());
     v["bufferViews"][3]["byteOffset"] = json!(4000);
     let e = err(&v);
-    assert_eq!(e.path(), Some("bufferViews[3]"), "{e}");
+    assert_eq!(e.path(), Some("/bufferViews/3"), "{e}");
 
     // GLB that refers to a BIN chunk it does not have.
     let mut json_doc = doc(&Data::default());
@@ -70,7 +70,7 @@ fn missing_and_short_buffers() {
     glb.extend_from_slice(b"JSON");
     glb.extend_from_slice(&text);
     let e = load_from_bytes(&glb, None).unwrap_err();
-    assert_eq!(e.path(), Some("buffers[0]"), "{e}");
+    assert_eq!(e.path(), Some("/buffers/0"), "{e}");
 }
 
 #[test]
@@ -80,18 +80,18 @@ fn accessors_out_of_bounds_wrong_type_or_count() {
     v["accessors"][0]["count"] = json!(50);
     let e = err(&v);
     assert!(matches!(e, GltfError::Accessor { .. }), "{e}");
-    assert_eq!(e.path(), Some("accessors[0]"));
+    assert_eq!(e.path(), Some("/accessors/0"));
 
     // An offset that pushes the last element out.
     let mut v = doc(&Data::default());
     v["accessors"][3]["byteOffset"] = json!(16);
-    assert_eq!(err(&v).path(), Some("accessors[3]"));
+    assert_eq!(err(&v).path(), Some("/accessors/3"));
 
     // Wrong type: POSITION as VEC2.
     let mut v = doc(&Data::default());
     v["accessors"][0]["type"] = json!("VEC2");
     let e = err(&v);
-    assert_eq!(e.path(), Some("accessors[0]"));
+    assert_eq!(e.path(), Some("/accessors/0"));
     assert!(e.to_string().contains("VEC3"), "{e}");
 
     // Wrong component type: JOINTS_0 as FLOAT.
@@ -99,35 +99,35 @@ fn accessors_out_of_bounds_wrong_type_or_count() {
     v["accessors"][1]["componentType"] = json!(5126);
     v["accessors"][1]["count"] = json!(1);
     let e = err(&v);
-    assert_eq!(e.path(), Some("accessors[1]"), "{e}");
+    assert_eq!(e.path(), Some("/accessors/1"), "{e}");
 
     // Wrong count: WEIGHTS_0 with fewer elements than POSITION.
     let mut v = doc(&Data::default());
     v["accessors"][2]["count"] = json!(2);
     let e = err(&v);
-    assert_eq!(e.path(), Some("accessors[2]"), "{e}");
+    assert_eq!(e.path(), Some("/accessors/2"), "{e}");
 
     // Wrong count: one inverse bind matrix for two joints.
     let mut v = doc(&Data::default());
     v["accessors"][3]["count"] = json!(1);
     let e = err(&v);
-    assert_eq!(e.path(), Some("skins[0].inverseBindMatrices"), "{e}");
+    assert_eq!(e.path(), Some("/skins/0/inverseBindMatrices"), "{e}");
 
     // Wrong count: two keys but one output value.
     let mut v = doc(&Data::default());
     v["accessors"][5]["count"] = json!(1);
     let e = err(&v);
-    assert_eq!(e.path(), Some("animations[0].samplers[0].output"), "{e}");
+    assert_eq!(e.path(), Some("/animations/0/samplers/0/output"), "{e}");
 
     // CUBICSPLINE needs three values a key.
     let mut v = doc(&Data::default());
     v["animations"][0]["samplers"][0]["interpolation"] = json!("CUBICSPLINE");
-    assert_eq!(err(&v).path(), Some("animations[0].samplers[0].output"));
+    assert_eq!(err(&v).path(), Some("/animations/0/samplers/0/output"));
 
     // Index data pointing past the vertices.
     let d = Data { idx: vec![0, 1, 9], ..Data::default() };
     let e = err(&doc(&d));
-    assert_eq!(e.path(), Some("accessors[6]"), "{e}");
+    assert_eq!(e.path(), Some("/accessors/6"), "{e}");
 
     // An accessor index that does not exist (schema validation).
     let mut v = doc(&Data::default());
@@ -143,20 +143,20 @@ fn joint_indices_out_of_range() {
     let mut v = doc(&Data::default());
     v["skins"][0]["joints"] = json!([1, 7]);
     let e = err(&v);
-    assert_eq!(e.path(), Some("skins[0].joints[1]"), "{e}");
+    assert_eq!(e.path(), Some("/skins/0/joints/1"), "{e}");
 
     // In the vertex data: joint 5 of a two-joint skin, with a non-zero weight.
     let mut d = Data::default();
     d.joints[5] = 5;
     let e = err(&doc(&d));
     assert!(matches!(e, GltfError::JointOutOfRange { .. }), "{e}");
-    assert_eq!(e.path(), Some("meshes[0].primitives[0].attributes.JOINTS_0"));
+    assert_eq!(e.path(), Some("/meshes/0/primitives/0/attributes/JOINTS_0"));
     assert!(e.to_string().contains("vertex 1"), "{e}");
 
     // A joint listed twice.
     let mut v = doc(&Data::default());
     v["skins"][0]["joints"] = json!([1, 1]);
-    assert_eq!(err(&v).path(), Some("skins[0].joints[1]"));
+    assert_eq!(err(&v).path(), Some("/skins/0/joints/1"));
 }
 
 #[test]
@@ -166,35 +166,35 @@ fn non_finite_numbers() {
     v["nodes"][2]["translation"] = json!([1e39, 0.0, 0.0]);
     let e = err(&v);
     assert!(matches!(e, GltfError::NonFinite { .. }), "{e}");
-    assert_eq!(e.path(), Some("nodes[2].translation"));
+    assert_eq!(e.path(), Some("/nodes/2/translation"));
 
     let mut v = doc(&Data::default());
     v["nodes"][1]["matrix"] = json!([1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1e39, 0.0, 1.0]);
-    assert_eq!(err(&v).path(), Some("nodes[1].matrix"));
+    assert_eq!(err(&v).path(), Some("/nodes/1/matrix"));
 
     let mut d = Data::default();
     d.times[1] = f32::NAN;
     let e = err(&doc(&d));
     assert!(matches!(e, GltfError::NonFinite { .. }), "{e}");
-    assert_eq!(e.path(), Some("animations[0].samplers[0].input"));
+    assert_eq!(e.path(), Some("/animations/0/samplers/0/input"));
 
     let mut d = Data::default();
     d.rot[6] = f32::INFINITY;
     let e = err(&doc(&d));
     assert!(matches!(e, GltfError::NonFinite { .. }), "{e}");
-    assert_eq!(e.path(), Some("animations[0].samplers[0].output"));
+    assert_eq!(e.path(), Some("/animations/0/samplers/0/output"));
 
     let mut d = Data::default();
     d.ibm[20] = f32::NAN;
     let e = err(&doc(&d));
     assert!(matches!(e, GltfError::NonFinite { .. }), "{e}");
-    assert_eq!(e.path(), Some("skins[0].inverseBindMatrices"));
+    assert_eq!(e.path(), Some("/skins/0/inverseBindMatrices"));
     assert!(e.to_string().contains("inverse bind matrix 1"), "{e}");
 
     let mut d = Data::default();
     d.weights[4] = f32::NAN;
     let e = err(&doc(&d));
-    assert_eq!(e.path(), Some("meshes[0].primitives[0].attributes.WEIGHTS_0"), "{e}");
+    assert_eq!(e.path(), Some("/meshes/0/primitives/0/attributes/WEIGHTS_0"), "{e}");
 }
 
 #[test]
@@ -202,7 +202,7 @@ fn key_times_not_increasing() {
     let d = Data { times: vec![0.5, 0.2], ..Data::default() };
     let e = err(&doc(&d));
     assert!(matches!(e, GltfError::KeysNotIncreasing { index: 1, .. }), "{e}");
-    assert_eq!(e.path(), Some("animations[0].samplers[0].input"));
+    assert_eq!(e.path(), Some("/animations/0/samplers/0/input"));
     let d = Data { times: vec![0.5, 0.5], ..Data::default() };
     assert!(matches!(err(&doc(&d)), GltfError::KeysNotIncreasing { index: 1, .. }));
 }
@@ -214,16 +214,16 @@ fn node_cycles_and_shared_children() {
     v["scenes"][0]["nodes"] = json!([0]);
     let e = err(&v);
     assert!(matches!(e, GltfError::Hierarchy { .. }), "{e}");
-    assert!(e.path().unwrap().starts_with("nodes["), "{e}");
+    assert!(e.path().unwrap().starts_with("/nodes/"), "{e}");
 
     let mut v = doc(&Data::default());
     v["nodes"][2]["children"] = json!([2]);
-    assert_eq!(err(&v).path(), Some("nodes[2].children"));
+    assert_eq!(err(&v).path(), Some("/nodes/2/children"));
 
     // An animation channel aimed at a node that does not exist.
     let mut v = doc(&Data::default());
     v["animations"][0]["channels"][0]["target"]["node"] = json!(9);
-    assert_eq!(err(&v).path(), Some("animations[0].channels[0].target.node"));
+    assert_eq!(err(&v).path(), Some("/animations/0/channels/0/target/node"));
 
     // Node 2 listed as a child of both node 0 and node 1.
     let mut v = doc(&Data::default());
@@ -242,7 +242,7 @@ fn beyond_supported_counts() {
     v["nodes"] = json!(nodes);
     let e = err(&v);
     assert!(matches!(e, GltfError::Unsupported { .. }), "{e}");
-    assert_eq!(e.path(), Some("nodes"));
+    assert_eq!(e.path(), Some("/nodes"));
 
     // 17 influence sets.
     let mut v = doc(&Data::default());

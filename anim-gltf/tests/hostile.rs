@@ -91,7 +91,7 @@ fn layout(uri: &str) -> (PathBuf, PathBuf) {
 fn buffer_error(file: &Path, options: &LoadOptions) -> GltfError {
     let e = load_with(file, options).expect_err("the buffer must be refused");
     assert!(matches!(e, GltfError::Buffer { .. }), "{e}");
-    assert_eq!(e.path(), Some("buffers[0]"), "{e}");
+    assert_eq!(e.path(), Some("/buffers/0"), "{e}");
     e
 }
 
@@ -101,24 +101,19 @@ fn buffer_error(file: &Path, options: &LoadOptions) -> GltfError {
 #[test]
 fn unknown_enumerated_values_are_errors_not_panics() {
     let cases: [(&str, &str, Value, &str); 8] = [
-        (
-            "channel-path",
-            "/animations/0/channels/0/target/path",
-            json!("skew"),
-            "animations[0].channels[0].target.path",
-        ),
+        ("channel-path", "/animations/0/channels/0/target/path", json!("skew"), "/animations/0/channels/0/target/path"),
         (
             "interpolation",
             "/animations/0/samplers/0/interpolation",
             json!("CUBIC"),
-            "animations[0].samplers[0].interpolation",
+            "/animations/0/samplers/0/interpolation",
         ),
-        ("component-type", "/accessors/0/componentType", json!(5127), "accessors[0].componentType"),
-        ("accessor-type", "/accessors/0/type", json!("VEC5"), "accessors[0].type"),
-        ("view-target", "/bufferViews/0/target", json!(1), "bufferViews[0].target"),
-        ("index-type", "/accessors/6/componentType", json!(5127), "accessors[6].componentType"),
-        ("sampler-input-type", "/accessors/4/type", json!("vec2"), "accessors[4].type"),
-        ("joints-type", "/accessors/1/componentType", json!(0), "accessors[1].componentType"),
+        ("component-type", "/accessors/0/componentType", json!(5127), "/accessors/0/componentType"),
+        ("accessor-type", "/accessors/0/type", json!("VEC5"), "/accessors/0/type"),
+        ("view-target", "/bufferViews/0/target", json!(1), "/bufferViews/0/target"),
+        ("index-type", "/accessors/6/componentType", json!(5127), "/accessors/6/componentType"),
+        ("sampler-input-type", "/accessors/4/type", json!("vec2"), "/accessors/4/type"),
+        ("joints-type", "/accessors/1/componentType", json!(0), "/accessors/1/componentType"),
     ];
     for (name, ptr, value, path) in cases {
         let mut v = doc(&Data::default());
@@ -128,36 +123,36 @@ fn unknown_enumerated_values_are_errors_not_panics() {
     }
     let mut v = doc(&Data::default());
     v["meshes"][0]["primitives"][0]["mode"] = json!(9);
-    expect_issue("mode", &v, "meshes[0].primitives[0].mode", "VALUE_NOT_IN_RANGE");
+    expect_issue("mode", &v, "/meshes/0/primitives/0/mode", "VALUE_NOT_IN_RANGE");
     // A sparse accessor whose indices are FLOAT.
     let mut v = doc(&Data::default());
     v["accessors"][0]["sparse"] =
         json!({"count": 1, "indices": {"bufferView": 6, "componentType": 5126}, "values": {"bufferView": 0}});
-    expect_issue("sparse-index-type", &v, "accessors[0].sparse.indices.componentType", "VALUE_NOT_IN_LIST");
+    expect_issue("sparse-index-type", &v, "/accessors/0/sparse/indices/componentType", "VALUE_NOT_IN_LIST");
     // An attribute name that is no semantic.
     let mut v = doc(&Data::default());
     v["meshes"][0]["primitives"][0]["attributes"]["SKEW"] = json!(0);
-    expect_issue("attribute-name", &v, "meshes[0].primitives[0].attributes", "MESH_PRIMITIVE_INVALID_ATTRIBUTE");
+    expect_issue("attribute-name", &v, "/meshes/0/primitives/0/attributes", "MESH_PRIMITIVE_INVALID_ATTRIBUTE");
 }
 
 #[test]
 fn dangling_indices_are_errors_not_panics() {
     let cases = [
-        ("/nodes/1/children/0", "nodes[1].children[0]"),
-        ("/nodes/0/mesh", "nodes[0].mesh"),
-        ("/nodes/0/skin", "nodes[0].skin"),
-        ("/scene", "scene"),
-        ("/scenes/0/nodes/0", "scenes[0].nodes[0]"),
-        ("/skins/0/joints/1", "skins[0].joints[1]"),
-        ("/skins/0/inverseBindMatrices", "skins[0].inverseBindMatrices"),
-        ("/animations/0/samplers/0/input", "animations[0].samplers[0].input"),
-        ("/animations/0/samplers/0/output", "animations[0].samplers[0].output"),
-        ("/animations/0/channels/0/sampler", "animations[0].channels[0].sampler"),
-        ("/animations/0/channels/0/target/node", "animations[0].channels[0].target.node"),
-        ("/meshes/0/primitives/0/indices", "meshes[0].primitives[0].indices"),
-        ("/meshes/0/primitives/0/attributes/POSITION", "meshes[0].primitives[0].attributes.POSITION"),
-        ("/accessors/2/bufferView", "accessors[2].bufferView"),
-        ("/bufferViews/2/buffer", "bufferViews[2].buffer"),
+        ("/nodes/1/children/0", "/nodes/1/children/0"),
+        ("/nodes/0/mesh", "/nodes/0/mesh"),
+        ("/nodes/0/skin", "/nodes/0/skin"),
+        ("/scene", "/scene"),
+        ("/scenes/0/nodes/0", "/scenes/0/nodes/0"),
+        ("/skins/0/joints/1", "/skins/0/joints/1"),
+        ("/skins/0/inverseBindMatrices", "/skins/0/inverseBindMatrices"),
+        ("/animations/0/samplers/0/input", "/animations/0/samplers/0/input"),
+        ("/animations/0/samplers/0/output", "/animations/0/samplers/0/output"),
+        ("/animations/0/channels/0/sampler", "/animations/0/channels/0/sampler"),
+        ("/animations/0/channels/0/target/node", "/animations/0/channels/0/target/node"),
+        ("/meshes/0/primitives/0/indices", "/meshes/0/primitives/0/indices"),
+        ("/meshes/0/primitives/0/attributes/POSITION", "/meshes/0/primitives/0/attributes/POSITION"),
+        ("/accessors/2/bufferView", "/accessors/2/bufferView"),
+        ("/bufferViews/2/buffer", "/bufferViews/2/buffer"),
     ];
     for (ptr, path) in cases {
         let mut v = doc(&Data::default());
@@ -166,7 +161,7 @@ fn dangling_indices_are_errors_not_panics() {
     }
     let mut v = doc(&Data::default());
     v["meshes"][0]["primitives"][0]["targets"] = json!([{"POSITION": 99}]);
-    expect_issue("morph-target", &v, "meshes[0].primitives[0].targets[0].POSITION", "UNRESOLVED_REFERENCE");
+    expect_issue("morph-target", &v, "/meshes/0/primitives/0/targets/0/POSITION", "UNRESOLVED_REFERENCE");
 }
 
 /// Every leaf and every object of the valid document replaced in turn by values of the
@@ -312,7 +307,7 @@ fn devices_and_fifos_are_not_regular_files() {
     v["buffers"].as_array_mut().unwrap().push(json!({"byteLength": 1_000_000, "uri": "zero.bin"}));
     std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
     let e = load_with(&file, &options).unwrap_err();
-    assert_eq!(e.path(), Some("buffers[1]"), "{e}");
+    assert_eq!(e.path(), Some("/buffers/1"), "{e}");
     assert!(e.to_string().contains("not a regular file"), "{e}");
     // A FIFO would block the open forever.
     let status = std::process::Command::new("mkfifo").arg(root.join("model/fifo.bin")).status().unwrap();
@@ -320,7 +315,7 @@ fn devices_and_fifos_are_not_regular_files() {
     v["buffers"][1]["uri"] = json!("fifo.bin");
     std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
     let e = load_with(&file, &LoadOptions::default()).unwrap_err();
-    assert_eq!(e.path(), Some("buffers[1]"), "{e}");
+    assert_eq!(e.path(), Some("/buffers/1"), "{e}");
     assert!(e.to_string().contains("not a regular file"), "{e}");
     // The document itself must be a regular file too.
     let e = anim_gltf::load(root.join("model/fifo.bin")).unwrap_err();
@@ -348,7 +343,7 @@ fn file_contents_never_reach_an_error_message() {
     std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
     let options = LoadOptions { allowed_roots: vec!["/etc".into()], ..LoadOptions::default() };
     let e = load_with(&file, &options).unwrap_err();
-    assert_eq!(e.path(), Some("accessors[6]"), "{e}");
+    assert_eq!(e.path(), Some("/accessors/6"), "{e}");
     let text = e.to_string();
     let first = u32::from_le_bytes([passwd[0], passwd[1], passwd[2], passwd[3]]);
     assert!(
@@ -361,7 +356,7 @@ fn file_contents_never_reach_an_error_message() {
     v["buffers"][1] = json!({"byteLength": 64, "uri": "short.bin"});
     std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
     let e = load_with(&file, &LoadOptions::default()).unwrap_err();
-    assert_eq!(e.path(), Some("buffers[1]"), "{e}");
+    assert_eq!(e.path(), Some("/buffers/1"), "{e}");
     assert!(e.to_string().contains("byteLength is 64") && !e.to_string().contains("SECRET"), "{e}");
     std::fs::remove_dir_all(root).unwrap();
 }
@@ -411,7 +406,7 @@ fn declared_sizes_are_charged_to_the_budget_before_allocation() {
     let bytes = serde_json::to_vec(&v).unwrap();
     let e =
         load_from_bytes_with(&bytes, None, &LoadOptions { memory_budget: 100, ..LoadOptions::default() }).unwrap_err();
-    assert_eq!(e.path(), Some("buffers[0]"), "{e}");
+    assert_eq!(e.path(), Some("/buffers/0"), "{e}");
     assert!(load_from_bytes(&bytes, None).is_ok());
 
     // A declared buffer of a terabyte is refused before it is decoded or read.
@@ -419,7 +414,7 @@ fn declared_sizes_are_charged_to_the_budget_before_allocation() {
     v["buffers"].as_array_mut().unwrap().push(json!({"byteLength": 1u64 << 40, "uri": "data:;base64,AAAA"}));
     let e = load(&v).unwrap_err();
     assert!(matches!(e, GltfError::Budget { .. }), "{e}");
-    assert_eq!(e.path(), Some("buffers[1]"), "{e}");
+    assert_eq!(e.path(), Some("/buffers/1"), "{e}");
 }
 
 #[test]
@@ -435,7 +430,7 @@ fn many_skins_over_many_nodes_are_charged_to_the_budget() {
     assert!(bytes.len() < 200_000);
     let e = load_from_bytes(&bytes, None).unwrap_err();
     assert!(matches!(e, GltfError::Budget { .. }), "{e}");
-    assert!(e.path().unwrap().starts_with("skins["), "{e}");
+    assert!(e.path().unwrap().starts_with("/skins/"), "{e}");
     // With a tenth of the skins it fits.
     v["skins"].as_array_mut().unwrap().truncate(200);
     let m = load_from_bytes(&serde_json::to_vec(&v).unwrap(), None).unwrap();
@@ -537,14 +532,14 @@ fn glb_length_must_match_the_file() {
 fn asset_versions() {
     let mut v = doc(&Data::default());
     v["asset"]["version"] = json!("3.0");
-    expect_issue("version-3", &v, "asset.version", "UNKNOWN_ASSET_MAJOR_VERSION");
+    expect_issue("version-3", &v, "/asset/version", "UNKNOWN_ASSET_MAJOR_VERSION");
     v["asset"]["version"] = json!("1.0");
-    expect_issue("version-1", &v, "asset.version", "UNKNOWN_ASSET_MAJOR_VERSION");
+    expect_issue("version-1", &v, "/asset/version", "UNKNOWN_ASSET_MAJOR_VERSION");
     v["asset"]["version"] = json!("2.0");
     v["asset"]["minVersion"] = json!("2.1");
-    expect_issue("min-version-greater", &v, "asset.minVersion", "ASSET_MIN_VERSION_GREATER_THAN_VERSION");
+    expect_issue("min-version-greater", &v, "/asset/minVersion", "ASSET_MIN_VERSION_GREATER_THAN_VERSION");
     v["asset"]["version"] = json!("2.1");
-    let e = expect_issue("min-version-2.1", &v, "asset.minVersion", "UNKNOWN_ASSET_MINOR_VERSION");
+    let e = expect_issue("min-version-2.1", &v, "/asset/minVersion", "UNKNOWN_ASSET_MINOR_VERSION");
     assert!(matches!(e, GltfError::Unsupported { .. }), "{e}");
     // A later minor version without minVersion is readable (the spec's forward
     // compatibility), and minVersion 2.0 is fine.
@@ -556,10 +551,10 @@ fn asset_versions() {
 fn required_properties_and_empty_arrays() {
     let mut v = doc(&Data::default());
     v["buffers"][0].as_object_mut().unwrap().remove("byteLength");
-    expect_issue("no-byte-length", &v, "buffers[0].byteLength", "UNDEFINED_PROPERTY");
+    expect_issue("no-byte-length", &v, "/buffers/0/byteLength", "UNDEFINED_PROPERTY");
     let mut v = doc(&Data::default());
     v["meshes"][0]["primitives"] = json!([]);
-    expect_issue("no-primitives", &v, "meshes[0].primitives", "EMPTY_ENTITY");
+    expect_issue("no-primitives", &v, "/meshes/0/primitives", "EMPTY_ENTITY");
 }
 
 #[test]
@@ -568,7 +563,7 @@ fn normalized_float_or_unsigned_int_is_invalid() {
         let mut v = doc(&Data::default());
         v["accessors"][2]["normalized"] = json!(true);
         v["accessors"][2]["componentType"] = json!(ct);
-        expect_issue(&format!("normalized-{name}"), &v, "accessors[2].normalized", "ACCESSOR_NORMALIZED_INVALID");
+        expect_issue(&format!("normalized-{name}"), &v, "/accessors/2/normalized", "ACCESSOR_NORMALIZED_INVALID");
     }
 }
 
@@ -577,19 +572,19 @@ fn node_matrices_must_be_trs_and_exclusive() {
     let identity = json!([1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
     let mut v = doc(&Data::default());
     v["nodes"][2]["matrix"] = identity.clone();
-    expect_issue("matrix-and-trs", &v, "nodes[2]", "NODE_MATRIX_TRS");
+    expect_issue("matrix-and-trs", &v, "/nodes/2", "NODE_MATRIX_TRS");
     // Projective: the last row is not (0, 0, 0, 1).
     let mut v = doc(&Data::default());
     let mut m = identity.clone();
     m[3] = json!(0.5);
     v["nodes"][1]["matrix"] = m;
-    expect_issue("matrix-projective", &v, "nodes[1].matrix", "NODE_MATRIX_NON_TRS");
+    expect_issue("matrix-projective", &v, "/nodes/1/matrix", "NODE_MATRIX_NON_TRS");
     // Shear: affine, but not rotation · scale.
     let mut v = doc(&Data::default());
     let mut m = identity.clone();
     m[4] = json!(0.5);
     v["nodes"][1]["matrix"] = m;
-    expect_issue("matrix-shear", &v, "nodes[1].matrix", "NODE_MATRIX_NON_TRS");
+    expect_issue("matrix-shear", &v, "/nodes/1/matrix", "NODE_MATRIX_NON_TRS");
     // A TRS matrix loads, decomposed.
     let mut v = doc(&Data::default());
     let mut m = identity;
@@ -609,7 +604,7 @@ fn attribute_sets_are_contiguous_and_paired() {
     let e = expect_issue(
         "joints-gap",
         &v,
-        "meshes[0].primitives[0].attributes.JOINTS_2",
+        "/meshes/0/primitives/0/attributes/JOINTS_2",
         "MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY",
     );
     assert!(e.to_string().contains("JOINTS_1"), "{e}");
@@ -618,7 +613,7 @@ fn attribute_sets_are_contiguous_and_paired() {
     expect_issue(
         "texcoord-gap",
         &v,
-        "meshes[0].primitives[0].attributes.TEXCOORD_1",
+        "/meshes/0/primitives/0/attributes/TEXCOORD_1",
         "MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY",
     );
     let mut v = doc(&Data::default());
@@ -626,7 +621,7 @@ fn attribute_sets_are_contiguous_and_paired() {
     expect_issue(
         "joints-unpaired",
         &v,
-        "meshes[0].primitives[0].attributes.JOINTS_1",
+        "/meshes/0/primitives/0/attributes/JOINTS_1",
         "MESH_PRIMITIVE_JOINTS_WEIGHTS_MISMATCH",
     );
 }
@@ -637,18 +632,18 @@ fn material_problems_are_all_errors() {
     // importer: an index out of range and an invalid material are the same class.
     let mut v = doc(&Data::default());
     v["meshes"][0]["primitives"][0]["material"] = json!(5);
-    expect_issue("material-index", &v, "meshes[0].primitives[0].material", "UNRESOLVED_REFERENCE");
+    expect_issue("material-index", &v, "/meshes/0/primitives/0/material", "UNRESOLVED_REFERENCE");
     let mut v = doc(&Data::default());
     v["materials"] = json!([{"alphaMode": "SOMETIMES"}]);
     v["meshes"][0]["primitives"][0]["material"] = json!(0);
-    expect_issue("material-alpha-mode", &v, "materials[0].alphaMode", "VALUE_NOT_IN_LIST");
+    expect_issue("material-alpha-mode", &v, "/materials/0/alphaMode", "VALUE_NOT_IN_LIST");
     let mut v = doc(&Data::default());
     v["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 3}}}]);
     v["meshes"][0]["primitives"][0]["material"] = json!(0);
     expect_issue(
         "material-texture",
         &v,
-        "materials[0].pbrMetallicRoughness.baseColorTexture.index",
+        "/materials/0/pbrMetallicRoughness/baseColorTexture/index",
         "UNRESOLVED_REFERENCE",
     );
 }
@@ -662,7 +657,7 @@ fn degenerate_values_are_named_for_what_they_are() {
     v["nodes"][2]["rotation"] = json!([0.0, 0.0, 0.0, 1e-30]);
     let e = load(&v).unwrap_err();
     assert!(matches!(e, GltfError::Degenerate { .. }), "{e}");
-    assert_eq!(e.path(), Some("nodes[2].rotation"));
+    assert_eq!(e.path(), Some("/nodes/2/rotation"));
     assert!(e.to_string().contains("zero-length") && !e.to_string().contains("non-finite"), "{e}");
 
     // Inverse bind matrices whose bind pose overflows: the error names the skin and the node.
@@ -671,6 +666,6 @@ fn degenerate_values_are_named_for_what_they_are() {
     d.ibm[16 + 12] = 3e38;
     let e = load(&doc(&d)).unwrap_err();
     assert!(matches!(e, GltfError::NonFinite { .. }), "{e}");
-    assert_eq!(e.path(), Some("skins[0].inverseBindMatrices"));
-    assert!(e.to_string().contains("nodes[2]"), "{e}");
+    assert_eq!(e.path(), Some("/skins/0/inverseBindMatrices"));
+    assert!(e.to_string().contains("/nodes/2"), "{e}");
 }

@@ -271,7 +271,7 @@ fn validation_names_the_json_path() {
     let mut v = simple_morph_json();
     v["accessors"][3]["type"] = json!("VEC2");
     let e = load(&v).unwrap_err();
-    assert_eq!(e.path(), Some("accessors[3]"), "{e}");
+    assert_eq!(e.path(), Some("/accessors/3"), "{e}");
     assert!(e.to_string().contains("/meshes/0/primitives/0/targets/1/POSITION"), "{e}");
 }
 

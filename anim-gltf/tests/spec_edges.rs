@@ -48,7 +48,7 @@ fn more_inverse_bind_matrices_than_joints_is_valid() {
     let mut v = doc(&Data::default());
     v["accessors"][3]["count"] = json!(1);
     let e = load(&v).unwrap_err();
-    assert_eq!(e.path(), Some("skins[0].inverseBindMatrices"), "{e}");
+    assert_eq!(e.path(), Some("/skins/0/inverseBindMatrices"), "{e}");
 }
 
 #[test]
@@ -67,6 +67,6 @@ fn a_huge_count_without_data_is_an_error_not_an_allocation() {
         .push(json!({"sampler": 1, "target": {"node": 2, "path": "translation"}}));
     let e = load(&v).unwrap_err();
     assert!(matches!(e, GltfError::Unsupported { .. }), "{e}");
-    assert_eq!(e.path(), Some("accessors[7]"), "{e}");
-    assert!(e.to_string().contains("animations[0].samplers[1].output"), "{e}");
+    assert_eq!(e.path(), Some("/accessors/7"), "{e}");
+    assert!(e.to_string().contains("/animations/0/samplers/1/output"), "{e}");
 }

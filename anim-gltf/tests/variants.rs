@@ -92,7 +92,7 @@ fn sparse_positions() {
     let views = add_buffer(&mut bad, &bytes, &[(0, 1), (4, 12)]);
     bad["accessors"][0]["sparse"]["indices"]["bufferView"] = json!(views[0]);
     let e = load_from_bytes(&serde_json::to_vec(&bad).unwrap(), None).unwrap_err();
-    assert_eq!(e.path(), Some("accessors[0].sparse.indices"), "{e}");
+    assert_eq!(e.path(), Some("/accessors/0/sparse/indices"), "{e}");
 }
 
 #[test]
@@ -117,7 +117,7 @@ fn byte_joints_and_normalized_byte_weights() {
     // Not normalized UNSIGNED_BYTE weights are not allowed.
     v["accessors"][n - 1]["normalized"] = json!(false);
     let e = load_from_bytes(&serde_json::to_vec(&v).unwrap(), None).unwrap_err();
-    assert_eq!(e.path(), Some(format!("accessors[{}]", n - 1).as_str()), "{e}");
+    assert_eq!(e.path(), Some(format!("/accessors/{}", n - 1).as_str()), "{e}");
 }
 
 #[test]

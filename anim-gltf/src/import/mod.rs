@@ -33,6 +33,12 @@ pub const MAX_ACCESSOR_COUNT: usize = 1 << 26;
 
 /// Parses, validates and imports a glTF JSON document or GLB container.
 pub(crate) fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, options: &LoadOptions) -> Result<Model, GltfError> {
+    // Every error leaves as a JSON pointer (`/meshes/0/primitives/1/material`), the form the
+    // Khronos glTF-Validator reports, whatever form the check that found it wrote.
+    load_unnormalized(bytes, base_dir, options).map_err(GltfError::into_json_pointer)
+}
+
+fn load_unnormalized(bytes: &[u8], base_dir: Option<&Path>, options: &LoadOptions) -> Result<Model, GltfError> {
     // The GLB container and the raw JSON are checked before the `gltf` crate sees them:
     // its defaults hide missing required properties, and it unwraps values it never checks.
     validate::raw(bytes)?;
