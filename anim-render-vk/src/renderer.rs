@@ -26,7 +26,7 @@ use crate::pipelines::{ComputePipelines, Descriptors, GraphicsPipelines, Pipelin
 use crate::plan::{Comp, FramePlan, Gfx, PaletteBuffer, PlanItem, Res, VertexSource};
 use crate::resources::{Buffer, StagedBuffer, image_barrier};
 use crate::timing::{FrameStats, GpuTimer};
-use anim_core::Mesh;
+use anim_core::{Mesh, MorphTargets};
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
@@ -58,6 +58,8 @@ struct FrameSlot {
     dual_quats: StagedBuffer,
     dq_scales: StagedBuffer,
     cpu_vertices: StagedBuffer,
+    /// The plan's active morph-target lists.
+    morph_active: StagedBuffer,
     lines: StagedBuffer,
 }
 
@@ -72,6 +74,7 @@ impl FrameSlot {
         let cpu_vertices =
             StagedBuffer::new(ctx, 32 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "CPU-skinned vertices")?;
         let lines = StagedBuffer::new(ctx, 28 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "lines")?;
+        let morph_active = StagedBuffer::new(ctx, 4096, storage, "active morph targets")?;
         // SAFETY: a valid device; the fence is destroyed in `Renderer::drop` (or below on
         // error, never having been used).
         let fence = unsafe {
@@ -88,6 +91,7 @@ impl FrameSlot {
             dual_quats,
             dq_scales,
             cpu_vertices,
+            morph_active,
             lines,
         })
     }
@@ -219,6 +223,24 @@ impl Renderer {
         Ok(MeshId(self.meshes.len() - 1))
     }
 
+    /// Uploads the morph targets of a registered mesh into a storage buffer, once (replacing
+    /// earlier ones; waits for the frames in flight). Instances drawn with
+    /// [`FrameData::add_skinned_morphed`] on the vertex-shader or compute path then apply
+    /// the targets with a non-zero weight before skinning, at most
+    /// [`crate::MAX_ACTIVE_MORPH_TARGETS`] a draw; the mesh may have any number.
+    /// [`crate::SkinPath::BoneTexture`] does not morph.
+    ///
+    /// # Errors
+    /// Unknown mesh, targets for another vertex count, or a failing upload.
+    pub fn add_morph_targets(&mut self, id: MeshId, targets: &MorphTargets) -> Result<(), RenderError> {
+        if id.0 >= self.meshes.len() {
+            return Err(RenderError::Input(format!("unknown mesh {}", id.0)));
+        }
+        self.wait_idle()?;
+        let ctx = self.ctx.clone();
+        self.meshes[id.0].set_morph_targets(&ctx, targets)
+    }
+
     /// Replaces the vertex colours of a registered mesh (waits for the frame in flight).
     ///
     /// # Errors
@@ -253,7 +275,13 @@ impl Renderer {
 
     /// Resolves `frame` into the plan, checking it against the registered meshes.
     pub(crate) fn check(&mut self, frame: &FrameData) -> Result<(), RenderError> {
-        self.plan.build(frame, &self.meshes, self.ctx.limits().max_texel_buffer_elements)?;
+        let limits = self.ctx.limits();
+        self.plan.build(
+            frame,
+            &self.meshes,
+            limits.max_texel_buffer_elements,
+            limits.min_storage_buffer_offset_alignment,
+        )?;
         crate::crowd::plan(&frame.crowds, &self.crowds, &self.meshes, &self.ctx, &mut self.crowd_plan)
     }
 
@@ -316,6 +344,7 @@ impl Renderer {
         slot.dual_quats.stage(&ctx, &[bytemuck::cast_slice(&frame.dual_quats)])?;
         slot.dq_scales.stage(&ctx, &[bytemuck::cast_slice(&frame.dq_scales)])?;
         slot.cpu_vertices.stage(&ctx, &[bytemuck::cast_slice(&frame.cpu_vertices)])?;
+        slot.morph_active.stage(&ctx, &[bytemuck::cast_slice(&self.plan.morph_list)])?;
         slot.lines.stage(&ctx, &[bytemuck::cast_slice(&frame.lines), bytemuck::cast_slice(&frame.overlay_lines)])?;
         // Compute outputs: one buffer per compute slot of the plan, grown when needed.
         for (k, &bytes) in self.plan.compute_bytes.iter().enumerate() {
@@ -420,6 +449,7 @@ impl Renderer {
         slot.matrices.record_upload(d, cmd, palette_readers);
         slot.dual_quats.record_upload(d, cmd, palette_readers);
         slot.dq_scales.record_upload(d, cmd, palette_readers);
+        slot.morph_active.record_upload(d, cmd, (S::VERTEX_SHADER | S::COMPUTE_SHADER, A::SHADER_STORAGE_READ));
         let vertex_input = (S::VERTEX_ATTRIBUTE_INPUT, A::VERTEX_ATTRIBUTE_READ);
         slot.cpu_vertices.record_upload(d, cmd, vertex_input);
         slot.lines.record_upload(d, cmd, vertex_input);
@@ -441,6 +471,13 @@ impl Renderer {
                 }
                 Res::BoneTexels => set.texel(at, slot.bone_view.expect("created in prepare").1),
                 Res::DqScales => set.buffer(at, slot.dq_scales.buffer().raw()),
+                Res::MorphDeltas => {
+                    set.buffer(at, mesh.morph.as_ref().expect("planned: morphed meshes have deltas").0.raw())
+                }
+                Res::MorphActive => {
+                    let (offset, range) = item.morph.expect("planned with an active list");
+                    set.buffer_range(at, slot.morph_active.buffer().raw(), offset, range)
+                }
             };
         }
     }
@@ -452,6 +489,8 @@ impl Renderer {
             let pipeline = match work.pipeline {
                 Comp::Lbs => &self.compute.lbs,
                 Comp::Dq => &self.compute.dq,
+                Comp::LbsMorph => &self.compute.lbs_morph,
+                Comp::DqMorph => &self.compute.dq_morph,
             };
             let mut set = Descriptors::default();
             self.descriptors(slot, item, work.bindings, &mut set);
@@ -475,6 +514,8 @@ impl Renderer {
             Gfx::Mesh => &self.graphics.mesh,
             Gfx::SkinLbs => &self.graphics.skin_lbs,
             Gfx::SkinDq => &self.graphics.skin_dq,
+            Gfx::SkinLbsMorph => &self.graphics.skin_lbs_morph,
+            Gfx::SkinDqMorph => &self.graphics.skin_dq_morph,
             Gfx::BoneTexture => &self.graphics.bone_texture,
         }
     }
