@@ -385,9 +385,8 @@ impl FramePlan {
         let start = self.morph_list.len();
         self.morph_list.push([active as u32, mesh.vertex_count()]);
         self.morph_list.push([0, 0]);
-        self.morph_list.extend(
-            weights.iter().enumerate().filter(|(_, w)| **w != 0.0).map(|(t, w)| [t as u32, w.to_bits()]),
-        );
+        self.morph_list
+            .extend(weights.iter().enumerate().filter(|(_, w)| **w != 0.0).map(|(t, w)| [t as u32, w.to_bits()]));
         let entry = std::mem::size_of::<[u32; 2]>() as u64;
         Ok(Some((start as u64 * entry, (self.morph_list.len() - start) as u64 * entry)))
     }
