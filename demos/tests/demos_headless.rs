@@ -399,3 +399,51 @@ fn bone_texture_leaves_a_vertex_without_weights_at_rest() {
     assert_eq!(n, 0);
     assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
 }
+
+/// The viewer's mannequin at the top of the idle's breath (t = 1 s: `breathe` and
+/// `brow_raise` at weight 1): the GPU vertex-shader and compute backends draw the image of
+/// the CPU backend (morph, then skin), LBS and DQ; and the breath shows: the same frame with
+/// its morph weights zeroed draws a different image.
+#[test]
+fn viewer_mannequin_breathes_on_every_backend() {
+    let shot = |backend: Backend, method: SkinMethod, unmorphed: bool| {
+        let ctx = Context::new(&ContextDesc { validation: true, window: None }).unwrap();
+        let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+        let mut target = Offscreen::new(&ctx, W, H).unwrap();
+        let mut args = CommonArgs::headless(1, W, H);
+        args.clip = Some("idle".into());
+        args.start = 1.0;
+        let mut app = App::<viewer::Viewer>::new(&mut renderer, &args).unwrap();
+        app.scene.show_grid = false;
+        app.scene.stage.show_skeleton = false;
+        app.scene.stage.backend = backend;
+        app.scene.stage.method = method;
+        app.step(&mut renderer, 0.0).unwrap();
+        let w = &app.scene.stage.posed.weights[0];
+        assert!((w[0] - 1.0).abs() < 1e-6 && (w[1] - 1.0).abs() < 1e-6, "idle weights at 1 s: {w:?}");
+        if unmorphed {
+            app.frame.morph_weights.fill(0.0);
+        }
+        target.render(&mut renderer, &app.frame).unwrap();
+        assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+        target.image().unwrap()
+    };
+    let differing = |a: &RgbaImage, b: &RgbaImage| {
+        a.pixels
+            .chunks_exact(4)
+            .zip(b.pixels.chunks_exact(4))
+            .filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 2))
+            .count()
+    };
+    for method in [SkinMethod::Lbs, SkinMethod::Dq] {
+        let cpu = shot(Backend::Cpu, method, false);
+        for backend in [Backend::Vertex, Backend::Compute] {
+            let gpu = shot(backend, method, false);
+            let d = differing(&gpu, &cpu);
+            assert!(d <= 10, "{backend:?} {method:?}: {d} pixels differ from the CPU backend");
+        }
+        let still = shot(Backend::Vertex, method, true);
+        let d = differing(&still, &cpu);
+        assert!(d > 20, "{method:?}: the breath changes only {d} pixels");
+    }
+}
