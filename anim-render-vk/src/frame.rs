@@ -1,6 +1,6 @@
 //! What one frame draws: the camera, instances of registered meshes (static, skinned on
 //! the GPU by vertex shader, compute shader or from a bone texture, or skinned on the CPU),
-//! their palettes, and debug lines. A [`FrameData`] is plain data that the
+//! their palettes and morph-target weights, and debug lines. A [`FrameData`] is plain data that the
 //! application refills every frame; `clear` keeps its capacity, so a steady frame loop
 //! allocates nothing.
 
@@ -25,7 +25,8 @@ pub enum SkinPath {
     /// (LBS or DQ).
     Compute,
     /// In the vertex shader, with the bone matrices read from a texel buffer (seed 003):
-    /// linear blend skinning only, drawn unlit by default.
+    /// linear blend skinning only, drawn unlit by default; does not apply morph targets
+    /// (non-zero weights are [`crate::RenderError::MorphUnsupported`]).
     BoneTexture,
 }
 

@@ -7,6 +7,11 @@
 //! bindings, vertex source, compute slot, palette range); staging, compute recording and
 //! pass recording all read that plan.
 //!
+//! Morphed instances ([`FrameData::add_skinned_morphed`]) read their mesh's deltas (uploaded
+//! once by [`Renderer::add_morph_targets`]) and an active list (target, weight) that the plan
+//! builds from the non-zero weights, at most [`crate::MAX_ACTIVE_MORPH_TARGETS`] a draw; the
+//! lists of a frame share one buffer of the slot, each bound at its own aligned offset.
+//!
 //! Crowds (`crowd.rs`) are planned alongside: their list, palette and skinning compute passes
 //! are recorded after the instances' compute skinning, and their draws follow the instances'
 //! in the pass. A GPU timer per slot marks the passes; [`Renderer::frame_stats`] reads them

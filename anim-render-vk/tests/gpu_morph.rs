@@ -102,7 +102,8 @@ fn gpu_morph_then_skin_equals_cpu_up_to_the_active_target_limit() {
     // One more active target than the limit is refused, naming the limit.
     let over: Vec<f32> = (0..count).map(|t| if t <= MAX_ACTIVE_MORPH_TARGETS { 0.5 } else { 0.0 }).collect();
     let e = sk.skin_morphed(&p, None, Some((&targets, &over)), &inf, &lbs, NormalMode::Direct, &mut b, None);
-    assert!(matches!(&e, Err(RenderError::Input(m)) if m.contains("at most 64")), "{e:?}");
+    assert!(matches!(&e, Err(RenderError::TooManyMorphTargets { active: 65, max: 64, .. })), "{e:?}");
+    assert!(e.unwrap_err().to_string().contains("at most 64"));
     // Weights for another target count are refused.
     let e = sk.skin_morphed(&p, None, Some((&targets, &[1.0])), &inf, &lbs, NormalMode::Direct, &mut b, None);
     assert!(matches!(e, Err(RenderError::Input(_))));

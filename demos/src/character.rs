@@ -243,7 +243,11 @@ impl Posed {
             fresh: [false; 2],
             positions: ch.parts.iter().map(|p| p.mesh.positions.clone()).collect(),
             normals: ch.parts.iter().map(|p| p.mesh.normals.clone()).collect(),
-            weights: ch.parts.iter().map(|p| p.morph.as_ref().map_or(Vec::new(), |m| m.default_weights().to_vec())).collect(),
+            weights: ch
+                .parts
+                .iter()
+                .map(|p| p.morph.as_ref().map_or(Vec::new(), |m| m.default_weights().to_vec()))
+                .collect(),
             morphed: ch
                 .parts
                 .iter()
