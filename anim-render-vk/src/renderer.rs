@@ -26,10 +26,10 @@ use crate::context::Context;
 use crate::crowd::{CrowdItem, CrowdPipelines, GpuCrowd, RecordCtx};
 use crate::error::{RenderError, VkCall};
 use crate::frame::{FrameData, MeshId};
-use crate::mesh::{Coloring, GpuMesh};
+use crate::mesh::{Coloring, GpuMesh, GpuVertex};
 use crate::pipelines::{ComputePipelines, Descriptors, GraphicsPipelines, Pipeline, PipelineLayout, binding};
 use crate::plan::{Comp, FramePlan, Gfx, PaletteBuffer, PlanItem, Res, VertexSource};
-use crate::resources::{Buffer, StagedBuffer, image_barrier};
+use crate::resources::{Buffer, StagedBuffer, buffer_barrier, copy_buffer, image_barrier};
 use crate::timing::{FrameStats, GpuTimer};
 use anim_core::{Mesh, MorphTargets};
 use ash::vk;
@@ -58,6 +58,9 @@ struct FrameSlot {
     cmd: vk::CommandBuffer,
     bone_view: Option<(vk::Buffer, vk::BufferView)>,
     compute_out: Vec<Buffer>,
+    /// Per instance of the slot's frame: its compute output slot and vertex count, when it
+    /// was skinned by the compute path (for [`Renderer::compute_skinned`]).
+    compute_of: Vec<Option<(u32, u32)>>,
     camera: StagedBuffer,
     matrices: StagedBuffer,
     dual_quats: StagedBuffer,
@@ -91,6 +94,7 @@ impl FrameSlot {
             cmd,
             bone_view: None,
             compute_out: Vec::new(),
+            compute_of: Vec::new(),
             camera,
             matrices,
             dual_quats,
@@ -246,6 +250,52 @@ impl Renderer {
         self.meshes[id.0].set_morph_targets(&ctx, targets)
     }
 
+    /// Reads back the vertices (model space, before the model matrix) that the compute
+    /// skinning pass of the most recently submitted frame wrote for instance `instance` (its
+    /// index in [`FrameData::instances`]), morph targets applied; waits for that frame. For
+    /// tests and debugging: it allocates a readback buffer and waits on the GPU.
+    ///
+    /// # Errors
+    /// No frame was submitted yet, the instance was not drawn by [`crate::SkinPath::Compute`]
+    /// in it ([`RenderError::Input`]), or a failing Vulkan call.
+    pub fn compute_skinned(&self, instance: usize, out: &mut Vec<GpuVertex>) -> Result<(), RenderError> {
+        let slot = self.last_submitted.ok_or_else(|| RenderError::Input("no frame submitted yet".into()))?;
+        self.wait_slot(slot)?;
+        let s = &self.slots[slot];
+        let (k, n) = s.compute_of.get(instance).copied().flatten().ok_or_else(|| {
+            RenderError::Input(format!("instance {instance} was not skinned by the compute path in the last frame"))
+        })?;
+        let src = &s.compute_out[k as usize];
+        let bytes = u64::from(n) * std::mem::size_of::<GpuVertex>() as u64;
+        out.clear();
+        if bytes == 0 {
+            return Ok(());
+        }
+        let readback = Buffer::new(
+            &self.ctx,
+            bytes,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+            "compute skinning readback",
+        )?;
+        let d = self.ctx.device();
+        use vk::AccessFlags2 as A;
+        use vk::PipelineStageFlags2 as S;
+        self.ctx.run_once(|cmd| {
+            buffer_barrier(
+                d,
+                cmd,
+                src.raw(),
+                (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
+                (S::COPY, A::TRANSFER_READ),
+            );
+            copy_buffer(d, cmd, src, &readback, bytes);
+            buffer_barrier(d, cmd, readback.raw(), (S::COPY, A::TRANSFER_WRITE), (S::HOST, A::HOST_READ));
+        })?;
+        out.extend_from_slice(bytemuck::cast_slice(&readback.mapped()?[..bytes as usize]));
+        Ok(())
+    }
+
     /// Replaces the vertex colours of a registered mesh (waits for the frame in flight).
     ///
     /// # Errors
@@ -359,7 +409,9 @@ impl Renderer {
             let b = Buffer::new(
                 &ctx,
                 bytes,
-                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::VERTEX_BUFFER,
+                vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::VERTEX_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_SRC,
                 MemoryLocation::GpuOnly,
                 "compute skinning output",
             )?;
@@ -369,6 +421,8 @@ impl Renderer {
                 slot.compute_out[k] = b;
             }
         }
+        slot.compute_of.clear();
+        slot.compute_of.extend(self.plan.items.iter().map(|i| i.compute.map(|c| (c.slot, i.push.vertex_count))));
         ensure_bone_view(&ctx, slot)?;
         crate::crowd::prepare(
             &ctx,
@@ -809,6 +863,8 @@ mod tests {
             ..Mesh::default()
         };
         let id = r.add_mesh(&mesh, &Coloring::Uniform([1.0; 3])).unwrap();
+        let targets = anim_core::MorphTargets::new(3, 3).with_positions(vec![vec![Vec3::x(); 3]; 3]).unwrap();
+        r.add_morph_targets(id, &targets).unwrap();
         let lbs = Palette::Matrices(vec![Mat4::identity()]);
         let dq = Palette::from_matrices(anim_core::SkinMethod::Dq, &[Mat4::new_scaling(2.0)]);
         // A crowd of a one-joint atlas (a clip without tracks: the rest pose), culled and not.
@@ -845,6 +901,8 @@ mod tests {
             }
             for path in [SkinPath::VertexShader, SkinPath::Compute] {
                 f.add_skinned(id, Mat4::identity(), path, &dq).unwrap();
+                f.add_skinned_morphed(id, Mat4::identity(), path, &lbs, &[0.5, 0.0, -1.0]).unwrap();
+                f.add_skinned_morphed(id, Mat4::identity(), path, &dq, &[0.0, 0.25, 0.0]).unwrap();
             }
             f.add_cpu(id, Mat4::identity(), &mesh.positions, &[Vec3::z(); 3]).unwrap();
             f.line(Vec3::zeros(), Vec3::x(), [1.0; 4]);
@@ -856,6 +914,7 @@ mod tests {
         target.render(&mut r, &frame).unwrap();
         let items = (r.plan.items.as_ptr(), r.plan.items.capacity());
         let compute = r.plan.compute_bytes.as_ptr();
+        let morph = (r.plan.morph_list.as_ptr(), r.plan.morph_list.capacity());
         let crowds = (r.crowd_plan.as_ptr(), r.crowd_plan.capacity());
         let first = r.slot();
         for k in 1..6 {
@@ -863,13 +922,20 @@ mod tests {
             target.render(&mut r, &frame).unwrap();
             assert_eq!((r.plan.items.as_ptr(), r.plan.items.capacity()), items);
             assert_eq!(r.plan.compute_bytes.as_ptr(), compute);
+            assert_eq!((r.plan.morph_list.as_ptr(), r.plan.morph_list.capacity()), morph);
             assert_eq!((r.crowd_plan.as_ptr(), r.crowd_plan.capacity()), crowds);
             assert_eq!(r.crowd_visible(crowd), Some(3));
             assert_eq!(r.slot(), (first + k) % FRAMES_IN_FLIGHT);
         }
-        assert_eq!(r.plan.items.len(), 7);
-        assert_eq!(r.plan.compute_slots, 2);
-        assert!(r.slots.iter().all(|s| s.compute_out.len() == 2));
+        assert_eq!(r.plan.items.len(), 11);
+        assert_eq!(r.plan.compute_slots, 4);
+        assert!(r.slots.iter().all(|s| s.compute_out.len() == 4));
+        // Four morphed items, each list at its own aligned offset: two or one active targets.
+        let morphed: Vec<_> = r.plan.items.iter().filter_map(|i| i.morph).collect();
+        assert_eq!(morphed.len(), 4);
+        let align = ctx.limits().min_storage_buffer_offset_alignment.max(16);
+        assert!(morphed.iter().all(|(offset, _)| offset % align == 0));
+        assert_eq!(morphed.iter().map(|(_, len)| *len).collect::<Vec<_>>(), [32, 24, 32, 24]);
         assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
     }
 }

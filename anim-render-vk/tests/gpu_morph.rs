@@ -199,7 +199,9 @@ fn diff_fraction(a: &RgbaImage, b: &RgbaImage, tol: u8) -> f32 {
 /// The Renderer's vertex-shader and compute paths, LBS and DQ, morph then skin: each image
 /// equals that of the CPU result (`MorphTargets::apply` then `skinning::skin`, drawn as
 /// CPU-skinned vertices) with 0, 3 and exactly `MAX_ACTIVE_MORPH_TARGETS` active targets of
-/// 70; the morph visibly changes the image; more active targets than the limit, weights for
+/// 70, and the compute path's vertices, read back, equal the CPU ones to 1e-5 of the
+/// bounding-box diagonal (the vertex-shader path runs the same GLSL and draws the same
+/// image); the morph visibly changes the image; more active targets than the limit, weights for
 /// another target count and the bone-texture path are typed errors.
 #[test]
 fn renderer_vertex_and_compute_paths_morph_then_skin() {
@@ -226,12 +228,13 @@ fn renderer_vertex_and_compute_paths_morph_then_skin() {
     let model = Mat4::new_translation(&Vec3::new(-2.0, -0.8, 0.0));
     let camera = Camera { eye: Vec3::new(0.0, 0.5, 6.0), target: Vec3::zeros(), ..Camera::default() };
     let mut frame = FrameData { camera, ..FrameData::default() };
-    let mut shot = |fill: &dyn Fn(&mut FrameData)| {
+    let mut shot = |r: &mut Renderer, fill: &dyn Fn(&mut FrameData)| {
         frame.clear();
         fill(&mut frame);
-        target.render(&mut r, &frame).unwrap();
+        target.render(r, &frame).unwrap();
         target.image().unwrap()
     };
+    let mut read = Vec::new();
     let mut rng = Rng(23);
     for active in [0usize, 3, MAX_ACTIVE_MORPH_TARGETS] {
         let mut w = vec![0.0f32; count];
@@ -254,10 +257,25 @@ fn renderer_vertex_and_compute_paths_morph_then_skin() {
             let input = SkinningInput { influences: inf, positions: &mp, normals: Some(&mn) };
             let mut out = SkinningOutput { positions: &mut cp, normals: Some(&mut cn) };
             skinning::skin(&input, pal, NormalMode::Direct, &mut out).unwrap();
-            let cpu = shot(&|f| f.add_cpu(id, model, &cp, &cn).unwrap());
-            let plain = shot(&|f| f.add_skinned(id, model, SkinPath::VertexShader, pal).unwrap());
+            let cpu = shot(&mut r, &|f| f.add_cpu(id, model, &cp, &cn).unwrap());
+            let plain = shot(&mut r, &|f| f.add_skinned(id, model, SkinPath::VertexShader, pal).unwrap());
+            let mut vertex_image = None;
             for path in [SkinPath::VertexShader, SkinPath::Compute] {
-                let gpu = shot(&|f| f.add_skinned_morphed(id, model, path, pal, &w).unwrap());
+                let gpu = shot(&mut r, &|f| f.add_skinned_morphed(id, model, path, pal, &w).unwrap());
+                if path == SkinPath::Compute {
+                    // Both paths run the same GLSL (`bind_vertex`, then `skin_vertex`): the
+                    // vertex-shader image is the compute one, whose vertices are checked next.
+                    let d = diff_fraction(vertex_image.as_ref().unwrap(), &gpu, 1);
+                    assert!(d < 0.0005, "{name}, {active} active: vertex vs compute, {:.3}% of pixels", d * 100.0);
+                    // The compute output read back: the CPU result to 1e-5 of its diagonal.
+                    r.compute_skinned(0, &mut read).unwrap();
+                    let gp: Vec<Vec3> =
+                        read.iter().map(|v| Vec3::new(v.position[0], v.position[1], v.position[2])).collect();
+                    let gn: Vec<Vec3> = read.iter().map(|v| Vec3::new(v.normal[0], v.normal[1], v.normal[2])).collect();
+                    let (dp, dn, diag) = (max_diff(&gp, &cp), max_diff(&gn, &cn), diagonal(&cp));
+                    assert!(dp <= 1e-5 * diag && dn < 1e-4, "{name}, {active} active: {dp} (diagonal {diag}), {dn}");
+                    assert!(matches!(r.compute_skinned(1, &mut read), Err(RenderError::Input(_))));
+                }
                 let d = diff_fraction(&gpu, &cpu, 2);
                 assert!(d < 0.002, "{name} {path:?}, {active} active: {:.3}% of pixels differ", d * 100.0);
                 // The morph shows (the comparison is not vacuous); none: the plain image.
@@ -267,6 +285,7 @@ fn renderer_vertex_and_compute_paths_morph_then_skin() {
                 } else {
                     assert!(m > 0.01, "{name} {path:?}, {active} active: the morph does not show ({m})");
                 }
+                vertex_image = Some(gpu);
             }
         }
     }
