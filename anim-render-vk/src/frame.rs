@@ -493,9 +493,32 @@ mod tests {
         );
         assert_eq!(f.dual_quats[0], [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
         assert!(f.add_cpu(MeshId(0), Mat4::identity(), &[Vec3::zeros()], &[]).is_err());
+        // Morph weights: each instance's range in the shared list; none for empty weights.
+        f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::Compute, &lbs(1), &[0.5, 0.0]).unwrap();
+        f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::VertexShader, &rigid, &[0.0, 1.0, 2.0]).unwrap();
+        f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::VertexShader, &lbs(1), &[]).unwrap();
+        fn morph(f: &FrameData, i: usize) -> Option<MorphRange> {
+            match f.instances[i].deform {
+                Deform::Gpu { morph, .. } => morph,
+                d => panic!("{d:?}"),
+            }
+        }
+        assert_eq!(morph(&f, 5), Some(MorphRange { first: 0, count: 2 }));
+        assert_eq!(morph(&f, 6), Some(MorphRange { first: 2, count: 3 }));
+        assert_eq!(morph(&f, 7), None);
+        assert_eq!(f.morph_weights, [0.5, 0.0, 0.0, 1.0, 2.0]);
+        // All-zero weights on the bone texture draw unmorphed; non-zero ones are refused.
+        f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::BoneTexture, &lbs(1), &[0.0]).unwrap();
+        assert_eq!(morph(&f, 8), None);
+        assert!(matches!(
+            f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::BoneTexture, &lbs(1), &[1.0]),
+            Err(RenderError::MorphUnsupported { path: SkinPath::BoneTexture })
+        ));
         let cap = f.instances.capacity();
         f.clear();
-        assert!(f.instances.is_empty() && f.matrices.is_empty() && f.dq_scales.is_empty());
+        assert!(
+            f.instances.is_empty() && f.matrices.is_empty() && f.dq_scales.is_empty() && f.morph_weights.is_empty()
+        );
         assert_eq!(f.instances.capacity(), cap);
     }
 }
