@@ -4,8 +4,8 @@ layout(std430, set = 0, binding = 1) readonly buffer BindVertices { Vertex bind_
 layout(std430, set = 0, binding = 2) readonly buffer Joints { uint joints[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Weights { float weights[]; };
 
-// Morph targets (the compute variants skin_*_morph.comp define MORPH; the Renderer's
-// vertex-shader and crowd paths do not morph yet): the bind vertex plus the active
+// Morph targets (the variants skin_*_morph.comp and skin_*_morph.vert define MORPH; the
+// crowd paths do not morph): the bind vertex plus the active
 // targets' deltas, base + sum_i w_i * delta_i, before skinning (glTF's order). Deltas
 // (binding 8): two vec4 a target and vertex, target-major (position, normal; w unused).
 // Active list (binding 9): the count and the mesh's vertex count, then one (target,

@@ -87,6 +87,24 @@ pub enum RenderError {
         /// The palette's method.
         method: anim_core::SkinMethod,
     },
+    /// More morph targets have a non-zero weight in one draw than the GPU passes apply
+    /// ([`crate::MAX_ACTIVE_MORPH_TARGETS`]).
+    #[error("{what}: {active} active morph targets, at most {max} a draw")]
+    TooManyMorphTargets {
+        /// The draw (`instance 3`) or call at fault.
+        what: String,
+        /// Targets with a non-zero weight.
+        active: usize,
+        /// The limit, [`crate::MAX_ACTIVE_MORPH_TARGETS`].
+        max: usize,
+    },
+    /// Morph targets asked for on a skinning path that does not apply them (the bone
+    /// texture path reads bind vertices as vertex attributes and does not morph).
+    #[error("the {path:?} skinning path does not apply morph targets")]
+    MorphUnsupported {
+        /// The path asked for.
+        path: crate::frame::SkinPath,
+    },
     /// A crowd cannot be created, fed or drawn as asked.
     #[error(transparent)]
     Crowd(#[from] crate::crowd::CrowdError),

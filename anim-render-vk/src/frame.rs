@@ -1,6 +1,6 @@
 //! What one frame draws: the camera, instances of registered meshes (static, skinned on
 //! the GPU by vertex shader, compute shader or from a bone texture, or skinned on the CPU),
-//! their palettes, and debug lines. A [`FrameData`] is plain data that the
+//! their palettes and morph-target weights, and debug lines. A [`FrameData`] is plain data that the
 //! application refills every frame; `clear` keeps its capacity, so a steady frame loop
 //! allocates nothing.
 
@@ -25,7 +25,8 @@ pub enum SkinPath {
     /// (LBS or DQ).
     Compute,
     /// In the vertex shader, with the bone matrices read from a texel buffer (seed 003):
-    /// linear blend skinning only, drawn unlit by default.
+    /// linear blend skinning only, drawn unlit by default; does not apply morph targets
+    /// (non-zero weights are [`crate::RenderError::MorphUnsupported`]).
     BoneTexture,
 }
 
@@ -47,6 +48,9 @@ pub enum Deform {
         /// [`FrameData::dq_scales`]. `None` for LBS and for a rigid DQ palette (the shaders
         /// then skip the scale work).
         scale_offset: Option<u32>,
+        /// Morph-target weights in [`FrameData::morph_weights`], one a target of the mesh's
+        /// [`crate::Renderer::add_morph_targets`]; `None` draws the bind vertices unmorphed.
+        morph: Option<MorphRange>,
     },
     /// Vertices skinned on the CPU, at `vertex_offset` in [`FrameData::cpu_vertices`]
     /// (uploaded through staging every frame).
@@ -54,6 +58,16 @@ pub enum Deform {
         /// First vertex.
         vertex_offset: u32,
     },
+}
+
+/// The morph-target weights of one instance: `count` entries of
+/// [`FrameData::morph_weights`] from `first`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MorphRange {
+    /// First weight.
+    pub first: u32,
+    /// Weights (the mesh's target count).
+    pub count: u32,
 }
 
 /// One drawn mesh.
@@ -189,6 +203,9 @@ pub struct FrameData {
     pub dq_scales: Vec<[[f32; 4]; 3]>,
     /// CPU-skinned vertices of all [`Deform::Cpu`] instances, concatenated.
     pub cpu_vertices: Vec<GpuVertex>,
+    /// Morph-target weights of all morphed GPU instances, concatenated (see
+    /// [`FrameData::add_skinned_morphed`]).
+    pub morph_weights: Vec<f32>,
     /// Depth-tested lines (two vertices a line).
     pub lines: Vec<LineVertex>,
     /// Lines drawn over everything (two vertices a line).
@@ -207,6 +224,7 @@ impl Default for FrameData {
             dual_quats: Vec::new(),
             dq_scales: Vec::new(),
             cpu_vertices: Vec::new(),
+            morph_weights: Vec::new(),
             lines: Vec::new(),
             overlay_lines: Vec::new(),
             crowds: Vec::new(),
@@ -226,6 +244,7 @@ impl FrameData {
         self.dual_quats.clear();
         self.dq_scales.clear();
         self.cpu_vertices.clear();
+        self.morph_weights.clear();
         self.lines.clear();
         self.overlay_lines.clear();
         self.crowds.clear();
@@ -257,6 +276,40 @@ impl FrameData {
         path: SkinPath,
         palette: &Palette,
     ) -> Result<(), RenderError> {
+        self.add_skinned_morphed(mesh, model, path, palette, &[])
+    }
+
+    /// [`FrameData::add_skinned`] of morphed vertices: the mesh's morph targets
+    /// ([`crate::Renderer::add_morph_targets`]) are applied with `weights`, one a target,
+    /// before skinning, `p + Σ wᵢ·Δᵢ` (normals likewise), on the vertex-shader and compute
+    /// paths. Empty `weights` is [`FrameData::add_skinned`]. The weights are copied into
+    /// [`FrameData::morph_weights`] (no allocation once it has grown).
+    ///
+    /// # Errors
+    /// As [`FrameData::add_skinned`]; a non-finite weight ([`RenderError::Input`]); more
+    /// than [`crate::MAX_ACTIVE_MORPH_TARGETS`] non-zero weights
+    /// ([`RenderError::TooManyMorphTargets`]); non-zero weights on
+    /// [`SkinPath::BoneTexture`], which does not morph ([`RenderError::MorphUnsupported`]).
+    /// Whether the weights fit the mesh's targets is checked when the frame is rendered.
+    pub fn add_skinned_morphed(
+        &mut self,
+        mesh: MeshId,
+        model: Mat4,
+        path: SkinPath,
+        palette: &Palette,
+        weights: &[f32],
+    ) -> Result<(), RenderError> {
+        let active = active_morph_targets(weights, "add_skinned_morphed")?;
+        if active > 0 && path == SkinPath::BoneTexture {
+            return Err(RenderError::MorphUnsupported { path });
+        }
+        let morph = if weights.is_empty() || path == SkinPath::BoneTexture {
+            None
+        } else {
+            let first = offset(self.morph_weights.len(), "morph weights")?;
+            let count = offset(weights.len(), "morph weights")?;
+            Some(MorphRange { first, count })
+        };
         let (palette_offset, scale_offset) = match palette {
             Palette::Matrices(m) => {
                 let offset = offset(self.matrices.len(), "palette matrices")?;
@@ -273,8 +326,11 @@ impl FrameData {
             model,
             tint: [1.0; 3],
             lit: path != SkinPath::BoneTexture,
-            deform: Deform::Gpu { method: palette.method(), path, palette_offset, scale_offset },
+            deform: Deform::Gpu { method: palette.method(), path, palette_offset, scale_offset, morph },
         });
+        if morph.is_some() {
+            self.morph_weights.extend_from_slice(weights);
+        }
         Ok(())
     }
 
@@ -332,6 +388,27 @@ impl FrameData {
         self.overlay_lines.push(LineVertex { position: [a.x, a.y, a.z], color });
         self.overlay_lines.push(LineVertex { position: [b.x, b.y, b.z], color });
     }
+}
+
+/// The number of non-zero `weights`, checked against [`crate::MAX_ACTIVE_MORPH_TARGETS`]
+/// (`what` names the draw in the error).
+///
+/// # Errors
+/// A non-finite weight ([`RenderError::Input`]), or too many non-zero ones
+/// ([`RenderError::TooManyMorphTargets`]).
+pub(crate) fn active_morph_targets(weights: &[f32], what: &str) -> Result<usize, RenderError> {
+    if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
+        return Err(RenderError::Input(format!("{what}: morph weight {i} is not finite")));
+    }
+    let active = weights.iter().filter(|w| **w != 0.0).count();
+    if active > crate::MAX_ACTIVE_MORPH_TARGETS {
+        return Err(RenderError::TooManyMorphTargets {
+            what: what.to_owned(),
+            active,
+            max: crate::MAX_ACTIVE_MORPH_TARGETS,
+        });
+    }
+    Ok(active)
 }
 
 /// A unit dual quaternion as the GPU palette stores it: real (x, y, z, w), dual (x, y, z, w).
@@ -416,9 +493,32 @@ mod tests {
         );
         assert_eq!(f.dual_quats[0], [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
         assert!(f.add_cpu(MeshId(0), Mat4::identity(), &[Vec3::zeros()], &[]).is_err());
+        // Morph weights: each instance's range in the shared list; none for empty weights.
+        f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::Compute, &lbs(1), &[0.5, 0.0]).unwrap();
+        f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::VertexShader, &rigid, &[0.0, 1.0, 2.0]).unwrap();
+        f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::VertexShader, &lbs(1), &[]).unwrap();
+        fn morph(f: &FrameData, i: usize) -> Option<MorphRange> {
+            match f.instances[i].deform {
+                Deform::Gpu { morph, .. } => morph,
+                d => panic!("{d:?}"),
+            }
+        }
+        assert_eq!(morph(&f, 5), Some(MorphRange { first: 0, count: 2 }));
+        assert_eq!(morph(&f, 6), Some(MorphRange { first: 2, count: 3 }));
+        assert_eq!(morph(&f, 7), None);
+        assert_eq!(f.morph_weights, [0.5, 0.0, 0.0, 1.0, 2.0]);
+        // All-zero weights on the bone texture draw unmorphed; non-zero ones are refused.
+        f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::BoneTexture, &lbs(1), &[0.0]).unwrap();
+        assert_eq!(morph(&f, 8), None);
+        assert!(matches!(
+            f.add_skinned_morphed(MeshId(0), Mat4::identity(), SkinPath::BoneTexture, &lbs(1), &[1.0]),
+            Err(RenderError::MorphUnsupported { path: SkinPath::BoneTexture })
+        ));
         let cap = f.instances.capacity();
         f.clear();
-        assert!(f.instances.is_empty() && f.matrices.is_empty() && f.dq_scales.is_empty());
+        assert!(
+            f.instances.is_empty() && f.matrices.is_empty() && f.dq_scales.is_empty() && f.morph_weights.is_empty()
+        );
         assert_eq!(f.instances.capacity(), cap);
     }
 }

@@ -1,7 +1,9 @@
 //! Vulkan renderer for the anim runtime: headless (offscreen images read back to RGBA8 and
 //! PNG) and windowed (a window surface and a swapchain that survives resize, minimize and
 //! out-of-date; cargo feature `window`, on by default), with GPU skinning in vertex and
-//! compute shaders (linear blend and dual quaternion), instanced crowds animated from an
+//! compute shaders (linear blend and dual quaternion) of morphed vertices (morph targets
+//! applied before skinning: [`Renderer::add_morph_targets`],
+//! [`FrameData::add_skinned_morphed`]), instanced crowds animated from an
 //! animation atlas (chapter 15), per-pass GPU timings, debug lines and a one-shot compute
 //! skinner with readback.
 //!

@@ -1,10 +1,12 @@
 //! Meshes on the GPU: bind-pose vertices, colours, indices and skinning influences in
-//! device-local buffers (uploaded once through staging), plus the debug colourings.
+//! device-local buffers (uploaded once through staging), plus the debug colourings. Morph
+//! targets ([`crate::Renderer::add_morph_targets`]) add one storage buffer of deltas, read
+//! by the vertex-shader and compute skinning passes before skinning.
 
 use crate::context::Context;
 use crate::error::RenderError;
 use crate::resources::Buffer;
-use anim_core::{Influences, Mesh};
+use anim_core::{Influences, Mesh, MorphTargets};
 use anim_math::Vec3;
 use ash::vk;
 use bytemuck::{Pod, Zeroable};
@@ -181,6 +183,9 @@ pub struct GpuMesh {
     bind_positions: Vec<Vec3>,
     bind_normals: Vec<Vec3>,
     influences: Option<Influences>,
+    /// Morph-target deltas (two vec4 a target and vertex, target-major: position, normal;
+    /// `MorphDeltas` in `shaders/skin_inputs.glsl`) and the target count.
+    pub(crate) morph: Option<(Buffer, u32)>,
 }
 
 impl GpuMesh {
@@ -260,7 +265,53 @@ impl GpuMesh {
             bind_positions: mesh.positions.clone(),
             bind_normals: normals,
             influences: mesh.influences.clone(),
+            morph: None,
         })
+    }
+
+    /// Uploads the deltas of `targets` (replacing earlier ones). The caller makes sure no
+    /// frame using the mesh is in flight (see [`crate::Renderer::add_morph_targets`]).
+    ///
+    /// # Errors
+    /// Targets for another vertex count, more than 2^32 targets, or a failing upload.
+    pub(crate) fn set_morph_targets(&mut self, ctx: &Arc<Context>, targets: &MorphTargets) -> Result<(), RenderError> {
+        let n = self.vertex_count as usize;
+        if targets.vertex_count() != n {
+            return Err(RenderError::Input(format!(
+                "morph targets for {} vertices, the mesh has {n}",
+                targets.vertex_count()
+            )));
+        }
+        let count = u32::try_from(targets.target_count())
+            .map_err(|_| RenderError::Input("more than 2^32 morph targets".into()))?;
+        if count == 0 {
+            self.morph = None;
+            return Ok(());
+        }
+        let (pd, nd) = (targets.position_deltas(), targets.normal_deltas());
+        let deltas: Vec<[f32; 4]> = (0..n * count as usize)
+            .flat_map(|i| {
+                let p = pd.get(i).copied().unwrap_or_else(Vec3::zeros);
+                let q = nd.get(i).copied().unwrap_or_else(Vec3::zeros);
+                [[p.x, p.y, p.z, 0.0], [q.x, q.y, q.z, 0.0]]
+            })
+            .collect();
+        let buffer = Buffer::device_local(
+            ctx,
+            bytemuck::cast_slice(&deltas),
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            vk::PipelineStageFlags2::VERTEX_SHADER | vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_STORAGE_READ,
+            "mesh morph deltas",
+        )?;
+        self.morph = Some((buffer, count));
+        Ok(())
+    }
+
+    /// Morph targets uploaded with [`crate::Renderer::add_morph_targets`] (0 without).
+    #[inline]
+    pub fn morph_target_count(&self) -> u32 {
+        self.morph.as_ref().map_or(0, |(_, c)| *c)
     }
 
     /// Replaces the vertex colours. The caller makes sure no frame using the mesh is in

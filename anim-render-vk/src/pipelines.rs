@@ -186,6 +186,15 @@ impl Descriptors {
         self.add(Entry { binding: slot, ty, buffer, view: vk::BufferView::null() })
     }
 
+    /// Binds `range` bytes of `buffer` from `offset` at `slot` (a buffer binding of
+    /// [`binding`]; `offset` a multiple of the device's offset alignment for its type).
+    pub(crate) fn buffer_range(&mut self, slot: u32, buffer: vk::Buffer, offset: u64, range: u64) -> &mut Self {
+        let ty = binding::ty(slot);
+        assert!(ty != vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a texel view");
+        let buffer = vk::DescriptorBufferInfo { buffer, offset, range };
+        self.add(Entry { binding: slot, ty, buffer, view: vk::BufferView::null() })
+    }
+
     /// Binds a texel buffer `view` at `slot` (a texel binding of [`binding`]).
     pub(crate) fn texel(&mut self, slot: u32, view: vk::BufferView) -> &mut Self {
         let ty = binding::ty(slot);
@@ -414,6 +423,10 @@ pub struct GraphicsPipelines {
     pub skin_lbs: Pipeline,
     /// Vertex-shader dual-quaternion skinning.
     pub skin_dq: Pipeline,
+    /// Vertex-shader linear blend skinning of morphed vertices.
+    pub skin_lbs_morph: Pipeline,
+    /// Vertex-shader dual-quaternion skinning of morphed vertices.
+    pub skin_dq_morph: Pipeline,
     /// Skinning with bone matrices from a texel buffer.
     pub bone_texture: Pipeline,
     /// Depth-tested lines.
@@ -450,6 +463,8 @@ impl GraphicsPipelines {
             mesh: g(mesh(shaders::MESH_VERT, VertexLayout::Mesh))?,
             skin_lbs: g(mesh(shaders::SKIN_LBS_VERT, VertexLayout::ColorOnly))?,
             skin_dq: g(mesh(shaders::SKIN_DQ_VERT, VertexLayout::ColorOnly))?,
+            skin_lbs_morph: g(mesh(shaders::SKIN_LBS_MORPH_VERT, VertexLayout::ColorOnly))?,
+            skin_dq_morph: g(mesh(shaders::SKIN_DQ_MORPH_VERT, VertexLayout::ColorOnly))?,
             bone_texture: g(mesh(shaders::BONE_TEXTURE_VERT, VertexLayout::Mesh))?,
             lines: g(lines(true))?,
             overlay: g(lines(false))?,

@@ -8,7 +8,7 @@
 //! vertex source), plus its pipeline and any new [`Res`] it reads.
 
 use crate::error::RenderError;
-use crate::frame::{Deform, FrameData, SkinPath};
+use crate::frame::{Deform, FrameData, MorphRange, SkinPath, active_morph_targets};
 use crate::mesh::{GpuMesh, GpuVertex};
 use crate::pipelines::{FLAG_DQ_SCALE, Push, binding};
 use anim_core::SkinMethod;
@@ -22,6 +22,10 @@ pub(crate) enum Gfx {
     SkinLbs,
     /// Vertex-shader dual-quaternion skinning (vertices pulled from storage).
     SkinDq,
+    /// [`Gfx::SkinLbs`] of morphed vertices.
+    SkinLbsMorph,
+    /// [`Gfx::SkinDq`] of morphed vertices.
+    SkinDqMorph,
     /// Linear blend skinning from a texel buffer of bone matrices.
     BoneTexture,
 }
@@ -33,6 +37,10 @@ pub(crate) enum Comp {
     Lbs,
     /// Dual-quaternion skinning.
     Dq,
+    /// Linear blend skinning of morphed vertices.
+    LbsMorph,
+    /// Dual-quaternion skinning of morphed vertices.
+    DqMorph,
 }
 
 /// A buffer a plan item's shaders read, resolved to a handle of the frame slot or mesh when
@@ -54,6 +62,10 @@ pub(crate) enum Res {
     /// The frame's DQ scale matrices (bound for every DQ draw; read only with
     /// `FLAG_DQ_SCALE`).
     DqScales,
+    /// The mesh's morph-target deltas.
+    MorphDeltas,
+    /// The item's range of the frame's active morph-target lists.
+    MorphActive,
 }
 
 const BIND_VERTICES: (u32, Res) = (binding::BIND_VERTICES, Res::BindVertices);
@@ -70,6 +82,16 @@ const DQ_INPUTS: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, SCAL
 const LBS_COMPUTE: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, OUT];
 /// DQ compute skinning: the inputs and the output.
 const DQ_COMPUTE: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, SCALES, OUT];
+const DELTAS: (u32, Res) = (binding::MORPH_DELTAS, Res::MorphDeltas);
+const ACTIVE: (u32, Res) = (binding::MORPH_ACTIVE, Res::MorphActive);
+/// [`LBS_INPUTS`] and the morph data.
+const LBS_MORPH_INPUTS: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, DELTAS, ACTIVE];
+/// [`DQ_INPUTS`] and the morph data.
+const DQ_MORPH_INPUTS: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, SCALES, DELTAS, ACTIVE];
+/// [`LBS_COMPUTE`] and the morph data.
+const LBS_MORPH_COMPUTE: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, OUT, DELTAS, ACTIVE];
+/// [`DQ_COMPUTE`] and the morph data.
+const DQ_MORPH_COMPUTE: &[(u32, Res)] = &[BIND_VERTICES, JOINTS, WEIGHTS, PALETTE, SCALES, OUT, DELTAS, ACTIVE];
 /// Joints, weights and the bone texels.
 const BONE_TEXTURE: &[(u32, Res)] =
     &[(binding::JOINTS, Res::Joints), (binding::WEIGHTS, Res::Weights), (binding::BONES, Res::BoneTexels)];
@@ -135,6 +157,9 @@ pub(crate) struct PlanItem {
     pub palette: Option<PaletteRange>,
     /// Push constants of the draw (the compute pass uses them too).
     pub push: Push,
+    /// The item's active morph-target list in [`FramePlan::morph_list`]: byte offset and
+    /// length (`None`: not morphed, or no target with a non-zero weight).
+    pub morph: Option<(u64, u64)>,
 }
 
 /// A frame, resolved. Kept by the renderer and rebuilt every frame without allocating once
@@ -147,6 +172,11 @@ pub(crate) struct FramePlan {
     pub compute_slots: u32,
     /// Bytes each compute slot needs.
     pub compute_bytes: Vec<u64>,
+    /// The active morph-target lists of the morphed items (`MorphList` in
+    /// `shaders/skin_inputs.glsl`: count and vertex count, two padding words, then (target,
+    /// weight bits) pairs), each starting at a multiple of the device's storage-buffer
+    /// offset alignment. Staged into the frame slot.
+    pub morph_list: Vec<[u32; 2]>,
     /// Depth-tested line vertices (first in the line buffer).
     pub line_vertices: u32,
     /// Overlay line vertices (after the depth-tested ones).
@@ -162,9 +192,22 @@ impl FramePlan {
     /// # Errors
     /// An instance that names an unknown mesh, skins a mesh without influences, or reads
     /// palette entries or CPU vertices the frame does not have; the message names it.
-    pub(crate) fn build(&mut self, frame: &FrameData, meshes: &[GpuMesh], max_texels: u32) -> Result<(), RenderError> {
+    /// Morph weights that do not fit the mesh's targets ([`RenderError::Input`]), or more
+    /// than [`crate::MAX_ACTIVE_MORPH_TARGETS`] non-zero ones
+    /// ([`RenderError::TooManyMorphTargets`]). `storage_align` is the device's
+    /// `minStorageBufferOffsetAlignment`.
+    pub(crate) fn build(
+        &mut self,
+        frame: &FrameData,
+        meshes: &[GpuMesh],
+        max_texels: u32,
+        storage_align: u64,
+    ) -> Result<(), RenderError> {
         self.items.clear();
         self.compute_bytes.clear();
+        self.morph_list.clear();
+        // Each list starts at a multiple of the alignment (in 8-byte entries).
+        let align = (storage_align.max(16) / 8) as usize;
         self.compute_slots = 0;
         self.line_vertices = count(frame.lines.len(), "line vertices")?;
         self.overlay_vertices = count(frame.overlay_lines.len(), "overlay line vertices")?;
@@ -207,6 +250,7 @@ impl FramePlan {
                     flags: 0,
                     scale_offset: 0,
                 },
+                morph: None,
             };
             match inst.deform {
                 Deform::Static => {}
@@ -215,22 +259,38 @@ impl FramePlan {
                     let stride = std::mem::size_of::<GpuVertex>() as u64;
                     item.vertices = VertexSource::CpuVertices(u64::from(vertex_offset) * stride);
                 }
-                Deform::Gpu { method, path, palette_offset, scale_offset } => {
+                Deform::Gpu { method, path, palette_offset, scale_offset, morph } => {
                     skinned("GPU skinning")?;
+                    if let Some(m) = morph {
+                        item.morph = self.morph_range(i, frame, mesh, path, m, align)?;
+                    }
+                    let morphed = item.morph.is_some();
                     // Per method: palette buffer and length, vertex-shader pipeline and
                     // bindings, compute pipeline and bindings.
-                    let (buffer, len, (gfx, draw), compute) = match method {
-                        SkinMethod::Lbs => (
+                    let (buffer, len, (gfx, draw), compute) = match (method, morphed) {
+                        (SkinMethod::Lbs, false) => (
                             PaletteBuffer::Matrices,
                             frame.matrices.len(),
                             (Gfx::SkinLbs, LBS_INPUTS),
                             (Comp::Lbs, LBS_COMPUTE),
                         ),
-                        SkinMethod::Dq => (
+                        (SkinMethod::Dq, false) => (
                             PaletteBuffer::DualQuats,
                             frame.dual_quats.len(),
                             (Gfx::SkinDq, DQ_INPUTS),
                             (Comp::Dq, DQ_COMPUTE),
+                        ),
+                        (SkinMethod::Lbs, true) => (
+                            PaletteBuffer::Matrices,
+                            frame.matrices.len(),
+                            (Gfx::SkinLbsMorph, LBS_MORPH_INPUTS),
+                            (Comp::LbsMorph, LBS_MORPH_COMPUTE),
+                        ),
+                        (SkinMethod::Dq, true) => (
+                            PaletteBuffer::DualQuats,
+                            frame.dual_quats.len(),
+                            (Gfx::SkinDqMorph, DQ_MORPH_INPUTS),
+                            (Comp::DqMorph, DQ_MORPH_COMPUTE),
                         ),
                     };
                     range(palette_offset, mesh.joint_bound(), len, "palette")?;
@@ -276,6 +336,59 @@ impl FramePlan {
             self.items.push(item);
         }
         Ok(())
+    }
+
+    /// Checks instance `i`'s morph weights `m` against `mesh` and appends its active list
+    /// to [`FramePlan::morph_list`]: its byte range, or `None` when no weight is non-zero
+    /// (the item is then drawn by the plain passes).
+    fn morph_range(
+        &mut self,
+        i: usize,
+        frame: &FrameData,
+        mesh: &GpuMesh,
+        path: SkinPath,
+        m: MorphRange,
+        align: usize,
+    ) -> Result<Option<(u64, u64)>, RenderError> {
+        let end = m.first as usize + m.count as usize;
+        let weights = frame.morph_weights.get(m.first as usize..end).ok_or_else(|| {
+            RenderError::Input(format!(
+                "instance {i}: morph weights {}..{end}, the frame has {}",
+                m.first,
+                frame.morph_weights.len()
+            ))
+        })?;
+        if m.count != mesh.morph_target_count() {
+            return Err(RenderError::Input(format!(
+                "instance {i}: {} morph weights, the mesh has {} morph targets",
+                m.count,
+                mesh.morph_target_count()
+            )));
+        }
+        // Only the error path formats the instance's name.
+        let active = match active_morph_targets(weights, "") {
+            Ok(a) => a,
+            Err(RenderError::TooManyMorphTargets { active, max, .. }) => {
+                return Err(RenderError::TooManyMorphTargets { what: format!("instance {i}"), active, max });
+            }
+            Err(RenderError::Input(e)) => return Err(RenderError::Input(format!("instance {i}{e}"))),
+            Err(e) => return Err(e),
+        };
+        if active == 0 {
+            return Ok(None);
+        }
+        if path == SkinPath::BoneTexture {
+            return Err(RenderError::MorphUnsupported { path });
+        }
+        let pad = self.morph_list.len().next_multiple_of(align);
+        self.morph_list.resize(pad, [0, 0]);
+        let start = self.morph_list.len();
+        self.morph_list.push([active as u32, mesh.vertex_count()]);
+        self.morph_list.push([0, 0]);
+        self.morph_list
+            .extend(weights.iter().enumerate().filter(|(_, w)| **w != 0.0).map(|(t, w)| [t as u32, w.to_bits()]));
+        let entry = std::mem::size_of::<[u32; 2]>() as u64;
+        Ok(Some((start as u64 * entry, (self.morph_list.len() - start) as u64 * entry)))
     }
 
     /// The items with compute work, in order.

@@ -7,6 +7,11 @@
 //! bindings, vertex source, compute slot, palette range); staging, compute recording and
 //! pass recording all read that plan.
 //!
+//! Morphed instances ([`FrameData::add_skinned_morphed`]) read their mesh's deltas (uploaded
+//! once by [`Renderer::add_morph_targets`]) and an active list (target, weight) that the plan
+//! builds from the non-zero weights, at most [`crate::MAX_ACTIVE_MORPH_TARGETS`] a draw; the
+//! lists of a frame share one buffer of the slot, each bound at its own aligned offset.
+//!
 //! Crowds (`crowd.rs`) are planned alongside: their list, palette and skinning compute passes
 //! are recorded after the instances' compute skinning, and their draws follow the instances'
 //! in the pass. A GPU timer per slot marks the passes; [`Renderer::frame_stats`] reads them
@@ -21,12 +26,12 @@ use crate::context::Context;
 use crate::crowd::{CrowdItem, CrowdPipelines, GpuCrowd, RecordCtx};
 use crate::error::{RenderError, VkCall};
 use crate::frame::{FrameData, MeshId};
-use crate::mesh::{Coloring, GpuMesh};
+use crate::mesh::{Coloring, GpuMesh, GpuVertex};
 use crate::pipelines::{ComputePipelines, Descriptors, GraphicsPipelines, Pipeline, PipelineLayout, binding};
 use crate::plan::{Comp, FramePlan, Gfx, PaletteBuffer, PlanItem, Res, VertexSource};
-use crate::resources::{Buffer, StagedBuffer, image_barrier};
+use crate::resources::{Buffer, StagedBuffer, buffer_barrier, copy_buffer, image_barrier};
 use crate::timing::{FrameStats, GpuTimer};
-use anim_core::Mesh;
+use anim_core::{Mesh, MorphTargets};
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
@@ -53,11 +58,16 @@ struct FrameSlot {
     cmd: vk::CommandBuffer,
     bone_view: Option<(vk::Buffer, vk::BufferView)>,
     compute_out: Vec<Buffer>,
+    /// Per instance of the slot's frame: its compute output slot and vertex count, when it
+    /// was skinned by the compute path (for [`Renderer::compute_skinned`]).
+    compute_of: Vec<Option<(u32, u32)>>,
     camera: StagedBuffer,
     matrices: StagedBuffer,
     dual_quats: StagedBuffer,
     dq_scales: StagedBuffer,
     cpu_vertices: StagedBuffer,
+    /// The plan's active morph-target lists.
+    morph_active: StagedBuffer,
     lines: StagedBuffer,
 }
 
@@ -72,6 +82,7 @@ impl FrameSlot {
         let cpu_vertices =
             StagedBuffer::new(ctx, 32 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "CPU-skinned vertices")?;
         let lines = StagedBuffer::new(ctx, 28 * 1024, vk::BufferUsageFlags::VERTEX_BUFFER, "lines")?;
+        let morph_active = StagedBuffer::new(ctx, 4096, storage, "active morph targets")?;
         // SAFETY: a valid device; the fence is destroyed in `Renderer::drop` (or below on
         // error, never having been used).
         let fence = unsafe {
@@ -83,11 +94,13 @@ impl FrameSlot {
             cmd,
             bone_view: None,
             compute_out: Vec::new(),
+            compute_of: Vec::new(),
             camera,
             matrices,
             dual_quats,
             dq_scales,
             cpu_vertices,
+            morph_active,
             lines,
         })
     }
@@ -219,6 +232,70 @@ impl Renderer {
         Ok(MeshId(self.meshes.len() - 1))
     }
 
+    /// Uploads the morph targets of a registered mesh into a storage buffer, once (replacing
+    /// earlier ones; waits for the frames in flight). Instances drawn with
+    /// [`FrameData::add_skinned_morphed`] on the vertex-shader or compute path then apply
+    /// the targets with a non-zero weight before skinning, at most
+    /// [`crate::MAX_ACTIVE_MORPH_TARGETS`] a draw; the mesh may have any number.
+    /// [`crate::SkinPath::BoneTexture`] does not morph.
+    ///
+    /// # Errors
+    /// Unknown mesh, targets for another vertex count, or a failing upload.
+    pub fn add_morph_targets(&mut self, id: MeshId, targets: &MorphTargets) -> Result<(), RenderError> {
+        if id.0 >= self.meshes.len() {
+            return Err(RenderError::Input(format!("unknown mesh {}", id.0)));
+        }
+        self.wait_idle()?;
+        let ctx = self.ctx.clone();
+        self.meshes[id.0].set_morph_targets(&ctx, targets)
+    }
+
+    /// Reads back the vertices (model space, before the model matrix) that the compute
+    /// skinning pass of the most recently submitted frame wrote for instance `instance` (its
+    /// index in [`FrameData::instances`]), morph targets applied; waits for that frame. For
+    /// tests and debugging: it allocates a readback buffer and waits on the GPU.
+    ///
+    /// # Errors
+    /// No frame was submitted yet, the instance was not drawn by [`crate::SkinPath::Compute`]
+    /// in it ([`RenderError::Input`]), or a failing Vulkan call.
+    pub fn compute_skinned(&self, instance: usize, out: &mut Vec<GpuVertex>) -> Result<(), RenderError> {
+        let slot = self.last_submitted.ok_or_else(|| RenderError::Input("no frame submitted yet".into()))?;
+        self.wait_slot(slot)?;
+        let s = &self.slots[slot];
+        let (k, n) = s.compute_of.get(instance).copied().flatten().ok_or_else(|| {
+            RenderError::Input(format!("instance {instance} was not skinned by the compute path in the last frame"))
+        })?;
+        let src = &s.compute_out[k as usize];
+        let bytes = u64::from(n) * std::mem::size_of::<GpuVertex>() as u64;
+        out.clear();
+        if bytes == 0 {
+            return Ok(());
+        }
+        let readback = Buffer::new(
+            &self.ctx,
+            bytes,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+            "compute skinning readback",
+        )?;
+        let d = self.ctx.device();
+        use vk::AccessFlags2 as A;
+        use vk::PipelineStageFlags2 as S;
+        self.ctx.run_once(|cmd| {
+            buffer_barrier(
+                d,
+                cmd,
+                src.raw(),
+                (S::COMPUTE_SHADER, A::SHADER_STORAGE_WRITE),
+                (S::COPY, A::TRANSFER_READ),
+            );
+            copy_buffer(d, cmd, src, &readback, bytes);
+            buffer_barrier(d, cmd, readback.raw(), (S::COPY, A::TRANSFER_WRITE), (S::HOST, A::HOST_READ));
+        })?;
+        out.extend_from_slice(bytemuck::cast_slice(&readback.mapped()?[..bytes as usize]));
+        Ok(())
+    }
+
     /// Replaces the vertex colours of a registered mesh (waits for the frame in flight).
     ///
     /// # Errors
@@ -253,7 +330,13 @@ impl Renderer {
 
     /// Resolves `frame` into the plan, checking it against the registered meshes.
     pub(crate) fn check(&mut self, frame: &FrameData) -> Result<(), RenderError> {
-        self.plan.build(frame, &self.meshes, self.ctx.limits().max_texel_buffer_elements)?;
+        let limits = self.ctx.limits();
+        self.plan.build(
+            frame,
+            &self.meshes,
+            limits.max_texel_buffer_elements,
+            limits.min_storage_buffer_offset_alignment,
+        )?;
         crate::crowd::plan(&frame.crowds, &self.crowds, &self.meshes, &self.ctx, &mut self.crowd_plan)
     }
 
@@ -316,6 +399,7 @@ impl Renderer {
         slot.dual_quats.stage(&ctx, &[bytemuck::cast_slice(&frame.dual_quats)])?;
         slot.dq_scales.stage(&ctx, &[bytemuck::cast_slice(&frame.dq_scales)])?;
         slot.cpu_vertices.stage(&ctx, &[bytemuck::cast_slice(&frame.cpu_vertices)])?;
+        slot.morph_active.stage(&ctx, &[bytemuck::cast_slice(&self.plan.morph_list)])?;
         slot.lines.stage(&ctx, &[bytemuck::cast_slice(&frame.lines), bytemuck::cast_slice(&frame.overlay_lines)])?;
         // Compute outputs: one buffer per compute slot of the plan, grown when needed.
         for (k, &bytes) in self.plan.compute_bytes.iter().enumerate() {
@@ -325,7 +409,9 @@ impl Renderer {
             let b = Buffer::new(
                 &ctx,
                 bytes,
-                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::VERTEX_BUFFER,
+                vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::VERTEX_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_SRC,
                 MemoryLocation::GpuOnly,
                 "compute skinning output",
             )?;
@@ -335,6 +421,8 @@ impl Renderer {
                 slot.compute_out[k] = b;
             }
         }
+        slot.compute_of.clear();
+        slot.compute_of.extend(self.plan.items.iter().map(|i| i.compute.map(|c| (c.slot, i.push.vertex_count))));
         ensure_bone_view(&ctx, slot)?;
         crate::crowd::prepare(
             &ctx,
@@ -420,6 +508,7 @@ impl Renderer {
         slot.matrices.record_upload(d, cmd, palette_readers);
         slot.dual_quats.record_upload(d, cmd, palette_readers);
         slot.dq_scales.record_upload(d, cmd, palette_readers);
+        slot.morph_active.record_upload(d, cmd, (S::VERTEX_SHADER | S::COMPUTE_SHADER, A::SHADER_STORAGE_READ));
         let vertex_input = (S::VERTEX_ATTRIBUTE_INPUT, A::VERTEX_ATTRIBUTE_READ);
         slot.cpu_vertices.record_upload(d, cmd, vertex_input);
         slot.lines.record_upload(d, cmd, vertex_input);
@@ -441,6 +530,13 @@ impl Renderer {
                 }
                 Res::BoneTexels => set.texel(at, slot.bone_view.expect("created in prepare").1),
                 Res::DqScales => set.buffer(at, slot.dq_scales.buffer().raw()),
+                Res::MorphDeltas => {
+                    set.buffer(at, mesh.morph.as_ref().expect("planned: morphed meshes have deltas").0.raw())
+                }
+                Res::MorphActive => {
+                    let (offset, range) = item.morph.expect("planned with an active list");
+                    set.buffer_range(at, slot.morph_active.buffer().raw(), offset, range)
+                }
             };
         }
     }
@@ -452,6 +548,8 @@ impl Renderer {
             let pipeline = match work.pipeline {
                 Comp::Lbs => &self.compute.lbs,
                 Comp::Dq => &self.compute.dq,
+                Comp::LbsMorph => &self.compute.lbs_morph,
+                Comp::DqMorph => &self.compute.dq_morph,
             };
             let mut set = Descriptors::default();
             self.descriptors(slot, item, work.bindings, &mut set);
@@ -475,6 +573,8 @@ impl Renderer {
             Gfx::Mesh => &self.graphics.mesh,
             Gfx::SkinLbs => &self.graphics.skin_lbs,
             Gfx::SkinDq => &self.graphics.skin_dq,
+            Gfx::SkinLbsMorph => &self.graphics.skin_lbs_morph,
+            Gfx::SkinDqMorph => &self.graphics.skin_dq_morph,
             Gfx::BoneTexture => &self.graphics.bone_texture,
         }
     }
@@ -763,6 +863,8 @@ mod tests {
             ..Mesh::default()
         };
         let id = r.add_mesh(&mesh, &Coloring::Uniform([1.0; 3])).unwrap();
+        let targets = anim_core::MorphTargets::new(3, 3).with_positions(vec![vec![Vec3::x(); 3]; 3]).unwrap();
+        r.add_morph_targets(id, &targets).unwrap();
         let lbs = Palette::Matrices(vec![Mat4::identity()]);
         let dq = Palette::from_matrices(anim_core::SkinMethod::Dq, &[Mat4::new_scaling(2.0)]);
         // A crowd of a one-joint atlas (a clip without tracks: the rest pose), culled and not.
@@ -799,6 +901,8 @@ mod tests {
             }
             for path in [SkinPath::VertexShader, SkinPath::Compute] {
                 f.add_skinned(id, Mat4::identity(), path, &dq).unwrap();
+                f.add_skinned_morphed(id, Mat4::identity(), path, &lbs, &[0.5, 0.0, -1.0]).unwrap();
+                f.add_skinned_morphed(id, Mat4::identity(), path, &dq, &[0.0, 0.25, 0.0]).unwrap();
             }
             f.add_cpu(id, Mat4::identity(), &mesh.positions, &[Vec3::z(); 3]).unwrap();
             f.line(Vec3::zeros(), Vec3::x(), [1.0; 4]);
@@ -810,6 +914,7 @@ mod tests {
         target.render(&mut r, &frame).unwrap();
         let items = (r.plan.items.as_ptr(), r.plan.items.capacity());
         let compute = r.plan.compute_bytes.as_ptr();
+        let morph = (r.plan.morph_list.as_ptr(), r.plan.morph_list.capacity());
         let crowds = (r.crowd_plan.as_ptr(), r.crowd_plan.capacity());
         let first = r.slot();
         for k in 1..6 {
@@ -817,13 +922,20 @@ mod tests {
             target.render(&mut r, &frame).unwrap();
             assert_eq!((r.plan.items.as_ptr(), r.plan.items.capacity()), items);
             assert_eq!(r.plan.compute_bytes.as_ptr(), compute);
+            assert_eq!((r.plan.morph_list.as_ptr(), r.plan.morph_list.capacity()), morph);
             assert_eq!((r.crowd_plan.as_ptr(), r.crowd_plan.capacity()), crowds);
             assert_eq!(r.crowd_visible(crowd), Some(3));
             assert_eq!(r.slot(), (first + k) % FRAMES_IN_FLIGHT);
         }
-        assert_eq!(r.plan.items.len(), 7);
-        assert_eq!(r.plan.compute_slots, 2);
-        assert!(r.slots.iter().all(|s| s.compute_out.len() == 2));
+        assert_eq!(r.plan.items.len(), 11);
+        assert_eq!(r.plan.compute_slots, 4);
+        assert!(r.slots.iter().all(|s| s.compute_out.len() == 4));
+        // Four morphed items, each list at its own aligned offset: two or one active targets.
+        let morphed: Vec<_> = r.plan.items.iter().filter_map(|i| i.morph).collect();
+        assert_eq!(morphed.len(), 4);
+        let align = ctx.limits().min_storage_buffer_offset_alignment.max(16);
+        assert!(morphed.iter().all(|(offset, _)| offset % align == 0));
+        assert_eq!(morphed.iter().map(|(_, len)| *len).collect::<Vec<_>>(), [32, 24, 32, 24]);
         assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
     }
 }

@@ -18,6 +18,10 @@ pub const MESH_FRAG: &[u8] = spirv!("mesh.frag");
 pub const SKIN_LBS_VERT: &[u8] = spirv!("skin_lbs.vert");
 /// Vertex-shader dual-quaternion skinning.
 pub const SKIN_DQ_VERT: &[u8] = spirv!("skin_dq.vert");
+/// Vertex-shader linear blend skinning of morphed vertices.
+pub const SKIN_LBS_MORPH_VERT: &[u8] = spirv!("skin_lbs_morph.vert");
+/// Vertex-shader dual-quaternion skinning of morphed vertices.
+pub const SKIN_DQ_MORPH_VERT: &[u8] = spirv!("skin_dq_morph.vert");
 /// Compute linear blend skinning.
 pub const SKIN_LBS_COMP: &[u8] = spirv!("skin_lbs.comp");
 /// Compute dual-quaternion skinning.

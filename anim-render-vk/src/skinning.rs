@@ -18,8 +18,9 @@ use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
 
 /// The most morph targets with a non-zero weight one draw may apply on the GPU (the
-/// `*_morph` passes loop over them per vertex). A mesh may have any number of targets;
-/// only the active ones count.
+/// `*_morph` passes, compute and vertex shader, loop over them per vertex; the renderer
+/// answers more with [`RenderError::TooManyMorphTargets`]). A mesh may have any number of
+/// targets; only the active ones count.
 pub const MAX_ACTIVE_MORPH_TARGETS: usize = 64;
 
 /// Workgroup size of the compute passes (`local_size_x` in `shaders/skin_compute.glsl`).
@@ -122,8 +123,8 @@ impl GpuSkinner {
     ///
     /// # Errors
     /// As [`GpuSkinner::skin`]; targets for another vertex count, not one weight a target, a
-    /// non-finite weight, or more than [`MAX_ACTIVE_MORPH_TARGETS`] non-zero weights
-    /// ([`RenderError::Input`]).
+    /// non-finite weight ([`RenderError::Input`]), or more than [`MAX_ACTIVE_MORPH_TARGETS`]
+    /// non-zero weights ([`RenderError::TooManyMorphTargets`]).
     #[allow(clippy::too_many_arguments)]
     pub fn skin_morphed(
         &self,
@@ -176,16 +177,8 @@ impl GpuSkinner {
                     w.len()
                 )));
             }
-            if let Some(i) = w.iter().position(|x| !x.is_finite()) {
-                return Err(RenderError::Input(format!("morph weight {i} is not finite")));
-            }
+            crate::frame::active_morph_targets(w, "GpuSkinner::skin_morphed")?;
             active.extend(w.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(t, x)| [t as u32, x.to_bits()]));
-            if active.len() > MAX_ACTIVE_MORPH_TARGETS {
-                return Err(RenderError::Input(format!(
-                    "{} active morph targets, at most {MAX_ACTIVE_MORPH_TARGETS} a draw",
-                    active.len()
-                )));
-            }
             if !active.is_empty() {
                 let (pd, nd) = (targets.position_deltas(), targets.normal_deltas());
                 deltas.reserve(2 * n * targets.target_count());

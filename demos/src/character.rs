@@ -1,10 +1,13 @@
 //! A character to draw: the default mannequin or a glTF file, posed from a clip, drawn with
 //! any skinning backend (CPU, GPU vertex shader, GPU compute) and method (LBS, DQ).
+//! Parts with morph targets (the mannequin's `breathe` and `brow_raise`, a glTF
+//! primitive's targets) are morphed with the clip's sampled weights before skinning, on
+//! every backend.
 
 use crate::DemoError;
 use anim_core::SkinMethod;
 use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Clip, Mesh, Palette, Pose, Skeleton, Skin, TimePolicy};
+use anim_core::{Clip, Mesh, MorphTargets, Palette, Pose, Skeleton, Skin, TimePolicy};
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinPath};
 use std::path::Path;
@@ -59,6 +62,18 @@ pub struct Part {
     pub skin: Option<usize>,
     /// Skeleton joint whose world matrix places a rigid part.
     pub joint: usize,
+    /// Morph targets of the mesh (with their default weights), or `None`.
+    pub morph: Option<MorphTargets>,
+    /// The target of the clips' weight tracks that animate [`Part::morph`] (the glTF node's
+    /// joint, or the mannequin's [`anim_mannequin::MESH_NODE`]).
+    pub morph_node: usize,
+}
+
+impl Part {
+    /// A part without morph targets.
+    pub fn new(mesh: Mesh, skin: Option<usize>, joint: usize) -> Self {
+        Self { mesh, skin, joint, morph: None, morph_node: joint }
+    }
 }
 
 /// A character: skeleton, skins, parts and clips.
@@ -94,7 +109,11 @@ impl Character {
             name: "mannequin".into(),
             bone_mask: vec![true; m.skeleton.len()],
             skins: vec![skin],
-            parts: vec![Part { mesh: with_normals(m.mesh), skin: Some(0), joint: 0 }],
+            parts: vec![Part {
+                morph: Some(m.morph),
+                morph_node: anim_mannequin::MESH_NODE,
+                ..Part::new(with_normals(m.mesh), Some(0), 0)
+            }],
             clips: m.clips,
             skeleton: m.skeleton,
         }
@@ -119,7 +138,11 @@ impl Character {
             parts: model
                 .meshes
                 .iter()
-                .map(|m| Part { mesh: with_normals(m.data.clone()), skin: m.skin, joint: m.joint })
+                .map(|m| Part {
+                    morph: m.morph.clone(),
+                    morph_node: m.joint,
+                    ..Part::new(with_normals(m.data.clone()), m.skin, m.joint)
+                })
                 .collect(),
             clips: model.clips,
             skeleton: model.skeleton,
@@ -166,7 +189,7 @@ impl Character {
     }
 
     /// Uploads every part with `coloring` (debug colourings apply to skinned parts; rigid
-    /// parts get a neutral colour).
+    /// parts get a neutral colour), and the morph targets of skinned parts.
     ///
     /// # Errors
     /// Upload failure.
@@ -175,7 +198,11 @@ impl Character {
             .iter()
             .map(|p| {
                 let c = if p.mesh.influences.is_some() { coloring.clone() } else { Coloring::Uniform([0.7, 0.7, 0.7]) };
-                Ok(renderer.add_mesh(&p.mesh, &c)?)
+                let id = renderer.add_mesh(&p.mesh, &c)?;
+                if let (Some(m), Some(_)) = (&p.morph, &p.mesh.influences) {
+                    renderer.add_morph_targets(id, m)?;
+                }
+                Ok(id)
             })
             .collect()
     }
@@ -199,6 +226,11 @@ pub struct Posed {
     pub positions: Vec<Vec<Vec3>>,
     /// CPU-skinned normals per part.
     pub normals: Vec<Vec<Vec3>>,
+    /// Morph weights per part (empty for a part without targets): the defaults, or the
+    /// clip's as [`Posed::sample`] / [`Posed::sample_weights`] set them.
+    pub weights: Vec<Vec<f32>>,
+    /// Morphed bind positions and normals per part (CPU skinning of morphed parts).
+    morphed: Vec<(Vec<Vec3>, Vec<Vec3>)>,
 }
 
 impl Posed {
@@ -211,6 +243,19 @@ impl Posed {
             fresh: [false; 2],
             positions: ch.parts.iter().map(|p| p.mesh.positions.clone()).collect(),
             normals: ch.parts.iter().map(|p| p.mesh.normals.clone()).collect(),
+            weights: ch
+                .parts
+                .iter()
+                .map(|p| p.morph.as_ref().map_or(Vec::new(), |m| m.default_weights().to_vec()))
+                .collect(),
+            morphed: ch
+                .parts
+                .iter()
+                .map(|p| match p.morph {
+                    Some(_) => (p.mesh.positions.clone(), p.mesh.normals.clone()),
+                    None => (Vec::new(), Vec::new()),
+                })
+                .collect(),
         };
         // The rest pose of a valid skeleton always evaluates.
         let _ = p.update(ch);
@@ -228,7 +273,26 @@ impl Posed {
             let clip = ch.clips.get(c).ok_or_else(|| DemoError::Args(format!("no clip {c}")))?;
             clip.sample(time, TimePolicy::Wrap, &mut self.pose)?;
         }
+        self.sample_weights(ch, clip, time)?;
         self.update(ch)
+    }
+
+    /// Sets every morphed part's weights to its defaults, then to `clip`'s weight track for
+    /// the part at `time` (looping) where the clip has one. Allocates nothing.
+    ///
+    /// # Errors
+    /// Unknown clip, or a weight track of another target count.
+    pub fn sample_weights(&mut self, ch: &Character, clip: Option<usize>, time: f32) -> Result<(), DemoError> {
+        let clip = clip.map(|c| ch.clips.get(c).ok_or_else(|| DemoError::Args(format!("no clip {c}")))).transpose()?;
+        for (part, w) in ch.parts.iter().zip(&mut self.weights) {
+            let Some(m) = &part.morph else { continue };
+            w.copy_from_slice(m.default_weights());
+            if let Some(c) = clip {
+                c.sample_weights(part.morph_node, time, TimePolicy::Wrap, w)
+                    .map_err(|e| DemoError::Args(format!("morph weights of clip {:?}: {e}", c.name())))?;
+            }
+        }
+        Ok(())
     }
 
     /// Recomputes the world matrices from [`Posed::pose`]; palettes follow on demand.
@@ -267,22 +331,28 @@ impl Posed {
         let palettes = &self.palettes[method_slot(method)];
         for (i, part) in ch.parts.iter().enumerate() {
             let (pos, nrm) = (&mut self.positions[i], &mut self.normals[i]);
+            // Morph first (glTF's order), then skin or place the morphed vertices.
+            let (bind_p, bind_n) = match &part.morph {
+                Some(m) => {
+                    let (mp, mn) = &mut self.morphed[i];
+                    m.apply(&self.weights[i], &part.mesh.positions, mp, Some((&part.mesh.normals, mn)))
+                        .map_err(|e| DemoError::Args(format!("morphing part {i}: {e}")))?;
+                    (&mp[..], &mn[..])
+                }
+                None => (&part.mesh.positions[..], &part.mesh.normals[..]),
+            };
             match (part.skin, &part.mesh.influences) {
                 (Some(s), Some(inf)) => {
-                    let input = SkinningInput {
-                        influences: inf,
-                        positions: &part.mesh.positions,
-                        normals: Some(&part.mesh.normals),
-                    };
+                    let input = SkinningInput { influences: inf, positions: bind_p, normals: Some(bind_n) };
                     let mut out = SkinningOutput { positions: pos, normals: Some(nrm) };
                     skinning::skin(&input, &palettes[s], NormalMode::Direct, &mut out)?;
                 }
                 _ => {
                     let m = &self.world[part.joint];
-                    for (o, p) in pos.iter_mut().zip(&part.mesh.positions) {
+                    for (o, p) in pos.iter_mut().zip(bind_p) {
                         *o = (m * p.push(1.0)).xyz();
                     }
-                    for (o, n) in nrm.iter_mut().zip(&part.mesh.normals) {
+                    for (o, n) in nrm.iter_mut().zip(bind_n) {
                         *o = (m * n.push(0.0)).xyz().try_normalize(1e-20).unwrap_or_else(Vec3::zeros);
                     }
                 }
@@ -311,7 +381,11 @@ impl Posed {
         method: SkinMethod,
         backend: Backend,
     ) -> Result<(), DemoError> {
-        if backend == Backend::Cpu {
+        // Rigid parts with morph targets are morphed on the CPU whatever the backend (the
+        // renderer's static path does not morph); skinned ones on the GPU paths are morphed
+        // there, with the weights passed per draw.
+        let rigid_morph = ch.parts.iter().any(|p| p.morph.is_some() && p.mesh.influences.is_none());
+        if backend == Backend::Cpu || rigid_morph {
             self.skin_cpu(ch, method)?;
         } else {
             self.palettes(ch, method)?;
@@ -320,11 +394,14 @@ impl Posed {
         for (i, (part, id)) in ch.parts.iter().zip(meshes).enumerate() {
             let skin = part.skin.filter(|_| part.mesh.influences.is_some());
             match (skin, backend) {
+                (None, _) if part.morph.is_some() => {
+                    frame.add_cpu(*id, *model, &self.positions[i], &self.normals[i])?;
+                }
                 (None, _) => frame.add_static(*id, model * self.world[part.joint], [1.0; 3]),
                 (Some(_), Backend::Cpu) => frame.add_cpu(*id, *model, &self.positions[i], &self.normals[i])?,
                 (Some(s), gpu) => {
                     let path = if gpu == Backend::Compute { SkinPath::Compute } else { SkinPath::VertexShader };
-                    frame.add_skinned(*id, *model, path, &palettes[s])?;
+                    frame.add_skinned_morphed(*id, *model, path, &palettes[s], &self.weights[i])?;
                 }
             }
         }

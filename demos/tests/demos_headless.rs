@@ -399,3 +399,91 @@ fn bone_texture_leaves_a_vertex_without_weights_at_rest() {
     assert_eq!(n, 0);
     assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
 }
+
+/// The viewer's mannequin at the top of the idle's breath (t = 1 s: `breathe` and
+/// `brow_raise` at weight 1): the GPU vertex-shader and compute backends draw the image of
+/// the CPU backend (morph, then skin), LBS and DQ; and the breath shows: the same frame with
+/// its morph weights zeroed draws a different image.
+#[test]
+fn viewer_mannequin_breathes_on_every_backend() {
+    let shot = |backend: Backend, method: SkinMethod, unmorphed: bool| {
+        let ctx = Context::new(&ContextDesc { validation: true, window: None }).unwrap();
+        let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+        let mut target = Offscreen::new(&ctx, W, H).unwrap();
+        let mut args = CommonArgs::headless(1, W, H);
+        args.clip = Some("idle".into());
+        args.start = 1.0;
+        let mut app = App::<viewer::Viewer>::new(&mut renderer, &args).unwrap();
+        app.scene.show_grid = false;
+        app.scene.stage.show_skeleton = false;
+        app.scene.stage.backend = backend;
+        app.scene.stage.method = method;
+        app.step(&mut renderer, 0.0).unwrap();
+        let w = &app.scene.stage.posed.weights[0];
+        assert!((w[0] - 1.0).abs() < 1e-6 && (w[1] - 1.0).abs() < 1e-6, "idle weights at 1 s: {w:?}");
+        if unmorphed {
+            app.frame.morph_weights.fill(0.0);
+        }
+        target.render(&mut renderer, &app.frame).unwrap();
+        assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+        target.image().unwrap()
+    };
+    let differing = |a: &RgbaImage, b: &RgbaImage| {
+        a.pixels
+            .chunks_exact(4)
+            .zip(b.pixels.chunks_exact(4))
+            .filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 2))
+            .count()
+    };
+    for method in [SkinMethod::Lbs, SkinMethod::Dq] {
+        let cpu = shot(Backend::Cpu, method, false);
+        for backend in [Backend::Vertex, Backend::Compute] {
+            let gpu = shot(backend, method, false);
+            let d = differing(&gpu, &cpu);
+            assert!(d <= 10, "{backend:?} {method:?}: {d} pixels differ from the CPU backend");
+        }
+        let still = shot(Backend::Vertex, method, true);
+        let d = differing(&still, &cpu);
+        assert!(d > 20, "{method:?}: the breath changes only {d} pixels");
+    }
+}
+
+/// A glTF model whose unskinned primitive has animated morph targets (SimpleMorph) is
+/// morphed in the viewer on every backend: the image changes with the clip's weights and
+/// the GPU backends draw the CPU backend's image.
+#[test]
+fn viewer_morphs_an_unskinned_gltf_primitive() {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/assets"))
+        .join("SimpleMorph/SimpleMorph.gltf");
+    let shot = |backend: Backend, time: f32| {
+        let ctx = Context::new(&ContextDesc { validation: true, window: None }).unwrap();
+        let mut renderer = Renderer::new(&ctx, OFFSCREEN_FORMAT).unwrap();
+        let mut target = Offscreen::new(&ctx, W, H).unwrap();
+        let mut args = CommonArgs::headless(1, W, H);
+        args.model = Some(path.clone());
+        args.start = time;
+        let mut app = App::<viewer::Viewer>::new(&mut renderer, &args).unwrap();
+        app.scene.show_grid = false;
+        app.scene.stage.show_skeleton = false;
+        app.scene.stage.backend = backend;
+        app.step(&mut renderer, 0.0).unwrap();
+        target.render(&mut renderer, &app.frame).unwrap();
+        assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+        (target.image().unwrap(), app.scene.stage.posed.weights[0].clone())
+    };
+    let differing = |a: &RgbaImage, b: &RgbaImage| {
+        a.pixels
+            .chunks_exact(4)
+            .zip(b.pixels.chunks_exact(4))
+            .filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 2))
+            .count()
+    };
+    let (rest, w0) = shot(Backend::Vertex, 0.0);
+    let (moved, w1) = shot(Backend::Vertex, 1.5);
+    assert_ne!(w0, w1, "the clip animates the weights");
+    assert!(differing(&rest, &moved) > 100, "the morph does not show");
+    for backend in [Backend::Cpu, Backend::Compute] {
+        let (img, _) = shot(backend, 1.5);
+        assert!(differing(&img, &moved) <= 10, "{backend:?} differs from the vertex backend");
+    }
+}

@@ -109,7 +109,7 @@ impl Scene for DqVsLbs {
                     bone_mask: vec![true; skeleton.len()],
                     skeleton,
                     skins: vec![skin],
-                    parts: vec![Part { mesh, skin: Some(0), joint: 0 }],
+                    parts: vec![Part::new(mesh, Some(0), 0)],
                     clips: Vec::new(),
                 };
                 (ch, true)

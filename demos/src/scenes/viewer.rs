@@ -201,6 +201,8 @@ impl Scene for Viewer {
                 let posed = &mut self.stage.posed;
                 posed.pose.locals_mut().copy_from_slice(self.stage.character.skeleton.rest_pose().locals());
                 r.clip.sample(r.playback.time(), TimePolicy::Clamp, &mut posed.pose)?;
+                // The root-motion clip is made from the source clip: its morph weights too.
+                posed.sample_weights(&self.stage.character, Some(r.source), r.playback.time())?;
                 self.stage.update()?;
                 r.world.to_matrix()
             }

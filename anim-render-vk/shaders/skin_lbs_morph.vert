@@ -1,0 +1,6 @@
+#version 450
+#define MORPH
+#include "common.glsl"
+#include "skin_inputs.glsl"
+#include "skin_lbs.glsl"
+#include "skin_vertex.glsl"
