@@ -7,8 +7,8 @@
 //! morphed = base + Σᵢ wᵢ · Δᵢ
 //! ```
 //!
-//! for positions, normals and tangents alike (normals and tangents are renormalized later,
-//! by skinning or the node transform). Morphing comes **before** skinning, as the glTF
+//! for positions, normals and tangents alike ([`MorphTargets::apply`] normalizes morphed
+//! normals; tangents are left to the caller). Morphing comes **before** skinning, as the glTF
 //! specification requires. Weights are not clamped: any finite value is allowed.
 //!
 //! A clip animates weights with [`WeightTrack`]s (glTF's `weights` channels): `count`
@@ -197,8 +197,9 @@ impl MorphTargets {
     }
 
     /// Morphs `base_positions` (and `normals`: `(base, out)`, when given) with `weights`:
-    /// `out = base + Σ wᵢ · Δᵢ` over the targets whose weight is not zero. Normals are not
-    /// renormalized here (skinning does it). Returns the number of active targets.
+    /// `out = base + Σ wᵢ · Δᵢ` over the targets whose weight is not zero. Morphed normals are
+    /// then normalized (a morphed normal of zero length keeps its base normal). Returns the
+    /// number of active targets.
     /// Allocates nothing.
     ///
     /// # Errors
@@ -231,12 +232,21 @@ impl MorphTargets {
             LengthMismatch::check("base normals", base.len(), self.vertex_count)?;
             LengthMismatch::check("morphed normals", out.len(), self.vertex_count)?;
             out.copy_from_slice(base);
+            let mut moved = false;
             for (t, &w) in weights.iter().enumerate() {
-                if w == 0.0 {
+                if w == 0.0 || self.normals.is_empty() {
                     continue;
                 }
+                moved = true;
                 for (o, d) in out.iter_mut().zip(self.target(&self.normals, t)) {
                     *o += d * w;
+                }
+            }
+            if moved {
+                // Unit again, so that every skinning kernel (the rigid dual-quaternion one
+                // keeps lengths as they come) sees what the GPU's renormalization gives.
+                for (o, b) in out.iter_mut().zip(base) {
+                    *o = o.try_normalize(f32::MIN_POSITIVE).unwrap_or(*b);
                 }
             }
         }
@@ -501,7 +511,12 @@ mod tests {
         // 0.5·1 − 2·100 on x of vertex 0, on y of vertex 1.
         assert_eq!(p[0], Vec3::new(1.0 - 199.5, 2.0, 3.0));
         assert_eq!(p[1], Vec3::new(-1.0, -199.5, 0.5));
-        assert_eq!(n[0], Vec3::new(0.25 + 1.0, 0.0, 1.0));
+        // (0.25 + 1, 0, 1), normalized; a normal morphed to zero length keeps its base.
+        assert!((n[0] - Vec3::new(1.25, 0.0, 1.0).normalize()).norm() < 1e-7, "{:?}", n[0]);
+        let (mut p2, mut n2) = ([Vec3::zeros(); 2], [Vec3::zeros(); 2]);
+        let cancel = MorphTargets::new(2, 1).with_normals(vec![vec![-Vec3::z(), Vec3::zeros()]]).unwrap();
+        cancel.apply(&[1.0], &base, &mut p2, Some((&nb, &mut n2))).unwrap();
+        assert_eq!(n2, nb);
         let tb = [[0.0, 0.0, 1.0, -1.0]; 2];
         let mut t = [[0.0; 4]; 2];
         m.apply_tangents(&w, &tb, &mut t).unwrap();

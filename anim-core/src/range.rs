@@ -168,7 +168,8 @@ pub enum RangeError {
     Mesh {
         /// Index of the mesh in the meshes given.
         mesh: usize,
-        /// `"bind-pose position"` or `"transformed position"`.
+        /// `"bind-pose position"` or `"transformed position"` (an importer may also report
+        /// `"morphed position"` or `"morphed normal"`).
         what: &'static str,
         /// The bound reached.
         bound: f64,

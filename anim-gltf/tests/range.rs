@@ -81,3 +81,28 @@ fn inverse_binds_and_positions_out_of_range() {
     let e = err(&v);
     assert_eq!(e.path(), Some("/meshes/0/primitives/0/attributes/POSITION"), "{e}");
 }
+
+/// SimpleMorph with its default weights replaced, loaded from its folder.
+fn simple_morph(weights: Value) -> Result<anim_gltf::Model, GltfError> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/SimpleMorph");
+    let mut v: Value = serde_json::from_slice(&std::fs::read(dir.join("SimpleMorph.gltf")).unwrap()).unwrap();
+    v["meshes"][0]["weights"] = weights;
+    // No animation, so that only the default weights matter.
+    v.as_object_mut().unwrap().remove("animations");
+    load_from_bytes(&serde_json::to_vec(&v).unwrap(), Some(&dir))
+}
+
+#[test]
+fn morph_weights_that_could_leave_the_range() {
+    // Deltas of length about 1 with a weight of 1e30 would put vertices 1e30 away.
+    let e = simple_morph(json!([1e30, 0.0])).unwrap_err();
+    assert_eq!(e.path(), Some("/meshes/0/primitives/0/targets"), "{e}");
+    assert!(matches!(&e, GltfError::OutOfRange { source: RangeError::Mesh { what: "morphed position", .. }, .. }), "{e}");
+    // Large but within the range: loads, and morphing gives finite positions.
+    let m = simple_morph(json!([1e6, -1e6])).unwrap();
+    let inst = &m.meshes[0];
+    let targets = inst.morph.as_ref().unwrap();
+    let mut out = vec![anim_math::Vec3::zeros(); inst.data.positions.len()];
+    targets.apply(targets.default_weights(), &inst.data.positions, &mut out, None).unwrap();
+    assert!(out.iter().all(|p| p.iter().all(|c| c.is_finite())));
+}
