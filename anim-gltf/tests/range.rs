@@ -97,7 +97,10 @@ fn morph_weights_that_could_leave_the_range() {
     // Deltas of length about 1 with a weight of 1e30 would put vertices 1e30 away.
     let e = simple_morph(json!([1e30, 0.0])).unwrap_err();
     assert_eq!(e.path(), Some("/meshes/0/primitives/0/targets"), "{e}");
-    assert!(matches!(&e, GltfError::OutOfRange { source: RangeError::Mesh { what: "morphed position", .. }, .. }), "{e}");
+    assert!(
+        matches!(&e, GltfError::OutOfRange { source: RangeError::Mesh { what: "morphed position", .. }, .. }),
+        "{e}"
+    );
     // Large but within the range: loads, and morphing gives finite positions.
     let m = simple_morph(json!([1e6, -1e6])).unwrap();
     let inst = &m.meshes[0];

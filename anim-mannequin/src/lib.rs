@@ -54,7 +54,8 @@
 //! the 4 stored; weights sum to 1).
 //!
 //! **Morph targets** ([`Mannequin::morph`]): `breathe` (the chest widens) and `brow_raise`;
-//! the idle animates both with a weights track on [`MESH_NODE`].
+//! the idle animates both with a weights track on [`MESH_NODE`], and walk and run breathe
+//! once a stride.
 //!
 //! **Clips.** `idle` (2 s), `walk` (1 s), `run` (0.7 s) loop with the same phase convention:
 //! the left foot touches down at `t = 0` and the right foot at half the cycle, so they can
@@ -170,8 +171,9 @@ pub struct Mannequin {
     /// The skinned mesh; influence joint indices are skeleton indices (bind it with
     /// [`anim_core::Skin::from_skeleton`]).
     pub mesh: Mesh,
-    /// `idle`, `walk`, `run`, `jump`, `punch`, `lean_left`, in this order. `idle` also
-    /// animates the mesh's morph weights (a [`anim_core::WeightTrack`] for [`MESH_NODE`]).
+    /// `idle`, `walk`, `run`, `jump`, `punch`, `lean_left`, in this order. `idle`, `walk`
+    /// and `run` also animate the mesh's morph weights (a [`anim_core::WeightTrack`] for
+    /// [`MESH_NODE`]): a breath and a brow raise in the idle, a breath a stride when moving.
     pub clips: Vec<Clip>,
     /// Morph targets of [`Mannequin::mesh`], named as in [`MORPH_TARGETS`]: `breathe`
     /// widens the chest along its horizontal normals (up to 3 cm), `brow_raise` lifts the
@@ -208,7 +210,9 @@ pub fn build() -> Mannequin {
     let mesh = mesh();
     let morph = morph_targets(&mesh);
     let idle = idle().with_weight_tracks(vec![breathing()]).expect("one weight track, for the mesh node");
-    let clips = vec![idle, walk_or_run(&WALK), walk_or_run(&RUN), jump(), punch(), lean_left()];
+    let walk = walk_or_run(&WALK).with_weight_tracks(vec![stride_breathing(&WALK, 0.45)]).expect("one weight track");
+    let run = walk_or_run(&RUN).with_weight_tracks(vec![stride_breathing(&RUN, 0.9)]).expect("one weight track");
+    let clips = vec![idle, walk, run, jump(), punch(), lean_left()];
     Mannequin { skeleton, mesh, clips, morph }
 }
 
@@ -257,6 +261,15 @@ fn breathing() -> WeightTrack {
     let times = vec![0.0, 0.5, 1.0, 1.5, 2.0];
     // (breathe, brow_raise) a key.
     let values = vec![0.0, 0.0, 0.5, 0.0, 1.0, 1.0, 0.5, 0.0, 0.0, 0.0];
+    WeightTrack::new(MESH_NODE, 2, Interpolation::Linear, times, values).expect("increasing keys, two weights each")
+}
+
+/// Breathing in step with a gait: one breath a cycle, `depth` the largest `breathe` weight
+/// (deeper when running); the brow stays down.
+fn stride_breathing(g: &Gait, depth: f32) -> WeightTrack {
+    let p = g.period;
+    let times = vec![0.0, 0.5 * p, p];
+    let values = vec![0.2 * depth, 0.0, depth, 0.0, 0.2 * depth, 0.0];
     WeightTrack::new(MESH_NODE, 2, Interpolation::Linear, times, values).expect("increasing keys, two weights each")
 }
 
