@@ -7,7 +7,8 @@ use nalgebra::{Quaternion, Unit};
 /// The shortest rotation that turns direction `from` into direction `to`.
 ///
 /// Neither input needs to be unit length. Parallel directions give the identity;
-/// anti-parallel directions give a half turn about an axis orthogonal to `from`. A
+/// exactly anti-parallel directions give a half turn about an axis orthogonal to `from`,
+/// and directions just short of that keep their own axis (no snapping to a half turn). A
 /// zero-length or non-finite input gives the identity. Precise down to tiny angles (an
 /// iterative IK solver relies on that to close the last millimetre).
 #[inline]
@@ -22,13 +23,23 @@ pub fn from_to(from: &Vec3, to: &Vec3) -> Quat {
     // cross product.
     let m = (lf2 * lt2).sqrt();
     let d = from.dot(to);
-    if d <= (-1.0 + 1e-6) * m {
+    let mut c = from.cross(to);
+    if d < 0.0 {
+        // Near a half turn `f × t` is small and its rounding error is not: any part of it
+        // along `f` would turn `f` off the plane it must stay in. Keep it orthogonal to `f`.
+        c -= from * (c.dot(from) / lf2);
+    }
+    let c2 = c.norm_squared();
+    // Past a quarter turn `m + d` cancels. Lagrange's identity (|f|²|t|² = (f·t)² + |f×t|²)
+    // gives it without cancellation as |f×t|² / (m − d), so angles just short of a half
+    // turn keep their axis and their precision.
+    let w = if d >= 0.0 { m + d } else { c2 / (m - d) };
+    if c2 == 0.0 && d < 0.0 {
+        // Exactly opposite: every axis orthogonal to `from` is a shortest one.
         let axis = any_orthogonal(from);
         return Quat::from_axis_angle(&Unit::new_unchecked(axis), std::f32::consts::PI);
     }
-    let c = from.cross(to);
-    let w = m + d;
-    let inv = 1.0 / (w * w + c.norm_squared()).sqrt();
+    let inv = 1.0 / (w * w + c2).sqrt();
     if !inv.is_finite() {
         return Quat::identity();
     }
