@@ -4,10 +4,16 @@
 //!
 //! # Playback
 //! Each character plays clip **A** and optionally a second clip **B** blended over it with
-//! a weight (the book's in-shader blend). Both slots advance by `dt · speed` each update
-//! and follow their clip's rule exactly as [`AtlasClip::advance`] and
-//! [`AtlasClip::frame_pair`] do: looping clips wrap into `[0, duration)`, the others clamp
-//! to `[0, duration]`.
+//! a weight (the book's in-shader blend). Each slot's playback state is a [`Playback`]'s,
+//! kept as columns (unwrapped position, speed, repetitions, loop mode, clamp and finished
+//! flags) and advanced by the same arithmetic as [`Playback::advance`] (one shared
+//! function): time scale (negative included), ping-pong, loop counts and
+//! clamp-when-finished all reach the crowd, and a character's columns and factor are
+//! exactly [`AtlasClip::frame_pair`] of [`Playback::time`]. The playback's duration is
+//! its clip's. [`Crowd::set_playback`] and [`Crowd::playback`] write and read clip A's
+//! state as a `Playback`; without one, a character plays by its clip's rule: a looping
+//! clip repeats forever, any other plays once and holds its last frame
+//! ([`default_playback`]).
 //!
 //! - [`Crowd::set_clip`] crossfades: the playing clip moves to slot B at weight 1, which
 //!   falls linearly to 0 over the fade while the new clip plays in A from time 0. When
@@ -25,14 +31,15 @@
 //! # Update
 //! Clip A of every character is advanced in one branch-free loop over dense arrays (its
 //! clip's constants are copied per character, so nothing is gathered), in blocks of 64
-//! records; times that leave a clip by more than one duration in one step, rare, take
-//! [`AtlasClip::advance`] itself in a second look at the block. The characters with a
+//! records; characters of hand-built clips the fast column rule does not cover (huge or
+//! degenerate clips) take [`AtlasClip::frame_pair`] itself in a second look at the block. The characters with a
 //! clip B are listed apart, in character order, and each block's are advanced after it.
 //! On x86-64 CPUs with AVX2 the same loop runs compiled for AVX2, with identical results.
 //!
 //! [`AnimAtlas`]: crate::anim_texture::AnimAtlas
 
 use crate::anim_texture::AtlasClip;
+use crate::playback::{LoopMode, Playback, advance_position, shown_time};
 use anim_math::{Quat, Vec3};
 use thiserror::Error;
 
@@ -80,13 +87,11 @@ pub struct CharacterDesc {
 }
 
 impl CharacterDesc {
-    /// Sets this character's playback columns from a [`Playback`](crate::playback::Playback):
-    /// the time it shows and its speed. The crowd keeps playback as two flat columns (time
-    /// and speed, advanced by the AVX2 loop) built from that one state type; whether a clip
-    /// loops or clamps is the atlas clip's own rule ([`AtlasClip::looping`]), so ping-pong
-    /// and repetition counts are not carried over.
+    /// Sets `time` and `speed` from a [`Playback`]: the time it shows and its speed. The
+    /// character then plays by its clip's rule ([`default_playback`]); to keep the loop
+    /// mode, repetitions and clamping too, use [`Crowd::add_with_playback`].
     #[must_use]
-    pub fn with_playback(mut self, playback: &crate::playback::Playback) -> Self {
+    pub fn with_playback(mut self, playback: &Playback) -> Self {
         self.time = playback.time();
         self.speed = playback.speed;
         self
@@ -147,6 +152,61 @@ pub enum CrowdError {
     },
 }
 
+/// The playback a character gets without an explicit one: a looping clip repeats
+/// forever, any other plays once and holds its last frame. Its position is 0.
+pub fn default_playback(clip: &AtlasClip) -> Playback {
+    if clip.looping { Playback::new(clip.duration, LoopMode::Repeat) } else { Playback::once(clip.duration) }
+}
+
+/// Flag bits of a playback column: odd cycles run backwards.
+const PING_PONG: u32 = 1;
+/// Flag bit: hold the last frame when finished.
+const CLAMP: u32 = 2;
+/// Flag bit: the playback reached an end.
+const FINISHED: u32 = 4;
+
+/// One playback as the crowd's columns hold it (see [`Playback`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Play {
+    pos: f64,
+    speed: f32,
+    cycles: f64,
+    flags: u32,
+}
+
+impl Play {
+    fn of(p: &Playback) -> Self {
+        let mut flags = if p.mode == LoopMode::PingPong { PING_PONG } else { 0 };
+        flags |= if p.clamp_when_finished { CLAMP } else { 0 };
+        flags |= if p.is_finished() { FINISHED } else { 0 };
+        Self { pos: p.position(), speed: p.speed, cycles: p.cycles(), flags }
+    }
+
+    fn playback(&self, duration: f32) -> Playback {
+        let mode = if self.flags & PING_PONG != 0 { LoopMode::PingPong } else { LoopMode::Repeat };
+        Playback::from_parts(
+            duration,
+            mode,
+            self.speed,
+            self.cycles,
+            self.flags & CLAMP != 0,
+            self.pos,
+            self.flags & FINISHED != 0,
+        )
+    }
+}
+
+/// One [`Playback::advance`] and [`Playback::time`] on column values: from position `u`
+/// by `step = dt · speed` (in `f64`, as `advance` computes it); returns the new position,
+/// the new flags and the clip time shown.
+#[inline(always)]
+fn step_lane(u: f64, step: f64, duration: f32, cycles: f64, flags: u32) -> (f64, u32, f32) {
+    let (u, now) = advance_position(u, step, f64::from(duration), cycles, flags & FINISHED != 0);
+    let flags = flags | if now { FINISHED } else { 0 };
+    let rewound = flags & (FINISHED | CLAMP) == FINISHED;
+    (u, flags, shown_time(u, duration, cycles, flags & PING_PONG != 0, rewound))
+}
+
 /// A fading clip B is cleared once its weight is at most this (it is then invisible; the
 /// slack absorbs the rounding of `weight + rate · dt` summed over the fade).
 const FADE_DONE: f32 = 1e-5;
@@ -178,7 +238,6 @@ struct ClipParams {
     span: f32,
     rate: f32,
     first: u32,
-    last: u32,
     /// `last` as a float, for [`frames_fast`] (clips of 2²³ columns or more get a NaN
     /// span instead, so their characters all take the exact path).
     cap: f32,
@@ -196,14 +255,18 @@ impl ClipParams {
         };
         let last = c.frame_count.saturating_sub(1);
         let span = if last < 1 << 23 { span } else { f32::NAN };
-        Self { duration: d, span, rate: c.rate, first: c.first_frame, last, cap: last as f32 }
+        // The duration a `Playback` of this clip has (negative and non-finite ones are 0).
+        let duration = if d.is_finite() && d > 0.0 { d } else { 0.0 };
+        Self { duration, span, rate: c.rate, first: c.first_frame, cap: last as f32 }
     }
 }
 
+/// [`AtlasClip::frame_pair`] of a clip the fast rule does not cover.
 #[cold]
 #[inline(never)]
-fn advance_slow(clips: &[AtlasClip], clip: u32, time: f32, step: f32) -> f32 {
-    clips[clip as usize].advance(time, step)
+fn frames_slow(clips: &[AtlasClip], clip: u32, time: f32) -> (u32, u32, f32) {
+    let p = clips[clip as usize].frame_pair(time);
+    (p.frame0, p.frame1, p.t)
 }
 
 /// [`AtlasClip::advance`] without branches for a time `t = time + step` of a clip of this
@@ -236,7 +299,7 @@ fn wrap_or_clamp(t: f32, duration: f32, span: f32) -> (f32, bool) {
 
 /// [`AtlasClip::frame_pair`] of a time `wrap_or_clamp` or `advance` returned, same
 /// results without branches: columns `frame0`, `frame1` and the factor.
-#[inline(always)]
+#[cfg(test)]
 fn frames(time: f32, rate: f32, first: u32, last: u32) -> (u32, u32, f32) {
     // `frame_pair` advances by 0 first; on an advanced time that only turns -0 into +0.
     let t = time + 0.0;
@@ -283,8 +346,7 @@ struct Blend {
     character: u32,
     /// Clip index ([`ENDED`] once the fade has ended during an update).
     clip: u32,
-    time: f32,
-    speed: f32,
+    play: Play,
     weight: f32,
     /// Weight change per second: 0 for a steady blend, negative for a fade.
     rate: f32,
@@ -335,8 +397,11 @@ pub struct Crowd {
     params: Vec<ClipParams>,
     // Clip A, one entry per character.
     clip: Vec<u32>,
-    time: Vec<f32>,
+    // Clip A's playback (a `Playback` as columns, see `Play`).
+    pos: Vec<f64>,
     speed: Vec<f32>,
+    cycles: Vec<f64>,
+    flags: Vec<u32>,
     // Clip A's constants copied per character (from `params`), so that the update loop
     // reads dense arrays only and no gathers.
     duration: Vec<f32>,
@@ -359,8 +424,10 @@ struct Lanes<'a> {
     /// Crowd index of the run's first character.
     base: usize,
     clip: &'a [u32],
-    time: &'a mut [f32],
+    pos: &'a mut [f64],
     speed: &'a [f32],
+    cycles: &'a [f64],
+    flags: &'a mut [u32],
     duration: &'a [f32],
     span: &'a [f32],
     rate: &'a [f32],
@@ -381,8 +448,10 @@ impl<'a> Lanes<'a> {
         let cut = self.base + mid;
         let b = self.blends.partition_point(|b| (b.character as usize) < cut);
         let (clip, clip2) = self.clip.split_at(mid);
-        let (time, time2) = self.time.split_at_mut(mid);
+        let (pos, pos2) = self.pos.split_at_mut(mid);
         let (speed, speed2) = self.speed.split_at(mid);
+        let (cycles, cycles2) = self.cycles.split_at(mid);
+        let (flags, flags2) = self.flags.split_at_mut(mid);
         let (duration, duration2) = self.duration.split_at(mid);
         let (span, span2) = self.span.split_at(mid);
         let (rate, rate2) = self.rate.split_at(mid);
@@ -391,12 +460,14 @@ impl<'a> Lanes<'a> {
         let (out, out2) = self.out.split_at_mut(mid);
         let (blends, blends2) = self.blends.split_at_mut(b);
         (
-            Lanes { base: self.base, clip, time, speed, duration, span, rate, first, cap, out, blends },
+            Lanes { base: self.base, clip, pos, speed, cycles, flags, duration, span, rate, first, cap, out, blends },
             Lanes {
                 base: cut,
                 clip: clip2,
-                time: time2,
+                pos: pos2,
                 speed: speed2,
+                cycles: cycles2,
+                flags: flags2,
                 duration: duration2,
                 span: span2,
                 rate: rate2,
@@ -413,14 +484,16 @@ impl<'a> Lanes<'a> {
     ///
     /// Block by block: clip A of every character in one branch-free loop, which also
     /// writes the record as if there were no clip B (B mirroring A, weight 0); then the
-    /// rare times outside the fast span again through [`AtlasClip::advance`]; then the
+    /// rare clips outside the fast rule again through [`AtlasClip::frame_pair`]; then the
     /// block's blends overwrite their B half.
     #[inline(always)]
     fn run(self, clips: &[AtlasClip], params: &[ClipParams], dt: f32) -> usize {
         let n = self.out.len();
         let clip = &self.clip[..n];
-        let time = &mut self.time[..n];
+        let pos = &mut self.pos[..n];
         let speed = &self.speed[..n];
+        let cycles = &self.cycles[..n];
+        let flags = &mut self.flags[..n];
         let duration = &self.duration[..n];
         let span = &self.span[..n];
         let rate = &self.rate[..n];
@@ -432,6 +505,7 @@ impl<'a> Lanes<'a> {
         let mut f1 = [0u32; BLOCK];
         let mut fa = [0f32; BLOCK];
         let mut late = [0u32; BLOCK];
+        let mut shown = [0f32; BLOCK];
         let mut scratch = BlendScratch::default();
         let mut next_blend = 0;
         let mut ended = 0;
@@ -440,8 +514,11 @@ impl<'a> Lanes<'a> {
             let end = (start + BLOCK).min(n);
             let m = end - start;
             let (f0, f1, fa, late) = (&mut f0[..m], &mut f1[..m], &mut fa[..m], &mut late[..m]);
-            let time = &mut time[start..end];
+            let shown = &mut shown[..m];
+            let pos = &mut pos[start..end];
             let speed = &speed[start..end];
+            let cycles = &cycles[start..end];
+            let flags = &mut flags[start..end];
             let duration = &duration[start..end];
             let span = &span[start..end];
             let rate = &rate[start..end];
@@ -451,13 +528,16 @@ impl<'a> Lanes<'a> {
             let out = &mut out[start..end];
             let mut slow = 0u32;
             for i in 0..m {
-                let t0 = time[i];
-                let (t, s) = wrap_or_clamp(t0 + dt * speed[i], duration[i], span[i]);
+                let step = f64::from(dt) * f64::from(speed[i]);
+                let (u, fl, t) = step_lane(pos[i], step, duration[i], cycles[i], flags[i]);
+                pos[i] = u;
+                flags[i] = fl;
+                shown[i] = t;
+                // `t ∈ [0, d]`: inside the fast span of every clip that has one.
+                let (w, s) = wrap_or_clamp(t, duration[i], span[i]);
                 slow |= s as u32;
                 late[i] = s as u32;
-                // A slow lane keeps its time for the second look below.
-                time[i] = if s { t0 } else { t };
-                (f0[i], f1[i], fa[i]) = frames_fast(t, rate[i], first[i], cap[i]);
+                (f0[i], f1[i], fa[i]) = frames_fast(w, rate[i], first[i], cap[i]);
             }
             for i in 0..m {
                 let r = &mut out[i];
@@ -467,10 +547,7 @@ impl<'a> Lanes<'a> {
             if slow != 0 {
                 for i in 0..m {
                     if late[i] != 0 {
-                        let t = advance_slow(clips, clip[i], time[i], dt * speed[i]);
-                        time[i] = t;
-                        let p = &params[clip[i] as usize];
-                        let (a0, a1, f) = frames(t, p.rate, p.first, p.last);
+                        let (a0, a1, f) = frames_slow(clips, clip[i], shown[i]);
                         out[i].frames = [a0, a1, a0, a1];
                         out[i].factors = [f, f, 0.0, clip[i] as f32];
                     }
@@ -495,8 +572,11 @@ impl<'a> Lanes<'a> {
 /// One block's clip B entries (at most [`BLOCK`]) copied into arrays, so that their
 /// advance also runs as one branch-free loop.
 struct BlendScratch {
-    time: [f32; BLOCK],
-    step: [f32; BLOCK],
+    pos: [f64; BLOCK],
+    step: [f64; BLOCK],
+    cycles: [f64; BLOCK],
+    flags: [u32; BLOCK],
+    shown: [f32; BLOCK],
     weight: [f32; BLOCK],
     weight_rate: [f32; BLOCK],
     duration: [f32; BLOCK],
@@ -514,8 +594,11 @@ struct BlendScratch {
 impl Default for BlendScratch {
     fn default() -> Self {
         Self {
-            time: [0.0; BLOCK],
+            pos: [0.0; BLOCK],
             step: [0.0; BLOCK],
+            cycles: [0.0; BLOCK],
+            flags: [0; BLOCK],
+            shown: [0.0; BLOCK],
             weight: [0.0; BLOCK],
             weight_rate: [0.0; BLOCK],
             duration: [0.0; BLOCK],
@@ -551,8 +634,10 @@ impl BlendScratch {
         let block = &mut block[..n];
         for (k, b) in block.iter().enumerate() {
             let p = &params[b.clip as usize];
-            self.time[k] = b.time;
-            self.step[k] = dt * b.speed;
+            self.pos[k] = b.play.pos;
+            self.step[k] = f64::from(dt) * f64::from(b.play.speed);
+            self.cycles[k] = b.play.cycles;
+            self.flags[k] = b.play.flags;
             self.weight[k] = b.weight;
             self.weight_rate[k] = b.rate;
             self.duration[k] = p.duration;
@@ -562,7 +647,11 @@ impl BlendScratch {
             self.cap[k] = p.cap;
         }
         for k in 0..n {
-            let (t, slow) = wrap_or_clamp(self.time[k] + self.step[k], self.duration[k], self.span[k]);
+            let (u, fl, t) = step_lane(self.pos[k], self.step[k], self.duration[k], self.cycles[k], self.flags[k]);
+            self.pos[k] = u;
+            self.flags[k] = fl;
+            self.shown[k] = t;
+            let (t, slow) = wrap_or_clamp(t, self.duration[k], self.span[k]);
             // Steady blends have rate 0: `w + 0` is `w`, already in [0, 1].
             let rate = self.weight_rate[k];
             let w = (self.weight[k] + rate * dt).clamp(0.0, 1.0);
@@ -570,7 +659,6 @@ impl BlendScratch {
             self.late[k] = slow as u32;
             self.weight[k] = w;
             (self.f0[k], self.f1[k], self.factor[k]) = frames_fast(t, self.rate[k], self.first[k], self.cap[k]);
-            self.time[k] = t;
         }
         let mut ended = 0;
         for (k, b) in block.iter_mut().enumerate() {
@@ -579,13 +667,12 @@ impl BlendScratch {
                 ended += 1;
                 continue;
             }
-            let (mut t, mut f0, mut f1, mut factor) = (self.time[k], self.f0[k], self.f1[k], self.factor[k]);
+            let (mut f0, mut f1, mut factor) = (self.f0[k], self.f1[k], self.factor[k]);
             if self.late[k] != 0 {
-                let p = &params[b.clip as usize];
-                t = advance_slow(clips, b.clip, b.time, self.step[k]);
-                (f0, f1, factor) = frames(t, p.rate, p.first, p.last);
+                (f0, f1, factor) = frames_slow(clips, b.clip, self.shown[k]);
             }
-            b.time = t;
+            b.play.pos = self.pos[k];
+            b.play.flags = self.flags[k];
             b.weight = self.weight[k];
             let r = &mut out[(b.character as usize).wrapping_sub(first_out)];
             r.frames[2] = f0;
@@ -633,8 +720,10 @@ impl Crowd {
             clips: clips.to_vec(),
             params: clips.iter().map(ClipParams::new).collect(),
             clip: Vec::with_capacity(capacity),
-            time: Vec::with_capacity(capacity),
+            pos: Vec::with_capacity(capacity),
             speed: Vec::with_capacity(capacity),
+            cycles: Vec::with_capacity(capacity),
+            flags: Vec::with_capacity(capacity),
             duration: Vec::with_capacity(capacity),
             span: Vec::with_capacity(capacity),
             rate: Vec::with_capacity(capacity),
@@ -668,13 +757,28 @@ impl Crowd {
         &self.instances
     }
 
-    /// Adds a character and returns its index (the previous length). Its time is wrapped
-    /// or clamped by its clip's rule and its record packed at once.
+    /// Adds a character and returns its index (the previous length). It plays by its
+    /// clip's rule ([`default_playback`]) from `desc.time` (as [`Playback::seek`] puts
+    /// it) at `desc.speed`; its record is packed at once.
     ///
     /// # Errors
     /// An unknown clip, a non-finite position, rotation, scale, time or speed, or a crowd
     /// that already holds `u32::MAX − 1` characters ([`CrowdError::Full`]).
     pub fn add(&mut self, desc: CharacterDesc) -> Result<usize, CrowdError> {
+        self.add_inner(desc, None)
+    }
+
+    /// [`Self::add`] with clip A's whole playback state: `playback`'s position, speed,
+    /// loop mode, repetitions, clamping and finished flag (its duration is the clip's).
+    /// `desc.time` and `desc.speed` are not read.
+    ///
+    /// # Errors
+    /// As [`Self::add`].
+    pub fn add_with_playback(&mut self, desc: CharacterDesc, playback: &Playback) -> Result<usize, CrowdError> {
+        self.add_inner(desc, Some(playback))
+    }
+
+    fn add_inner(&mut self, desc: CharacterDesc, playback: Option<&Playback>) -> Result<usize, CrowdError> {
         let character = self.len();
         if character >= u32::MAX as usize - 1 {
             return Err(CrowdError::Full { len: character });
@@ -684,12 +788,25 @@ impl Crowd {
         finite(desc.position.iter().all(|v| v.is_finite()), "position")?;
         finite(desc.rotation.coords.iter().all(|v| v.is_finite()), "rotation")?;
         finite(desc.scale.is_finite(), "scale")?;
-        finite(desc.time.is_finite(), "time")?;
-        finite(desc.speed.is_finite(), "speed")?;
+        let play = match playback {
+            Some(pb) => {
+                finite(pb.speed.is_finite(), "speed")?;
+                Play::of(pb)
+            }
+            None => {
+                finite(desc.time.is_finite(), "time")?;
+                finite(desc.speed.is_finite(), "speed")?;
+                let mut pb = default_playback(&self.clips[desc.clip as usize]).with_speed(desc.speed);
+                pb.seek(f64::from(desc.time));
+                Play::of(&pb)
+            }
+        };
         let p = self.params[desc.clip as usize];
         self.clip.push(desc.clip);
-        self.time.push(self.clips[desc.clip as usize].advance(desc.time, 0.0));
-        self.speed.push(desc.speed);
+        self.pos.push(play.pos);
+        self.speed.push(play.speed);
+        self.cycles.push(play.cycles);
+        self.flags.push(play.flags);
         self.duration.push(p.duration);
         self.span.push(p.span);
         self.rate.push(p.rate);
@@ -717,8 +834,10 @@ impl Crowd {
         let last = self.len() - 1;
         self.drop_blend(index);
         self.clip.swap_remove(index);
-        self.time.swap_remove(index);
+        self.pos.swap_remove(index);
         self.speed.swap_remove(index);
+        self.cycles.swap_remove(index);
+        self.flags.swap_remove(index);
         self.duration.swap_remove(index);
         self.span.swap_remove(index);
         self.rate.swap_remove(index);
@@ -771,13 +890,13 @@ impl Crowd {
         }
         self.speed[index] = speed;
         if let Some(b) = self.blend_mut(index) {
-            b.speed = speed;
+            b.play.speed = speed;
         }
         Ok(())
     }
 
-    /// Sets the playback time of character `index`'s clip A (wrapped or clamped by its
-    /// clip's rule).
+    /// Moves character `index`'s clip A to unwrapped position `time` as
+    /// [`Playback::seek`] does (clamped into a finite playback's span; clears finished).
     ///
     /// # Errors
     /// `index` out of range, or a non-finite time.
@@ -786,13 +905,61 @@ impl Crowd {
         if !time.is_finite() {
             return Err(CrowdError::NonFinite { character: index, what: "time" });
         }
-        self.time[index] = self.clips[self.clip[index] as usize].advance(time, 0.0);
+        let mut p = self.play_of(index).playback(self.duration[index]);
+        p.seek(f64::from(time));
+        self.put_play(index, Play::of(&p));
         self.repack(index);
         Ok(())
     }
 
-    /// Crossfades character `index` to `clip`, which starts at time 0 in slot A: the clip
-    /// that was playing in A moves to slot B (with its time and speed) at weight 1, which
+    /// Sets character `index`'s clip A playback state: `playback`'s position, speed, loop
+    /// mode, repetitions, clamping and finished flag (its duration is the clip's). The
+    /// record is repacked at once, without advancing.
+    ///
+    /// # Errors
+    /// `index` out of range, or a non-finite speed.
+    pub fn set_playback(&mut self, index: usize, playback: &Playback) -> Result<(), CrowdError> {
+        self.check_character(index)?;
+        if !playback.speed.is_finite() {
+            return Err(CrowdError::NonFinite { character: index, what: "speed" });
+        }
+        self.put_play(index, Play::of(playback));
+        self.repack(index);
+        Ok(())
+    }
+
+    /// Character `index`'s clip A playback state as a [`Playback`] (duration: the clip's;
+    /// last step: the empty step at its position).
+    pub fn playback(&self, index: usize) -> Option<Playback> {
+        (index < self.len()).then(|| self.play_of(index).playback(self.duration[index]))
+    }
+
+    /// Whether character `index`'s clip A finished a finite playback (see
+    /// [`Playback::is_finished`]); `false` for an index out of range.
+    pub fn is_finished(&self, index: usize) -> bool {
+        self.flags.get(index).is_some_and(|f| f & FINISHED != 0)
+    }
+
+    /// Clip B's playback state of character `index` (duration: clip B's), if it has one.
+    pub fn blend_playback(&self, index: usize) -> Option<Playback> {
+        let b = self.blend_ref(index)?;
+        Some(b.play.playback(self.params[b.clip as usize].duration))
+    }
+
+    fn play_of(&self, index: usize) -> Play {
+        Play { pos: self.pos[index], speed: self.speed[index], cycles: self.cycles[index], flags: self.flags[index] }
+    }
+
+    fn put_play(&mut self, index: usize, play: Play) {
+        self.pos[index] = play.pos;
+        self.speed[index] = play.speed;
+        self.cycles[index] = play.cycles;
+        self.flags[index] = play.flags;
+    }
+
+    /// Crossfades character `index` to `clip`, which starts at time 0 in slot A, by its
+    /// clip's rule ([`default_playback`]) at the character's speed: the clip
+    /// that was playing in A moves to slot B (with its playback state) at weight 1, which
     /// falls linearly to 0 over `fade_seconds`; then B is cleared. A clip B that was
     /// already there (an earlier fade or a [`Self::set_blend`]) is dropped. A fade of 0
     /// switches at once and clears B.
@@ -813,21 +980,16 @@ impl Crowd {
         }
         let rate = -1.0 / fade_seconds;
         if fade_seconds > 0.0 && rate.is_finite() {
-            let b = Blend {
-                character: index as u32,
-                clip: self.clip[index],
-                time: self.time[index],
-                speed: self.speed[index],
-                weight: 1.0,
-                rate,
-            };
+            let b =
+                Blend { character: index as u32, clip: self.clip[index], play: self.play_of(index), weight: 1.0, rate };
             self.put_blend(b);
         } else {
             self.drop_blend(index);
         }
         let p = self.params[clip as usize];
         self.clip[index] = clip;
-        self.time[index] = self.clips[clip as usize].advance(0.0, 0.0);
+        let play = Play::of(&default_playback(&self.clips[clip as usize]).with_speed(self.speed[index]));
+        self.put_play(index, play);
         self.duration[index] = p.duration;
         self.span[index] = p.span;
         self.rate[index] = p.rate;
@@ -838,8 +1000,9 @@ impl Crowd {
     }
 
     /// Blends `clip_b` at `time_b` over character `index`'s clip A with a steady
-    /// `weight` (the book's in-shader blend; 0 shows A only, 1 B only). B plays at the
-    /// character's speed and keeps its weight until changed. Replaces any fade.
+    /// `weight` (the book's in-shader blend; 0 shows A only, 1 B only). B plays by its
+    /// clip's rule ([`default_playback`], from `time_b` as [`Playback::seek`] puts it) at
+    /// the character's speed and keeps its weight until changed. Replaces any fade.
     ///
     /// # Errors
     /// `index` or `clip_b` out of range, a non-finite time, or a weight outside `[0, 1]`.
@@ -852,14 +1015,9 @@ impl Crowd {
         if !(0.0..=1.0).contains(&weight) {
             return Err(CrowdError::BadWeight { character: index, weight });
         }
-        let b = Blend {
-            character: index as u32,
-            clip: clip_b,
-            time: self.clips[clip_b as usize].advance(time_b, 0.0),
-            speed: self.speed[index],
-            weight,
-            rate: 0.0,
-        };
+        let mut pb = default_playback(&self.clips[clip_b as usize]).with_speed(self.speed[index]);
+        pb.seek(f64::from(time_b));
+        let b = Blend { character: index as u32, clip: clip_b, play: Play::of(&pb), weight, rate: 0.0 };
         self.put_blend(b);
         self.repack(index);
         Ok(())
@@ -876,9 +1034,9 @@ impl Crowd {
         Ok(())
     }
 
-    /// Clip A's playback time of character `index`.
+    /// The clip time character `index`'s clip A shows ([`Playback::time`]).
     pub fn time(&self, index: usize) -> Option<f32> {
-        self.time.get(index).copied()
+        self.playback(index).map(|p| p.time())
     }
 
     /// Clip A of character `index`.
@@ -900,10 +1058,11 @@ impl Crowd {
         Some((Vec3::new(x, y, z), q, scale))
     }
 
-    /// Clip B of character `index`, its time and its weight; `None` without one (or
-    /// for an index out of range).
+    /// Clip B of character `index`, the time it shows and its weight; `None` without
+    /// one (or for an index out of range).
     pub fn blend(&self, index: usize) -> Option<(u32, f32, f32)> {
-        self.blend_ref(index).map(|b| (b.clip, b.time, b.weight))
+        let b = self.blend_ref(index)?;
+        Some((b.clip, b.play.playback(self.params[b.clip as usize].duration).time(), b.weight))
     }
 
     /// Whether character `index` is fading out a previous clip (see [`Self::set_clip`]).
@@ -968,8 +1127,10 @@ impl Crowd {
             Lanes {
                 base: 0,
                 clip: &self.clip,
-                time: &mut self.time,
+                pos: &mut self.pos,
                 speed: &self.speed,
+                cycles: &self.cycles,
+                flags: &mut self.flags,
                 duration: &self.duration,
                 span: &self.span,
                 rate: &self.rate,
@@ -992,8 +1153,10 @@ impl Crowd {
         let lanes = Lanes {
             base: index,
             clip: &self.clip[r.clone()],
-            time: &mut self.time[r.clone()],
+            pos: &mut self.pos[r.clone()],
             speed: &self.speed[r.clone()],
+            cycles: &self.cycles[r.clone()],
+            flags: &mut self.flags[r.clone()],
             duration: &self.duration[r.clone()],
             span: &self.span[r.clone()],
             rate: &self.rate[r.clone()],
@@ -1146,11 +1309,19 @@ mod tests {
                 if !slow {
                     assert_eq!(got, want, "{c:?} at {t}");
                     let a = c.frame_pair(got);
-                    assert_eq!(frames(got, p.rate, p.first, p.last), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+                    assert_eq!(
+                        frames(got, p.rate, p.first, c.frame_count.saturating_sub(1)),
+                        (a.frame0, a.frame1, a.t),
+                        "{c:?} at {t}"
+                    );
                     assert_eq!(frames_fast(got, p.rate, p.first, p.cap), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
                 }
                 let a = c.frame_pair(want);
-                assert_eq!(frames(want, p.rate, p.first, p.last), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+                assert_eq!(
+                    frames(want, p.rate, p.first, c.frame_count.saturating_sub(1)),
+                    (a.frame0, a.frame1, a.t),
+                    "{c:?} at {t}"
+                );
             }
         }
     }
@@ -1170,6 +1341,21 @@ mod tests {
                 speed: rng.range(-30.0, 30.0),
             };
             crowd.add(desc).unwrap();
+            // Every playback kind: ping-pong, loop counts (0 included), rewinding ends,
+            // finished ones, starts across several cycles.
+            if rng.next_u32() % 2 == 0 {
+                let mode = if rng.next_u32() % 2 == 0 { LoopMode::PingPong } else { LoopMode::Repeat };
+                let reps = [None, Some(0), Some(1), Some(3)][rng.next_u32() as usize % 4];
+                let mut p = Playback::new(clips[c as usize].duration, mode)
+                    .with_repetitions(reps)
+                    .with_speed(rng.range(-30.0, 30.0))
+                    .with_clamp_when_finished(rng.next_u32() % 2 == 0);
+                p.seek(f64::from(rng.range(-3.0, 6.0)));
+                if rng.next_u32() % 8 == 0 {
+                    p.advance(100.0);
+                }
+                crowd.set_playback(i, &p).unwrap();
+            }
             match rng.next_u32() % 4 {
                 0 => crowd.set_blend(i, rng.next_u32() % 8, rng.range(0.0, 1.0), rng.range(0.0, 1.0)).unwrap(),
                 1 => drop(crowd.set_clip(i, (c + 1) % 8, rng.range(0.01, 0.5)).unwrap()),
@@ -1194,8 +1380,9 @@ mod tests {
             assert_eq!(ended_a, ended_b);
             let bytes = |c: &Crowd| bytemuck::cast_slice::<CrowdInstance, u8>(&c.instances).to_vec();
             assert_eq!(bytes(&a), bytes(&b), "step {step}");
-            let bits = |c: &Crowd| c.time.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+            let bits = |c: &Crowd| c.pos.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&a), bits(&b));
+            assert_eq!(a.flags, b.flags);
         }
     }
 }

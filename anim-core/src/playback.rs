@@ -154,29 +154,52 @@ impl Playback {
     /// Advances by `dt · speed` seconds. A non-finite product is treated as no movement.
     pub fn advance(&mut self, dt: f32) -> Step {
         let from = self.u;
-        let d = f64::from(dt) * f64::from(self.speed);
-        let mut to = if d.is_finite() { from + d } else { from };
-        let (lo, hi) = self.span();
-        let mut finished = false;
-        if !self.finished && self.repetitions.is_some() && (to >= hi && d > 0.0 || to <= lo && d < 0.0) {
-            finished = true;
-        }
-        to = to.clamp(lo, hi);
-        if self.finished {
-            to = from;
-        }
+        let (to, finished) = advance_position(
+            from,
+            f64::from(dt) * f64::from(self.speed),
+            f64::from(self.duration),
+            self.cycles(),
+            self.finished,
+        );
         self.finished |= finished;
         self.u = to;
         self.last = Step { from, to, finished };
         self.last
     }
 
+    /// `repetitions` as the float the shared arithmetic reads (`+∞` for forever).
+    pub(crate) fn cycles(&self) -> f64 {
+        self.repetitions.map_or(f64::INFINITY, f64::from)
+    }
+
+    /// A playback with every field given (the crowd's columns read back).
+    pub(crate) fn from_parts(
+        duration: f32,
+        mode: LoopMode,
+        speed: f32,
+        cycles: f64,
+        clamp_when_finished: bool,
+        u: f64,
+        finished: bool,
+    ) -> Self {
+        let repetitions = if cycles < f64::INFINITY { Some(cycles as u32) } else { None };
+        let mut p = Self::new(duration, mode).with_speed(speed).with_repetitions(repetitions);
+        p.clamp_when_finished = clamp_when_finished;
+        p.u = u;
+        p.finished = finished;
+        p.last = Step { from: u, to: u, finished: false };
+        p
+    }
+
     /// The clip time shown now.
     pub fn time(&self) -> f32 {
-        if self.finished && !self.clamp_when_finished {
-            return 0.0;
-        }
-        self.time_at(self.u)
+        shown_time(
+            self.u,
+            self.duration,
+            self.cycles(),
+            self.mode == LoopMode::PingPong,
+            self.finished && !self.clamp_when_finished,
+        )
     }
 
     /// Cycle index and direction of unwrapped position `u`: `(k, local, forward)` where
@@ -202,9 +225,70 @@ impl Playback {
 
     /// The clip time at unwrapped position `u`.
     pub fn time_at(&self, u: f64) -> f32 {
-        let (_, local, forward) = self.cycle_of(u);
-        let t = if forward { local } else { f64::from(self.duration) - local };
-        (t as f32).clamp(0.0, self.duration)
+        shown_time(u, self.duration, self.cycles(), self.mode == LoopMode::PingPong, false)
+    }
+}
+
+/// [`Playback::advance`]'s arithmetic on plain values, shared with the crowd's update
+/// loop (which runs it over columns, also compiled for AVX2: it is branch-free and
+/// uses only operations that round the same in every instruction set, so both give the
+/// same bits). From position `u`, moving by `d = dt · speed`, for `cycles` cycles of
+/// `duration` (`+∞`: forever), `finished` before the step: returns the new position
+/// and whether this step finished the playback.
+#[inline(always)]
+pub(crate) fn advance_position(u: f64, d: f64, duration: f64, cycles: f64, finished: bool) -> (f64, bool) {
+    let bounded = cycles < f64::INFINITY;
+    // `cycles · duration` would be NaN for an endless clip of duration 0.
+    let hi = if bounded { cycles * duration } else { f64::INFINITY };
+    let lo = if bounded { 0.0 } else { f64::NEG_INFINITY };
+    // `d − d` is 0 exactly for a finite `d` (NaN otherwise).
+    let to = if d - d == 0.0 { u + d } else { u };
+    let ends = ((to >= hi) & (d > 0.0)) | ((to <= lo) & (d < 0.0));
+    let now = !finished & bounded & ends;
+    let to = to.clamp(lo, hi);
+    (if finished { u } else { to }, now)
+}
+
+/// [`Playback::time`]'s arithmetic on plain values (shared with the crowd like
+/// [`advance_position`]): the clip time at position `u` of a playback of `cycles`
+/// cycles of `duration` (a non-negative, finite value), running odd cycles backwards
+/// when `ping_pong`; `0` when `rewound` (finished without clamping).
+#[inline(always)]
+pub(crate) fn shown_time(u: f64, duration: f32, cycles: f64, ping_pong: bool, rewound: bool) -> f32 {
+    let d = f64::from(duration);
+    // The cycle index as a float (exact: it is an integer), held in the last cycle at
+    // the end of a finite playback.
+    let k = (u / d).floor();
+    let k = if (cycles > 0.0) & (k >= cycles) { cycles - 1.0 } else { k };
+    let local = (u - k * d).clamp(0.0, d);
+    let odd = k - 2.0 * (k * 0.5).floor() != 0.0;
+    let t = if ping_pong & odd { d - local } else { local };
+    let t = (t as f32).clamp(0.0, duration);
+    // A clip of duration 0 has one time; `u / 0` above is not a number.
+    if rewound | (d <= 0.0) { 0.0 } else { t }
+}
+
+#[cfg(test)]
+mod shared_tests {
+    use super::*;
+
+    /// The cycle rule of [`Playback::cycle_of`] (integer arithmetic) against the float
+    /// one of [`shown_time`], over positions across many cycles, both directions.
+    #[test]
+    fn shown_time_follows_cycle_of() {
+        for mode in [LoopMode::Repeat, LoopMode::PingPong] {
+            for reps in [None, Some(1), Some(3)] {
+                let p = Playback::new(0.7, mode).with_repetitions(reps);
+                for i in -400..400 {
+                    let u = f64::from(i) * 0.0173;
+                    let (lo, hi) = p.span();
+                    let u = u.clamp(lo, hi);
+                    let (_, local, forward) = p.cycle_of(u);
+                    let t = if forward { local } else { 0.7f32 as f64 - local };
+                    assert_eq!(p.time_at(u), (t as f32).clamp(0.0, 0.7), "{mode:?} {reps:?} u {u}");
+                }
+            }
+        }
     }
 }
 
