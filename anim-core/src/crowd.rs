@@ -417,6 +417,8 @@ pub struct Crowd {
     blends_sorted: bool,
     /// Persistent records: transforms written by edits, frames and factors by updates.
     instances: Vec<CrowdInstance>,
+    /// Worker threads of [`Crowd::update_parallel`], started by its first threaded call.
+    pool: PoolSlot,
 }
 
 /// A run of characters, as one update pass reads and writes them.
@@ -733,6 +735,7 @@ impl Crowd {
             blends: Vec::new(),
             blends_sorted: true,
             instances: Vec::with_capacity(capacity),
+            pool: PoolSlot::default(),
         }
     }
 
@@ -1091,10 +1094,12 @@ impl Crowd {
     /// Runs `update` on the calling thread when `threads ≤ 1` or the crowd has fewer
     /// than a few thousand characters, and gives each thread at least a thousand.
     ///
-    /// It spawns `threads − 1` scoped threads ([`std::thread::scope`]) every call, and the
-    /// standard library allocates a little for each spawn (a thread handle and its
-    /// result slot), so unlike `update` this is not allocation-free; the spawns cost some
-    /// tens of microseconds, worth it from some ten thousand characters on.
+    /// The other `threads − 1` threads belong to the crowd: started by the first call
+    /// that needs them (or more of them than before), parked on a condition variable
+    /// between calls, ended when the crowd is dropped (a clone starts its own). Steady
+    /// calls allocate nothing: handing out the runs and waiting for them takes a mutex
+    /// and two condition variables. Where threads cannot be started, the update runs on
+    /// the calling thread alone.
     pub fn update_parallel(&mut self, dt: f32, threads: usize) {
         let n = self.len();
         let threads = threads.min(n / PER_THREAD_MIN);
@@ -1102,23 +1107,21 @@ impl Crowd {
             self.update(dt);
             return;
         }
+        let workers = threads - 1;
+        let mut pool = self.pool.0.take().filter(|p| p.workers() >= workers);
+        if pool.is_none() {
+            pool = Pool::new(workers);
+        }
+        let Some(pool) = pool else {
+            self.update(dt);
+            return;
+        };
         let dt = if dt.is_finite() { dt } else { 0.0 };
         self.sort_blends();
         let chunk = n.div_ceil(threads);
-        let (mut rest, clips, params) = self.lanes();
-        let ended = std::thread::scope(|s| {
-            let mut handles = Vec::with_capacity(threads);
-            while rest.len() > chunk {
-                let (head, tail) = rest.split_at(chunk);
-                rest = tail;
-                handles.push(s.spawn(move || run(head, clips, params, dt)));
-            }
-            let mut ended = run(rest, clips, params, dt);
-            for h in handles {
-                ended += h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            }
-            ended
-        });
+        let (lanes, clips, params) = self.lanes();
+        let ended = pool.run(lanes, chunk, clips, params, dt);
+        self.pool.0 = Some(pool);
         self.drop_ended(ended);
     }
 
@@ -1242,6 +1245,191 @@ impl Crowd {
             Ok(())
         } else {
             Err(CrowdError::NoClip { character, clip, clips: self.params.len() })
+        }
+    }
+}
+
+/// The crowd's worker pool, or none yet. Cloning a crowd does not share or copy it.
+#[derive(Default)]
+struct PoolSlot(Option<Pool>);
+
+impl Clone for PoolSlot {
+    fn clone(&self) -> Self {
+        Self(None)
+    }
+}
+
+impl std::fmt::Debug for PoolSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PoolSlot({} workers)", self.0.as_ref().map_or(0, Pool::workers))
+    }
+}
+
+/// One worker's run of characters for one update. The borrows are stretched to
+/// `'static` for the hand-over; [`Pool::run`] does not return before every worker has
+/// reported its job done, so they never outlive the real ones.
+struct Job {
+    lanes: Lanes<'static>,
+    clips: &'static [AtlasClip],
+    params: &'static [ClipParams],
+    dt: f32,
+}
+
+/// What the caller and the workers share, under one mutex.
+struct PoolState {
+    /// Bumped for every update handed out.
+    epoch: u64,
+    /// One slot per worker, filled for the workers that have a run this update.
+    jobs: Vec<Option<Job>>,
+    /// Jobs handed out and not yet done.
+    pending: usize,
+    /// Fades ended in the workers' runs.
+    ended: usize,
+    /// A worker's run panicked.
+    panicked: bool,
+    /// The pool is being dropped.
+    shutdown: bool,
+}
+
+struct PoolShared {
+    state: std::sync::Mutex<PoolState>,
+    /// Signalled when an update is handed out (or on shutdown).
+    start: std::sync::Condvar,
+    /// Signalled when the last pending job is done.
+    done: std::sync::Condvar,
+}
+
+impl PoolShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        // A panic never happens with the lock held (runs are outside it), so a poisoned
+        // lock still holds consistent state.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Persistent worker threads for [`Crowd::update_parallel`].
+struct Pool {
+    shared: std::sync::Arc<PoolShared>,
+    handles: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Pool {
+    /// Starts `workers` threads; `None` when the system refuses one (those started end).
+    fn new(workers: usize) -> Option<Self> {
+        let shared = std::sync::Arc::new(PoolShared {
+            state: std::sync::Mutex::new(PoolState {
+                epoch: 0,
+                jobs: (0..workers).map(|_| None).collect(),
+                pending: 0,
+                ended: 0,
+                panicked: false,
+                shutdown: false,
+            }),
+            start: std::sync::Condvar::new(),
+            done: std::sync::Condvar::new(),
+        });
+        let mut pool = Self { shared, handles: Vec::with_capacity(workers) };
+        for w in 0..workers {
+            let shared = pool.shared.clone();
+            let spawned = std::thread::Builder::new().name(format!("crowd-update-{w}")).spawn(move || work(&shared, w));
+            // On failure `pool` drops here, which stops the threads already started.
+            pool.handles.push(spawned.ok()?);
+        }
+        Some(pool)
+    }
+
+    fn workers(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// Splits `rest` into runs of `chunk` characters, one per worker while there are
+    /// more than `chunk` left, runs the remainder on the calling thread, waits for the
+    /// workers and returns the fades ended. A panic in any run is resumed here, after
+    /// every worker has finished.
+    fn run(&self, mut rest: Lanes<'_>, chunk: usize, clips: &[AtlasClip], params: &[ClipParams], dt: f32) -> usize {
+        let mut st = self.shared.lock();
+        st.pending = 0;
+        st.ended = 0;
+        st.panicked = false;
+        let mut w = 0;
+        while rest.len() > chunk && w < st.jobs.len() {
+            let (head, tail) = rest.split_at(chunk);
+            rest = tail;
+            // SAFETY: the borrows are only stretched for the hand-over; this function
+            // waits below (even when its own run panics) until every job is done, and
+            // the workers drop their `Job` before reporting it done.
+            let job = unsafe {
+                Job {
+                    lanes: std::mem::transmute::<Lanes<'_>, Lanes<'static>>(head),
+                    clips: std::mem::transmute::<&[AtlasClip], &'static [AtlasClip]>(clips),
+                    params: std::mem::transmute::<&[ClipParams], &'static [ClipParams]>(params),
+                    dt,
+                }
+            };
+            st.jobs[w] = Some(job);
+            st.pending += 1;
+            w += 1;
+        }
+        st.epoch = st.epoch.wrapping_add(1);
+        drop(st);
+        self.shared.start.notify_all();
+        let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(rest, clips, params, dt)));
+        let mut st = self.shared.lock();
+        while st.pending > 0 {
+            st = self.shared.done.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        let (ended, panicked) = (st.ended, st.panicked);
+        drop(st);
+        match own {
+            Err(e) => std::panic::resume_unwind(e),
+            Ok(_) if panicked => panic!("a crowd update worker panicked"),
+            Ok(own) => own + ended,
+        }
+    }
+}
+
+/// A worker: waits for an update with a job in its slot, runs it, reports it done.
+fn work(shared: &PoolShared, w: usize) {
+    let mut seen = 0u64;
+    loop {
+        let job = {
+            let mut st = shared.lock();
+            loop {
+                if st.shutdown {
+                    return;
+                }
+                if st.epoch != seen {
+                    seen = st.epoch;
+                    if let Some(job) = st.jobs[w].take() {
+                        break job;
+                    }
+                }
+                st = shared.start.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
+        };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            let Job { lanes, clips, params, dt } = job;
+            run(lanes, clips, params, dt)
+        }));
+        let mut st = shared.lock();
+        match result {
+            Ok(ended) => st.ended += ended,
+            Err(_) => st.panicked = true,
+        }
+        st.pending -= 1;
+        if st.pending == 0 {
+            shared.done.notify_all();
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.lock().shutdown = true;
+        self.shared.start.notify_all();
+        for h in self.handles.drain(..) {
+            // A worker only ends by returning (its runs' panics are caught).
+            let _ = h.join();
         }
     }
 }

@@ -672,3 +672,32 @@ fn every_playback_setting_matches_playback_and_frame_pair() {
     assert!(finished > 50 && finished < model.len() - 50, "{finished} finished");
     assert!(model.iter().any(|m| m.1.is_finished() && !m.1.clamp_when_finished && m.1.time() == 0.0));
 }
+
+/// The crowd's worker pool is reused across calls with more, fewer and again more
+/// threads (workers without a run this call stay parked), by clones (which start their
+/// own) and after removals shrink the crowd below the threshold and it grows back.
+#[test]
+fn worker_pool_reuse_keeps_parallel_equal_to_serial() {
+    let mut serial = mixed_crowd(9000);
+    let mut parallel = serial.clone();
+    for (step, threads) in [4, 2, 8, 3, 1, 5].into_iter().enumerate() {
+        let dt = 0.03 * (step as f32 + 1.0);
+        serial.update(dt);
+        parallel.update_parallel(dt, threads);
+        assert_eq!(bytes(&serial), bytes(&parallel), "step {step}, {threads} threads");
+        if step == 2 {
+            let mut copy = parallel.clone();
+            let mut copy_serial = serial.clone();
+            copy.update_parallel(0.1, 3);
+            copy_serial.update(0.1);
+            assert_eq!(bytes(&copy), bytes(&copy_serial));
+        }
+    }
+    for _ in 0..6000 {
+        serial.remove(0).unwrap();
+        parallel.remove(0).unwrap();
+    }
+    serial.update(0.1);
+    parallel.update_parallel(0.1, 4);
+    assert_eq!(bytes(&serial), bytes(&parallel));
+}
