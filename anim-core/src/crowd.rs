@@ -80,7 +80,8 @@ pub struct CharacterDesc {
     pub scale: f32,
     /// Clip index in the atlas's clip table.
     pub clip: u32,
-    /// Playback time in seconds.
+    /// Start position in seconds (unwrapped, as [`Playback::seek`] takes it: a clip
+    /// played once clamps it into `[0, duration]`).
     pub time: f32,
     /// Playback speed (1 = normal; negative plays backwards).
     pub speed: f32,
@@ -233,8 +234,8 @@ struct ClipParams {
     duration: f32,
     /// Where [`wrap_or_clamp`] is exact: a looping clip (positive, finite duration) gives
     /// its duration (times in `[−d, 2d)` wrap with one addition), a clamped one (finite,
-    /// non-negative duration) `+∞` (every finite time clamps), any other clip NaN (every
-    /// time goes to [`AtlasClip::advance`]).
+    /// non-negative duration) `+∞` (every finite time clamps), any other clip NaN (its
+    /// characters' columns come from [`AtlasClip::frame_pair`]).
     span: f32,
     rate: f32,
     first: u32,
@@ -271,10 +272,11 @@ fn frames_slow(clips: &[AtlasClip], clip: u32, time: f32) -> (u32, u32, f32) {
 
 /// [`AtlasClip::advance`] without branches for a time `t = time + step` of a clip of this
 /// `duration` and `span` (see [`ClipParams::span`]); the flag is set when `t` is outside
-/// the span, and the time returned must then be replaced by `advance`'s.
+/// the span, and the columns must then come from [`AtlasClip::frame_pair`]. The update
+/// gives it the time a [`Playback`] shows, in `[0, duration]`.
 ///
 /// Inside the span the result is `advance`'s, but a zero may have the other sign (which
-/// no column or factor depends on: [`frames`] adds `+0` first, as `frame_pair` does):
+/// no column or factor depends on: `frames` adds `+0` first, as `frame_pair` does):
 /// - looping, `t ∈ [0, d)`: `t`; `t ∈ [d, 2d)`: `t − d`, exact (Sterbenz), as `rem_euclid`
 ///   gives; `t ∈ [−d, 0)`: `t + d` rounded as `rem_euclid` rounds it, and `0` where that
 ///   rounds up to `d` (`advance`'s guard);

@@ -245,8 +245,16 @@ pub(crate) fn advance_position(u: f64, d: f64, duration: f64, cycles: f64, finis
     let to = if d - d == 0.0 { u + d } else { u };
     let ends = ((to >= hi) & (d > 0.0)) | ((to <= lo) & (d < 0.0));
     let now = !finished & bounded & ends;
-    let to = to.clamp(lo, hi);
+    let to = clamp64(to, lo, hi);
     (if finished { u } else { to }, now)
+}
+
+/// `x.clamp(lo, hi)` as two selects: the same result for `lo ≤ hi`, without `clamp`'s
+/// check of its bounds (a branch that keeps the crowd's loop from vectorizing).
+#[inline(always)]
+fn clamp64(x: f64, lo: f64, hi: f64) -> f64 {
+    let x = if x < lo { lo } else { x };
+    if x > hi { hi } else { x }
 }
 
 /// [`Playback::time`]'s arithmetic on plain values (shared with the crowd like
@@ -260,10 +268,12 @@ pub(crate) fn shown_time(u: f64, duration: f32, cycles: f64, ping_pong: bool, re
     // the end of a finite playback.
     let k = (u / d).floor();
     let k = if (cycles > 0.0) & (k >= cycles) { cycles - 1.0 } else { k };
-    let local = (u - k * d).clamp(0.0, d);
+    let local = clamp64(u - k * d, 0.0, d);
     let odd = k - 2.0 * (k * 0.5).floor() != 0.0;
     let t = if ping_pong & odd { d - local } else { local };
-    let t = (t as f32).clamp(0.0, duration);
+    let t = t as f32;
+    let t = if t < 0.0 { 0.0 } else { t };
+    let t = if t > duration { duration } else { t };
     // A clip of duration 0 has one time; `u / 0` above is not a number.
     if rewound | (d <= 0.0) { 0.0 } else { t }
 }
