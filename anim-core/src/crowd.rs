@@ -1533,15 +1533,15 @@ mod tests {
             crowd.add(desc).unwrap();
             // Every playback kind: ping-pong, loop counts (0 included), rewinding ends,
             // finished ones, starts across several cycles.
-            if rng.next_u32() % 2 == 0 {
-                let mode = if rng.next_u32() % 2 == 0 { LoopMode::PingPong } else { LoopMode::Repeat };
+            if rng.next_u32().is_multiple_of(2) {
+                let mode = if rng.next_u32().is_multiple_of(2) { LoopMode::PingPong } else { LoopMode::Repeat };
                 let reps = [None, Some(0), Some(1), Some(3)][rng.next_u32() as usize % 4];
                 let mut p = Playback::new(clips[c as usize].duration, mode)
                     .with_repetitions(reps)
                     .with_speed(rng.range(-30.0, 30.0))
-                    .with_clamp_when_finished(rng.next_u32() % 2 == 0);
+                    .with_clamp_when_finished(rng.next_u32().is_multiple_of(2));
                 p.seek(f64::from(rng.range(-3.0, 6.0)));
-                if rng.next_u32() % 8 == 0 {
+                if rng.next_u32().is_multiple_of(8) {
                     p.advance(100.0);
                 }
                 crowd.set_playback(i, &p).unwrap();

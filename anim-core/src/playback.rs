@@ -241,8 +241,7 @@ pub(crate) fn advance_position(u: f64, d: f64, duration: f64, cycles: f64, finis
     // `cycles · duration` would be NaN for an endless clip of duration 0.
     let hi = if bounded { cycles * duration } else { f64::INFINITY };
     let lo = if bounded { 0.0 } else { f64::NEG_INFINITY };
-    // `d − d` is 0 exactly for a finite `d` (NaN otherwise).
-    let to = if d - d == 0.0 { u + d } else { u };
+    let to = if d.is_finite() { u + d } else { u };
     let ends = ((to >= hi) & (d > 0.0)) | ((to <= lo) & (d < 0.0));
     let now = !finished & bounded & ends;
     let to = clamp64(to, lo, hi);

@@ -599,7 +599,9 @@ fn every_playback_setting_matches_playback_and_frame_pair() {
     let clips = clips();
     let mut rng = Rng(2718);
     let mut crowd = Crowd::new(&clips);
-    let mut model: Vec<(u32, Playback, Option<(u32, Playback)>)> = Vec::new();
+    // Per character: clip A and its playback, clip B and its playback.
+    type Slots = (u32, Playback, Option<(u32, Playback)>);
+    let mut model: Vec<Slots> = Vec::new();
     for i in 0..600 {
         let c = rng.next_u32() % 3;
         let mode = if i % 2 == 0 { LoopMode::PingPong } else { LoopMode::Repeat };
