@@ -4,9 +4,9 @@
 //!
 //! # Playback
 //! Each character plays clip **A** and optionally a second clip **B** blended over it with
-//! a weight (the book's in-shader blend). Each slot's playback state is a [`Playback`]'s,
-//! kept as columns (unwrapped position, speed, repetitions, loop mode, clamp and finished
-//! flags) and advanced by the same arithmetic as [`Playback::advance`] (one shared
+//! a weight (the book's in-shader blend). Each slot's playback state is a [`Playback`]'s
+//! (cycle index and local time, speed, repetitions, loop mode, clamp and finished flags)
+//! and advanced by the same arithmetic as [`Playback::advance`] (one shared
 //! function): time scale (negative included), ping-pong, loop counts and
 //! clamp-when-finished all reach the crowd, and a character's columns and factor are
 //! exactly [`AtlasClip::frame_pair`] of [`Playback::time`]. The playback's duration is
@@ -29,9 +29,14 @@
 //! character's playback rewrites its frames and factors at once (without advancing time).
 //!
 //! # Update
-//! Clip A of every character is advanced in one branch-free loop over dense arrays (its
-//! clip's constants are copied per character, so nothing is gathered), in blocks of 64
-//! records; characters of hand-built clips the fast column rule does not cover (huge or
+//! Clip A of every character is advanced in one lean branch-free loop over dense arrays
+//! (its clip's constants are copied per character, so nothing is gathered), in blocks of
+//! 64 records, as a plain endless `Repeat` playback: the step of [`Playback::advance`]
+//! with no count and no flags (a local-time wrap and a cycle increment). Characters whose
+//! clip A playback is anything else (ping-pong, counted, not clamped, finished) are kept
+//! in a separate list, in character order, with their state; after each block's loop
+//! they are advanced by the full shared arithmetic and their records rewritten (a finished
+//! one, whose state no longer changes, rewrites its held columns only). Characters of hand-built clips the fast column rule does not cover (huge or
 //! degenerate clips) take [`AtlasClip::frame_pair`] itself in a second look at the block. The characters with a
 //! clip B are listed apart, in character order, and each block's are advanced after it.
 //! On x86-64 CPUs with AVX2 the same loop runs compiled for AVX2, with identical results.
@@ -39,7 +44,7 @@
 //! [`AnimAtlas`]: crate::anim_texture::AnimAtlas
 
 use crate::anim_texture::AtlasClip;
-use crate::playback::{LoopMode, Playback, advance_local, advance_local_near, shown_time};
+use crate::playback::{FOREVER, LoopMode, Playback, advance_local, advance_local_near, shown_time};
 use anim_math::{Quat, Vec3};
 use thiserror::Error;
 
@@ -165,6 +170,8 @@ const PING_PONG: u32 = 1;
 const CLAMP: u32 = 2;
 /// Flag bit: the playback reached an end.
 const FINISHED: u32 = 4;
+/// The flags of a plain playback (see [`Play::is_plain`]): those of [`Playback::new`].
+const PLAIN_FLAGS: u32 = CLAMP;
 
 /// One playback as the crowd's columns hold it (see [`Playback`]).
 #[derive(Clone, Copy, Debug, Default)]
@@ -198,6 +205,34 @@ impl Play {
         )
     }
 }
+
+impl Play {
+    /// Whether this is a plain endless [`LoopMode::Repeat`] playback (no ping-pong, no
+    /// repetition count, not finished, and the default `clamp_when_finished`, which an
+    /// endless playback never reads): the update's lean path.
+    fn is_plain(&self) -> bool {
+        self.cycles < 0 && self.flags == PLAIN_FLAGS
+    }
+}
+
+/// The clip A playback of a character that is not plain (see [`Play::is_plain`]):
+/// ping-pong, counted, clamped or finished. Its state lives here, not in the columns
+/// (whose `cycle` and `local` for it are scratch); it is advanced after the lean pass.
+#[derive(Clone, Copy, Debug)]
+struct Special {
+    /// The character's index.
+    character: u32,
+    cycle: i32,
+    local: f32,
+    cycles: i32,
+    flags: u32,
+    /// Once finished (the state no longer changes): the record's clip A columns and
+    /// factor, written again each update without redoing the step.
+    held: Option<(u32, u32, f32)>,
+}
+
+/// `Crowd::special_of` of a character whose clip A playback is plain.
+const NO_SPECIAL: u32 = u32::MAX;
 
 /// One [`Playback::advance`] and [`Playback::time`] on column values: from cycle
 /// `cycle` at local time `local` by `step = dt · speed` (in `f32`, as `advance` computes
@@ -415,8 +450,12 @@ pub struct Crowd {
     cycle: Vec<i32>,
     local: Vec<f32>,
     speed: Vec<f32>,
-    cycles: Vec<i32>,
-    flags: Vec<u32>,
+    /// Per character: index into `specials`, or [`NO_SPECIAL`].
+    special_of: Vec<u32>,
+    /// Clip A playback state of the characters whose playback is not plain.
+    specials: Vec<Special>,
+    /// Whether `specials` is in character order (restored by sorting before an update).
+    specials_sorted: bool,
     // Clip A's constants copied per character (from `params`), so that the update loop
     // reads dense arrays only and no gathers.
     duration: Vec<f32>,
@@ -444,8 +483,6 @@ struct Lanes<'a> {
     cycle: &'a mut [i32],
     local: &'a mut [f32],
     speed: &'a [f32],
-    cycles: &'a [i32],
-    flags: &'a mut [u32],
     duration: &'a [f32],
     span: &'a [f32],
     rate: &'a [f32],
@@ -454,6 +491,8 @@ struct Lanes<'a> {
     out: &'a mut [CrowdInstance],
     /// The blends of this run's characters, in character order.
     blends: &'a mut [Blend],
+    /// The special playbacks of this run's characters, in character order.
+    specials: &'a mut [Special],
 }
 
 impl<'a> Lanes<'a> {
@@ -465,12 +504,11 @@ impl<'a> Lanes<'a> {
     fn split_at(self, mid: usize) -> (Self, Self) {
         let cut = self.base + mid;
         let b = self.blends.partition_point(|b| (b.character as usize) < cut);
+        let sp = self.specials.partition_point(|s| (s.character as usize) < cut);
         let (clip, clip2) = self.clip.split_at(mid);
         let (cycle, cycle2) = self.cycle.split_at_mut(mid);
         let (local, local2) = self.local.split_at_mut(mid);
         let (speed, speed2) = self.speed.split_at(mid);
-        let (cycles, cycles2) = self.cycles.split_at(mid);
-        let (flags, flags2) = self.flags.split_at_mut(mid);
         let (duration, duration2) = self.duration.split_at(mid);
         let (span, span2) = self.span.split_at(mid);
         let (rate, rate2) = self.rate.split_at(mid);
@@ -478,6 +516,7 @@ impl<'a> Lanes<'a> {
         let (cap, cap2) = self.cap.split_at(mid);
         let (out, out2) = self.out.split_at_mut(mid);
         let (blends, blends2) = self.blends.split_at_mut(b);
+        let (specials, specials2) = self.specials.split_at_mut(sp);
         (
             Lanes {
                 base: self.base,
@@ -485,8 +524,6 @@ impl<'a> Lanes<'a> {
                 cycle,
                 local,
                 speed,
-                cycles,
-                flags,
                 duration,
                 span,
                 rate,
@@ -494,6 +531,7 @@ impl<'a> Lanes<'a> {
                 cap,
                 out,
                 blends,
+                specials,
             },
             Lanes {
                 base: cut,
@@ -501,8 +539,6 @@ impl<'a> Lanes<'a> {
                 cycle: cycle2,
                 local: local2,
                 speed: speed2,
-                cycles: cycles2,
-                flags: flags2,
                 duration: duration2,
                 span: span2,
                 rate: rate2,
@@ -510,6 +546,7 @@ impl<'a> Lanes<'a> {
                 cap: cap2,
                 out: out2,
                 blends: blends2,
+                specials: specials2,
             },
         )
     }
@@ -535,8 +572,6 @@ impl<'a> Lanes<'a> {
         let cycle = &mut self.cycle[..n];
         let local = &mut self.local[..n];
         let speed = &self.speed[..n];
-        let cycles = &self.cycles[..n];
-        let flags = &mut self.flags[..n];
         let duration = &self.duration[..n];
         let span = &self.span[..n];
         let rate = &self.rate[..n];
@@ -544,6 +579,8 @@ impl<'a> Lanes<'a> {
         let cap = &self.cap[..n];
         let out = &mut self.out[..n];
         let blends = self.blends;
+        let specials = self.specials;
+        let mut next_special = 0;
         let mut f0 = [0u32; BLOCK];
         let mut f1 = [0u32; BLOCK];
         let mut fa = [0f32; BLOCK];
@@ -561,8 +598,6 @@ impl<'a> Lanes<'a> {
             let cycle = &mut cycle[start..end];
             let local = &mut local[start..end];
             let speed = &speed[start..end];
-            let cycles = &cycles[start..end];
-            let flags = &mut flags[start..end];
             let duration = &duration[start..end];
             let span = &span[start..end];
             let rate = &rate[start..end];
@@ -571,12 +606,14 @@ impl<'a> Lanes<'a> {
             let clip = &clip[start..end];
             let out = &mut out[start..end];
             let mut slow = 0u32;
+            // Every lane as a plain endless `Repeat` playback (the step and time of
+            // `Playback::advance` / `time` with no count and no flags, which fold away);
+            // the special lanes' results are scratch, redone from their own state below.
             for i in 0..m {
-                let (c, l, fl, t, near) =
-                    step_lane_near(cycle[i], local[i], dt * speed[i], duration[i], cycles[i], flags[i]);
+                let (c, l, _, t, near) =
+                    step_lane_near(cycle[i], local[i], dt * speed[i], duration[i], FOREVER, PLAIN_FLAGS);
                 cycle[i] = c;
                 local[i] = l;
-                flags[i] = fl;
                 shown[i] = t;
                 // `t ∈ [0, d]`: inside the fast span of every clip that has one.
                 let (w, s) = wrap_shown(t, duration[i], span[i]);
@@ -600,9 +637,9 @@ impl<'a> Lanes<'a> {
             if slow != 0 {
                 for i in 0..m {
                     if late[i] & LATE_STEP != 0 {
-                        let (c, l, fl, t) =
-                            step_lane(cycle[i], local[i], dt * speed[i], duration[i], cycles[i], flags[i]);
-                        (cycle[i], local[i], flags[i], shown[i]) = (c, l, fl, t);
+                        let (c, l, _, t) =
+                            step_lane(cycle[i], local[i], dt * speed[i], duration[i], FOREVER, PLAIN_FLAGS);
+                        (cycle[i], local[i], shown[i]) = (c, l, t);
                     }
                     if late[i] != 0 {
                         let (a0, a1, f) = frames_slow(clips, clip[i], shown[i]);
@@ -612,6 +649,34 @@ impl<'a> Lanes<'a> {
                 }
             }
             let first_out = self.base + start;
+            let mut stop = next_special;
+            while specials.get(stop).is_some_and(|s| (s.character as usize).wrapping_sub(first_out) < m) {
+                stop += 1;
+            }
+            for s in &mut specials[next_special..stop] {
+                let i = s.character as usize - first_out;
+                let (a0, a1, f) = match s.held {
+                    Some(held) => held,
+                    None => {
+                        let (c, l, fl, t) = step_lane(s.cycle, s.local, dt * speed[i], duration[i], s.cycles, s.flags);
+                        (s.cycle, s.local, s.flags) = (c, l, fl);
+                        let (w, slow) = wrap_shown(t, duration[i], span[i]);
+                        let r = if slow {
+                            frames_slow(clips, clip[i], t)
+                        } else {
+                            frames_fast(w, rate[i], first[i], cap[i])
+                        };
+                        // A finished playback's steps change nothing (see `Playback::advance`).
+                        if fl & FINISHED != 0 {
+                            s.held = Some(r);
+                        }
+                        r
+                    }
+                };
+                out[i].frames = [a0, a1, a0, a1];
+                out[i].factors = [f, f, 0.0, clip[i] as f32];
+            }
+            next_special = stop;
             let mut stop = next_blend;
             while blends.get(stop).is_some_and(|b| (b.character as usize).wrapping_sub(first_out) < m) {
                 stop += 1;
@@ -865,8 +930,9 @@ impl Crowd {
             cycle: Vec::with_capacity(capacity),
             local: Vec::with_capacity(capacity),
             speed: Vec::with_capacity(capacity),
-            cycles: Vec::with_capacity(capacity),
-            flags: Vec::with_capacity(capacity),
+            special_of: Vec::with_capacity(capacity),
+            specials: Vec::new(),
+            specials_sorted: true,
             duration: Vec::with_capacity(capacity),
             span: Vec::with_capacity(capacity),
             rate: Vec::with_capacity(capacity),
@@ -950,14 +1016,14 @@ impl Crowd {
         self.cycle.push(play.cycle);
         self.local.push(play.local);
         self.speed.push(play.speed);
-        self.cycles.push(play.cycles);
-        self.flags.push(play.flags);
+        self.special_of.push(NO_SPECIAL);
         self.duration.push(p.duration);
         self.span.push(p.span);
         self.rate.push(p.rate);
         self.first.push(p.first);
         self.cap.push(p.cap);
         self.blend_of.push(NO_BLEND);
+        self.put_play(character, play);
         let (pos, q) = (desc.position, desc.rotation.coords);
         self.instances.push(CrowdInstance {
             position_scale: [pos.x, pos.y, pos.z, desc.scale],
@@ -978,12 +1044,12 @@ impl Crowd {
         self.check_character(index)?;
         let last = self.len() - 1;
         self.drop_blend(index);
+        self.drop_special(index);
         self.clip.swap_remove(index);
         self.cycle.swap_remove(index);
         self.local.swap_remove(index);
         self.speed.swap_remove(index);
-        self.cycles.swap_remove(index);
-        self.flags.swap_remove(index);
+        self.special_of.swap_remove(index);
         self.duration.swap_remove(index);
         self.span.swap_remove(index);
         self.rate.swap_remove(index);
@@ -997,6 +1063,10 @@ impl Crowd {
         if let Some(&slot) = self.blend_of.get(index).filter(|&&s| s != NO_BLEND) {
             self.blends[slot as usize].character = index as u32;
             self.blends_sorted = false;
+        }
+        if let Some(&slot) = self.special_of.get(index).filter(|&&s| s != NO_SPECIAL) {
+            self.specials[slot as usize].character = index as u32;
+            self.specials_sorted = false;
         }
         Ok(Some(last))
     }
@@ -1083,7 +1153,7 @@ impl Crowd {
     /// Whether character `index`'s clip A finished a finite playback (see
     /// [`Playback::is_finished`]); `false` for an index out of range.
     pub fn is_finished(&self, index: usize) -> bool {
-        self.flags.get(index).is_some_and(|f| f & FINISHED != 0)
+        self.special_ref(index).is_some_and(|s| s.flags & FINISHED != 0)
     }
 
     /// Clip B's playback state of character `index` (duration: clip B's), if it has one.
@@ -1093,21 +1163,73 @@ impl Crowd {
     }
 
     fn play_of(&self, index: usize) -> Play {
-        Play {
-            cycle: self.cycle[index],
-            local: self.local[index],
-            speed: self.speed[index],
-            cycles: self.cycles[index],
-            flags: self.flags[index],
+        let speed = self.speed[index];
+        match self.special_ref(index) {
+            Some(s) => Play { cycle: s.cycle, local: s.local, speed, cycles: s.cycles, flags: s.flags },
+            None => {
+                Play { cycle: self.cycle[index], local: self.local[index], speed, cycles: FOREVER, flags: PLAIN_FLAGS }
+            }
         }
     }
 
+    /// Sets character `index`'s clip A playback: in the columns when plain, else in the
+    /// special list (joined or left as needed).
     fn put_play(&mut self, index: usize, play: Play) {
         self.cycle[index] = play.cycle;
         self.local[index] = play.local;
         self.speed[index] = play.speed;
-        self.cycles[index] = play.cycles;
-        self.flags[index] = play.flags;
+        if play.is_plain() {
+            self.drop_special(index);
+            return;
+        }
+        let s = Special {
+            character: index as u32,
+            cycle: play.cycle,
+            local: play.local,
+            cycles: play.cycles,
+            flags: play.flags,
+            held: None,
+        };
+        let slot = self.special_of[index];
+        if slot != NO_SPECIAL {
+            self.specials[slot as usize] = s;
+            return;
+        }
+        if self.specials.last().is_some_and(|l| l.character > s.character) {
+            self.specials_sorted = false;
+        }
+        self.special_of[index] = self.specials.len() as u32;
+        self.specials.push(s);
+    }
+
+    fn special_ref(&self, index: usize) -> Option<&Special> {
+        let slot = *self.special_of.get(index)?;
+        self.specials.get(slot as usize)
+    }
+
+    /// Takes character `index` off the special list (its playback is plain again).
+    fn drop_special(&mut self, index: usize) {
+        let slot = self.special_of[index];
+        if slot == NO_SPECIAL {
+            return;
+        }
+        self.special_of[index] = NO_SPECIAL;
+        self.specials.swap_remove(slot as usize);
+        if let Some(moved) = self.specials.get(slot as usize) {
+            self.special_of[moved.character as usize] = slot;
+            self.specials_sorted = false;
+        }
+    }
+
+    /// Puts the special list in character order, as the update's blocks read it.
+    fn sort_specials(&mut self) {
+        if !self.specials_sorted {
+            self.specials.sort_unstable_by_key(|s| s.character);
+            for (slot, s) in self.specials.iter().enumerate() {
+                self.special_of[s.character as usize] = slot as u32;
+            }
+            self.specials_sorted = true;
+        }
     }
 
     /// Crossfades character `index` to `clip`, which starts at time 0 in slot A, by its
@@ -1227,13 +1349,16 @@ impl Crowd {
     /// writes every [`CrowdInstance`]'s frames and factors (transforms are written by the
     /// edits, not here). A non-finite `dt` counts as 0.
     ///
-    /// Characters without clip B take one branch-free loop over dense arrays (AVX2 where
-    /// the CPU has it, chosen at run time, with the same results); those with one (kept
-    /// in a separate list) take a second, short pass. It allocates nothing; after edits
-    /// that reordered that list (removals, new blends of lower indices) it sorts it.
+    /// Every character's clip A takes one lean branch-free loop over dense arrays (AVX2
+    /// where the CPU has it, chosen at run time, with the same results) as a plain endless
+    /// `Repeat` playback; those with another playback (kept in a separate list) are then
+    /// redone by the full arithmetic, and those with a clip B (another list) take a
+    /// second, short pass. It allocates nothing; after edits that reordered those lists
+    /// (removals, new entries of lower indices) it sorts them.
     pub fn update(&mut self, dt: f32) {
         let dt = if dt.is_finite() { dt } else { 0.0 };
         self.sort_blends();
+        self.sort_specials();
         let (lanes, clips, params) = self.lanes();
         let ended = run(lanes, clips, params, dt);
         self.drop_ended(ended);
@@ -1268,6 +1393,7 @@ impl Crowd {
         };
         let dt = if dt.is_finite() { dt } else { 0.0 };
         self.sort_blends();
+        self.sort_specials();
         let chunk = n.div_ceil(threads);
         let (lanes, clips, params) = self.lanes();
         let ended = pool.run(lanes, chunk, clips, params, dt);
@@ -1283,8 +1409,6 @@ impl Crowd {
                 cycle: &mut self.cycle,
                 local: &mut self.local,
                 speed: &self.speed,
-                cycles: &self.cycles,
-                flags: &mut self.flags,
                 duration: &self.duration,
                 span: &self.span,
                 rate: &self.rate,
@@ -1292,6 +1416,7 @@ impl Crowd {
                 cap: &self.cap,
                 out: &mut self.instances,
                 blends: &mut self.blends,
+                specials: &mut self.specials,
             },
             &self.clips,
             &self.params,
@@ -1303,6 +1428,9 @@ impl Crowd {
     fn repack(&mut self, index: usize) {
         let slot = self.blend_of[index];
         let blends = if slot == NO_BLEND { &mut [][..] } else { std::slice::from_mut(&mut self.blends[slot as usize]) };
+        let slot = self.special_of[index];
+        let specials =
+            if slot == NO_SPECIAL { &mut [][..] } else { std::slice::from_mut(&mut self.specials[slot as usize]) };
         let r = index..index + 1;
         let lanes = Lanes {
             base: index,
@@ -1310,8 +1438,6 @@ impl Crowd {
             cycle: &mut self.cycle[r.clone()],
             local: &mut self.local[r.clone()],
             speed: &self.speed[r.clone()],
-            cycles: &self.cycles[r.clone()],
-            flags: &mut self.flags[r.clone()],
             duration: &self.duration[r.clone()],
             span: &self.span[r.clone()],
             rate: &self.rate[r.clone()],
@@ -1319,6 +1445,7 @@ impl Crowd {
             cap: &self.cap[r.clone()],
             out: &mut self.instances[r],
             blends,
+            specials,
         };
         // A fade's weight only ends by falling, which `dt = 0` does not do; handled anyway.
         let ended = lanes.run(&self.clips, &self.params, 0.0);
@@ -1722,7 +1849,13 @@ mod tests {
             let bits = |c: &Crowd| c.local.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&a), bits(&b));
             assert_eq!(a.cycle, b.cycle);
-            assert_eq!(a.flags, b.flags);
+            let sp = |c: &Crowd| {
+                c.specials
+                    .iter()
+                    .map(|s| (s.character, s.cycle, s.local.to_bits(), s.cycles, s.flags))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(sp(&a), sp(&b));
         }
     }
 }
