@@ -1831,6 +1831,82 @@ mod tests {
         crowd
     }
 
+    /// The special list follows `set_playback` (plain ↔ special), removals (swap-remove
+    /// fixups) and finishing (held records): every character's playback and record equal
+    /// a `Playback` model's after each update.
+    #[test]
+    fn special_list_follows_edits_and_matches_playback() {
+        let clips = clips();
+        let mut crowd = Crowd::new(&clips);
+        let mut model: Vec<(u32, Playback)> = Vec::new();
+        let mut rng = Rng(77);
+        let playback_of = |rng: &mut Rng, d: f32| {
+            let mode = if rng.next_u32().is_multiple_of(2) { LoopMode::Repeat } else { LoopMode::PingPong };
+            let reps = [None, Some(0), Some(1), Some(3)][rng.next_u32() as usize % 4];
+            let mut p = Playback::new(d, mode).with_speed(rng.range(-2.0, 2.0)).with_repetitions(reps);
+            p.clamp_when_finished = !rng.next_u32().is_multiple_of(3);
+            p.seek(f64::from(rng.range(-1.0, 3.0)));
+            p
+        };
+        for i in 0..400u32 {
+            let c = i % 4;
+            let desc = CharacterDesc {
+                position: Vec3::zeros(),
+                rotation: Quat::identity(),
+                scale: 1.0,
+                clip: c,
+                time: rng.range(0.0, 1.0),
+                speed: rng.range(-1.0, 2.0),
+            };
+            let d = crowd.params[c as usize].duration;
+            if i % 3 == 0 {
+                let p = playback_of(&mut rng, d);
+                crowd.add_with_playback(desc, &p).unwrap();
+                model.push((c, p));
+            } else {
+                crowd.add(desc).unwrap();
+                model.push((c, crowd.playback(i as usize).unwrap()));
+            }
+        }
+        for step in 0..40 {
+            for _ in 0..5 {
+                let i = rng.next_u32() as usize % crowd.len();
+                let d = crowd.params[model[i].0 as usize].duration;
+                let p = if rng.next_u32().is_multiple_of(2) {
+                    playback_of(&mut rng, d)
+                } else {
+                    Playback::new(d, LoopMode::Repeat).with_speed(rng.range(-1.0, 2.0))
+                };
+                crowd.set_playback(i, &p).unwrap();
+                model[i].1 = p;
+            }
+            for _ in 0..3 {
+                let i = rng.next_u32() as usize % crowd.len();
+                crowd.remove(i).unwrap();
+                model.swap_remove(i);
+            }
+            let dt = [1.0 / 60.0, 0.3, -0.2, 1.7][step % 4];
+            crowd.update(dt);
+            for (i, (c, p)) in model.iter_mut().enumerate() {
+                p.advance(dt);
+                let got = crowd.playback(i).unwrap();
+                assert_eq!(got.cycle_local(), p.cycle_local(), "character {i} step {step}");
+                assert_eq!(got.is_finished(), p.is_finished(), "character {i} step {step}");
+                assert_eq!(got.mode, p.mode);
+                assert_eq!(got.clamp_when_finished, p.clamp_when_finished);
+                let a = clips[*c as usize].frame_pair(p.time());
+                let r = crowd.instances[i];
+                assert_eq!([r.frames[0], r.frames[1]], [a.frame0, a.frame1], "character {i} step {step}");
+                assert_eq!(r.factors[0], a.t, "character {i} step {step}");
+            }
+            for (slot, s) in crowd.specials.iter().enumerate() {
+                assert_eq!(crowd.special_of[s.character as usize], slot as u32);
+            }
+        }
+        assert!(crowd.specials.len() > 50 && crowd.specials.len() < crowd.len() - 50);
+        assert!(crowd.specials.iter().any(|s| s.held.is_some()));
+    }
+
     #[test]
     fn avx2_loop_equals_baseline_loop_bit_for_bit() {
         let mut a = mixed(3000);
