@@ -50,6 +50,14 @@ pub enum BlendError {
         /// The value.
         value: f32,
     },
+    /// A weight that must lie in `[0, 1]` does not.
+    #[error("{what} {value} is outside [0, 1]")]
+    WeightOutOfRange {
+        /// Which value.
+        what: &'static str,
+        /// The value.
+        value: f32,
+    },
 }
 
 /// Checks the length of one pose-sized argument against the skeleton.

@@ -252,9 +252,8 @@ impl CrossFadeController {
             target.playing.advance(dt, &mut target.pose)?;
             target.elapsed += dt;
             let w = target.weight();
-            for (o, b) in self.pose.locals_mut().iter_mut().zip(target.pose.locals()) {
-                *o = Transform::mix(o, b, w);
-            }
+            // The layered job's two-layer case (current pose at 1 − w, target at w).
+            crate::layered::mix_two_into(self.pose.locals_mut(), target.pose.locals(), w);
             // The root-motion deltas mix with the same weight as the poses.
             self.delta = blend_deltas([(&self.delta, 1.0 - w), (&target.playing.delta, w)]);
         }

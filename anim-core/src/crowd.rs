@@ -4,10 +4,16 @@
 //!
 //! # Playback
 //! Each character plays clip **A** and optionally a second clip **B** blended over it with
-//! a weight (the book's in-shader blend). Both slots advance by `dt · speed` each update
-//! and follow their clip's rule exactly as [`AtlasClip::advance`] and
-//! [`AtlasClip::frame_pair`] do: looping clips wrap into `[0, duration)`, the others clamp
-//! to `[0, duration]`.
+//! a weight (the book's in-shader blend). Each slot's playback state is a [`Playback`]'s
+//! (cycle index and local time, speed, repetitions, loop mode, clamp and finished flags)
+//! and advanced by the same arithmetic as [`Playback::advance`] (one shared
+//! function): time scale (negative included), ping-pong, loop counts and
+//! clamp-when-finished all reach the crowd, and a character's columns and factor are
+//! exactly [`AtlasClip::frame_pair`] of [`Playback::time`]. The playback's duration is
+//! its clip's. [`Crowd::set_playback`] and [`Crowd::playback`] write and read clip A's
+//! state as a `Playback`; without one, a character plays by its clip's rule: a looping
+//! clip repeats forever, any other plays once and holds its last frame
+//! ([`default_playback`]).
 //!
 //! - [`Crowd::set_clip`] crossfades: the playing clip moves to slot B at weight 1, which
 //!   falls linearly to 0 over the fade while the new clip plays in A from time 0. When
@@ -23,16 +29,22 @@
 //! character's playback rewrites its frames and factors at once (without advancing time).
 //!
 //! # Update
-//! Clip A of every character is advanced in one branch-free loop over dense arrays (its
-//! clip's constants are copied per character, so nothing is gathered), in blocks of 64
-//! records; times that leave a clip by more than one duration in one step, rare, take
-//! [`AtlasClip::advance`] itself in a second look at the block. The characters with a
+//! Clip A of every character is advanced in one lean branch-free loop over dense arrays
+//! (its clip's constants are copied per character, so nothing is gathered), in blocks of
+//! 64 records, as a plain endless `Repeat` playback: the step of [`Playback::advance`]
+//! with no count and no flags (a local-time wrap and a cycle increment). Characters whose
+//! clip A playback is anything else (ping-pong, counted, not clamped, finished) are kept
+//! in a separate list, in character order, with their state; after each block's loop
+//! they are advanced by the full shared arithmetic and their records rewritten (a finished
+//! one, whose state no longer changes, rewrites its held columns only). Characters of hand-built clips the fast column rule does not cover (huge or
+//! degenerate clips) take [`AtlasClip::frame_pair`] itself in a second look at the block. The characters with a
 //! clip B are listed apart, in character order, and each block's are advanced after it.
 //! On x86-64 CPUs with AVX2 the same loop runs compiled for AVX2, with identical results.
 //!
 //! [`AnimAtlas`]: crate::anim_texture::AnimAtlas
 
 use crate::anim_texture::AtlasClip;
+use crate::playback::{FOREVER, LoopMode, Playback, advance_local, advance_local_near, shown_time};
 use anim_math::{Quat, Vec3};
 use thiserror::Error;
 
@@ -73,20 +85,19 @@ pub struct CharacterDesc {
     pub scale: f32,
     /// Clip index in the atlas's clip table.
     pub clip: u32,
-    /// Playback time in seconds.
+    /// Start position in seconds (unwrapped, as [`Playback::seek`] takes it: a clip
+    /// played once clamps it into `[0, duration]`).
     pub time: f32,
     /// Playback speed (1 = normal; negative plays backwards).
     pub speed: f32,
 }
 
 impl CharacterDesc {
-    /// Sets this character's playback columns from a [`Playback`](crate::playback::Playback):
-    /// the time it shows and its speed. The crowd keeps playback as two flat columns (time
-    /// and speed, advanced by the AVX2 loop) built from that one state type; whether a clip
-    /// loops or clamps is the atlas clip's own rule ([`AtlasClip::looping`]), so ping-pong
-    /// and repetition counts are not carried over.
+    /// Sets `time` and `speed` from a [`Playback`]: the time it shows and its speed. The
+    /// character then plays by its clip's rule ([`default_playback`]); to keep the loop
+    /// mode, repetitions and clamping too, use [`Crowd::add_with_playback`].
     #[must_use]
-    pub fn with_playback(mut self, playback: &crate::playback::Playback) -> Self {
+    pub fn with_playback(mut self, playback: &Playback) -> Self {
         self.time = playback.time();
         self.speed = playback.speed;
         self
@@ -147,6 +158,120 @@ pub enum CrowdError {
     },
 }
 
+/// The playback a character gets without an explicit one: a looping clip repeats
+/// forever, any other plays once and holds its last frame. Its position is 0.
+pub fn default_playback(clip: &AtlasClip) -> Playback {
+    if clip.looping { Playback::new(clip.duration, LoopMode::Repeat) } else { Playback::once(clip.duration) }
+}
+
+/// Flag bits of a playback column: odd cycles run backwards.
+const PING_PONG: u32 = 1;
+/// Flag bit: hold the last frame when finished.
+const CLAMP: u32 = 2;
+/// Flag bit: the playback reached an end.
+const FINISHED: u32 = 4;
+/// The flags of a plain playback (see [`Play::is_plain`]): those of [`Playback::new`].
+const PLAIN_FLAGS: u32 = CLAMP;
+
+/// One playback as the crowd's columns hold it (see [`Playback`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Play {
+    cycle: i32,
+    local: f32,
+    speed: f32,
+    cycles: i32,
+    flags: u32,
+}
+
+impl Play {
+    fn of(p: &Playback) -> Self {
+        let mut flags = if p.mode == LoopMode::PingPong { PING_PONG } else { 0 };
+        flags |= if p.clamp_when_finished { CLAMP } else { 0 };
+        flags |= if p.is_finished() { FINISHED } else { 0 };
+        let (cycle, local) = p.cycle_local();
+        Self { cycle, local, speed: p.speed, cycles: p.cycles(), flags }
+    }
+
+    fn playback(&self, duration: f32) -> Playback {
+        let mode = if self.flags & PING_PONG != 0 { LoopMode::PingPong } else { LoopMode::Repeat };
+        Playback::from_parts(
+            duration,
+            mode,
+            self.speed,
+            self.cycles,
+            self.flags & CLAMP != 0,
+            (self.cycle, self.local),
+            self.flags & FINISHED != 0,
+        )
+    }
+}
+
+impl Play {
+    /// Whether this is a plain endless [`LoopMode::Repeat`] playback (no ping-pong, no
+    /// repetition count, not finished, and the default `clamp_when_finished`, which an
+    /// endless playback never reads): the update's lean path.
+    fn is_plain(&self) -> bool {
+        self.cycles < 0 && self.flags == PLAIN_FLAGS
+    }
+}
+
+/// The clip A playback of a character that is not plain (see [`Play::is_plain`]):
+/// ping-pong, counted, clamped or finished. Its state lives here, not in the columns
+/// (whose `cycle` and `local` for it are scratch); it is advanced after the lean pass.
+#[derive(Clone, Copy, Debug)]
+struct Special {
+    /// The character's index.
+    character: u32,
+    cycle: i32,
+    local: f32,
+    cycles: i32,
+    flags: u32,
+    /// Once finished (the state no longer changes): the record's clip A columns and
+    /// factor, written again each update without redoing the step.
+    held: Option<(u32, u32, f32)>,
+}
+
+/// `Crowd::special_of` of a character whose clip A playback is plain.
+const NO_SPECIAL: u32 = u32::MAX;
+
+/// One [`Playback::advance`] and [`Playback::time`] on column values: from cycle
+/// `cycle` at local time `local` by `step = dt · speed` (in `f32`, as `advance` computes
+/// it); returns the new cycle, local time, flags and the clip time shown.
+#[inline(always)]
+fn step_lane(cycle: i32, local: f32, step: f32, duration: f32, cycles: i32, flags: u32) -> (i32, f32, u32, f32) {
+    let (c, l, now) = advance_local(cycle, local, step, duration, cycles, flags & FINISHED != 0);
+    finish_lane(c, l, now, duration, flags)
+}
+
+/// [`step_lane`] for the update's branch-free loop: [`advance_local_near`], with its
+/// flag (false: the lane is left as it was and must be redone by [`step_lane`]).
+#[inline(always)]
+fn step_lane_near(
+    cycle: i32,
+    local: f32,
+    step: f32,
+    duration: f32,
+    cycles: i32,
+    flags: u32,
+) -> (i32, f32, u32, f32, bool) {
+    let (c, l, now, near) = advance_local_near(cycle, local, step, duration, cycles, flags & FINISHED != 0);
+    let (c, l, fl, t) = finish_lane(c, l, now, duration, flags);
+    if near { (c, l, fl, t, true) } else { (cycle, local, flags, 0.0, false) }
+}
+
+/// New flags and the clip time shown after a step to cycle `c`, local time `l`.
+#[inline(always)]
+fn finish_lane(c: i32, l: f32, now: bool, duration: f32, flags: u32) -> (i32, f32, u32, f32) {
+    let flags = flags | if now { FINISHED } else { 0 };
+    let rewound = flags & (FINISHED | CLAMP) == FINISHED;
+    (c, l, flags, shown_time(c, l, duration, flags & PING_PONG != 0, rewound))
+}
+
+/// `late` bit: the clip's columns come from [`AtlasClip::frame_pair`].
+const LATE_CLIP: u32 = 1;
+/// `late` bit: the step crossed more than one cycle and is redone by [`step_lane`].
+const LATE_STEP: u32 = 2;
+
 /// A fading clip B is cleared once its weight is at most this (it is then invisible; the
 /// slack absorbs the rounding of `weight + rate · dt` summed over the fade).
 const FADE_DONE: f32 = 1e-5;
@@ -171,14 +296,13 @@ const ENDED: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, Default)]
 struct ClipParams {
     duration: f32,
-    /// Where [`wrap_or_clamp`] is exact: a looping clip (positive, finite duration) gives
-    /// its duration (times in `[−d, 2d)` wrap with one addition), a clamped one (finite,
-    /// non-negative duration) `+∞` (every finite time clamps), any other clip NaN (every
-    /// time goes to [`AtlasClip::advance`]).
+    /// Which rule [`wrap_shown`] applies: a looping clip (positive, finite duration)
+    /// gives its duration (its end wraps to 0), a clamped one (finite, non-negative
+    /// duration) `+∞`, any other clip NaN (its characters' columns come from
+    /// [`AtlasClip::frame_pair`]).
     span: f32,
     rate: f32,
     first: u32,
-    last: u32,
     /// `last` as a float, for [`frames_fast`] (clips of 2²³ columns or more get a NaN
     /// span instead, so their characters all take the exact path).
     cap: f32,
@@ -196,47 +320,35 @@ impl ClipParams {
         };
         let last = c.frame_count.saturating_sub(1);
         let span = if last < 1 << 23 { span } else { f32::NAN };
-        Self { duration: d, span, rate: c.rate, first: c.first_frame, last, cap: last as f32 }
+        // The duration a `Playback` of this clip has (negative and non-finite ones are 0).
+        let duration = if d.is_finite() && d > 0.0 { d } else { 0.0 };
+        Self { duration, span, rate: c.rate, first: c.first_frame, cap: last as f32 }
     }
 }
 
+/// [`AtlasClip::frame_pair`] of a clip the fast rule does not cover.
 #[cold]
 #[inline(never)]
-fn advance_slow(clips: &[AtlasClip], clip: u32, time: f32, step: f32) -> f32 {
-    clips[clip as usize].advance(time, step)
+fn frames_slow(clips: &[AtlasClip], clip: u32, time: f32) -> (u32, u32, f32) {
+    let p = clips[clip as usize].frame_pair(time);
+    (p.frame0, p.frame1, p.t)
 }
 
-/// [`AtlasClip::advance`] without branches for a time `t = time + step` of a clip of this
-/// `duration` and `span` (see [`ClipParams::span`]); the flag is set when `t` is outside
-/// the span, and the time returned must then be replaced by `advance`'s.
-///
-/// Inside the span the result is `advance`'s, but a zero may have the other sign (which
-/// no column or factor depends on: [`frames`] adds `+0` first, as `frame_pair` does):
-/// - looping, `t ∈ [0, d)`: `t`; `t ∈ [d, 2d)`: `t − d`, exact (Sterbenz), as `rem_euclid`
-///   gives; `t ∈ [−d, 0)`: `t + d` rounded as `rem_euclid` rounds it, and `0` where that
-///   rounds up to `d` (`advance`'s guard);
-/// - clamped: `t` clamped to `[0, d]` (`adj` is `±0`, which leaves a nonzero `t` as it is).
+/// [`AtlasClip::advance`]`(t, 0)` without branches for a time `t ∈ [0, duration]` (the
+/// time a [`Playback`] shows) of a clip of this `duration` and `span` (see
+/// [`ClipParams::span`]): a looping clip wraps its end `t = duration` to 0 (as
+/// `rem_euclid` does), a clamped one keeps every such `t`. The flag is set for a clip
+/// outside the fast rule (NaN span), whose columns must come from
+/// [`AtlasClip::frame_pair`].
 #[inline(always)]
-fn wrap_or_clamp(t: f32, duration: f32, span: f32) -> (f32, bool) {
-    let fast = (t >= -span) & (t < span + span);
-    let wrap = if span < f32::INFINITY { span } else { 0.0 };
-    let adj = if t >= duration {
-        -wrap
-    } else if t < 0.0 {
-        wrap
-    } else {
-        0.0
-    };
-    let w = t + adj;
-    let w = if (adj > 0.0) & (w >= duration) { 0.0 } else { w };
-    // `clamp(0, d)` as `max` and `min` (no NaN here), which compile to branch-free
-    // instructions; for looping clips `w` is already in range.
-    (w.max(0.0).min(duration), !fast)
+fn wrap_shown(t: f32, duration: f32, span: f32) -> (f32, bool) {
+    let w = if (t >= duration) & (span < f32::INFINITY) { 0.0 } else { t };
+    (w, span.is_nan())
 }
 
-/// [`AtlasClip::frame_pair`] of a time `wrap_or_clamp` or `advance` returned, same
+/// [`AtlasClip::frame_pair`] of a time `wrap_shown` or `advance` returned, same
 /// results without branches: columns `frame0`, `frame1` and the factor.
-#[inline(always)]
+#[cfg(test)]
 fn frames(time: f32, rate: f32, first: u32, last: u32) -> (u32, u32, f32) {
     // `frame_pair` advances by 0 first; on an advanced time that only turns -0 into +0.
     let t = time + 0.0;
@@ -283,8 +395,7 @@ struct Blend {
     character: u32,
     /// Clip index ([`ENDED`] once the fade has ended during an update).
     clip: u32,
-    time: f32,
-    speed: f32,
+    play: Play,
     weight: f32,
     /// Weight change per second: 0 for a steady blend, negative for a fade.
     rate: f32,
@@ -335,8 +446,16 @@ pub struct Crowd {
     params: Vec<ClipParams>,
     // Clip A, one entry per character.
     clip: Vec<u32>,
-    time: Vec<f32>,
+    // Clip A's playback (a `Playback` as columns, see `Play`).
+    cycle: Vec<i32>,
+    local: Vec<f32>,
     speed: Vec<f32>,
+    /// Per character: index into `specials`, or [`NO_SPECIAL`].
+    special_of: Vec<u32>,
+    /// Clip A playback state of the characters whose playback is not plain.
+    specials: Vec<Special>,
+    /// Whether `specials` is in character order (restored by sorting before an update).
+    specials_sorted: bool,
     // Clip A's constants copied per character (from `params`), so that the update loop
     // reads dense arrays only and no gathers.
     duration: Vec<f32>,
@@ -352,6 +471,8 @@ pub struct Crowd {
     blends_sorted: bool,
     /// Persistent records: transforms written by edits, frames and factors by updates.
     instances: Vec<CrowdInstance>,
+    /// Worker threads of [`Crowd::update_parallel`], started by its first threaded call.
+    pool: PoolSlot,
 }
 
 /// A run of characters, as one update pass reads and writes them.
@@ -359,7 +480,8 @@ struct Lanes<'a> {
     /// Crowd index of the run's first character.
     base: usize,
     clip: &'a [u32],
-    time: &'a mut [f32],
+    cycle: &'a mut [i32],
+    local: &'a mut [f32],
     speed: &'a [f32],
     duration: &'a [f32],
     span: &'a [f32],
@@ -369,6 +491,8 @@ struct Lanes<'a> {
     out: &'a mut [CrowdInstance],
     /// The blends of this run's characters, in character order.
     blends: &'a mut [Blend],
+    /// The special playbacks of this run's characters, in character order.
+    specials: &'a mut [Special],
 }
 
 impl<'a> Lanes<'a> {
@@ -380,8 +504,10 @@ impl<'a> Lanes<'a> {
     fn split_at(self, mid: usize) -> (Self, Self) {
         let cut = self.base + mid;
         let b = self.blends.partition_point(|b| (b.character as usize) < cut);
+        let sp = self.specials.partition_point(|s| (s.character as usize) < cut);
         let (clip, clip2) = self.clip.split_at(mid);
-        let (time, time2) = self.time.split_at_mut(mid);
+        let (cycle, cycle2) = self.cycle.split_at_mut(mid);
+        let (local, local2) = self.local.split_at_mut(mid);
         let (speed, speed2) = self.speed.split_at(mid);
         let (duration, duration2) = self.duration.split_at(mid);
         let (span, span2) = self.span.split_at(mid);
@@ -390,12 +516,28 @@ impl<'a> Lanes<'a> {
         let (cap, cap2) = self.cap.split_at(mid);
         let (out, out2) = self.out.split_at_mut(mid);
         let (blends, blends2) = self.blends.split_at_mut(b);
+        let (specials, specials2) = self.specials.split_at_mut(sp);
         (
-            Lanes { base: self.base, clip, time, speed, duration, span, rate, first, cap, out, blends },
+            Lanes {
+                base: self.base,
+                clip,
+                cycle,
+                local,
+                speed,
+                duration,
+                span,
+                rate,
+                first,
+                cap,
+                out,
+                blends,
+                specials,
+            },
             Lanes {
                 base: cut,
                 clip: clip2,
-                time: time2,
+                cycle: cycle2,
+                local: local2,
                 speed: speed2,
                 duration: duration2,
                 span: span2,
@@ -404,6 +546,7 @@ impl<'a> Lanes<'a> {
                 cap: cap2,
                 out: out2,
                 blends: blends2,
+                specials: specials2,
             },
         )
     }
@@ -413,13 +556,21 @@ impl<'a> Lanes<'a> {
     ///
     /// Block by block: clip A of every character in one branch-free loop, which also
     /// writes the record as if there were no clip B (B mirroring A, weight 0); then the
-    /// rare times outside the fast span again through [`AtlasClip::advance`]; then the
+    /// rare clips outside the fast rule again through [`AtlasClip::frame_pair`]; then the
     /// block's blends overwrite their B half.
     #[inline(always)]
     fn run(self, clips: &[AtlasClip], params: &[ClipParams], dt: f32) -> usize {
+        self.run_as::<false>(clips, params, dt)
+    }
+
+    /// [`Lanes::run`]; with `AVX2` (only inside [`run_avx2`]) the records are written by
+    /// [`records_avx2`] (the same bytes).
+    #[inline(always)]
+    fn run_as<const AVX2: bool>(self, clips: &[AtlasClip], params: &[ClipParams], dt: f32) -> usize {
         let n = self.out.len();
         let clip = &self.clip[..n];
-        let time = &mut self.time[..n];
+        let cycle = &mut self.cycle[..n];
+        let local = &mut self.local[..n];
         let speed = &self.speed[..n];
         let duration = &self.duration[..n];
         let span = &self.span[..n];
@@ -428,10 +579,13 @@ impl<'a> Lanes<'a> {
         let cap = &self.cap[..n];
         let out = &mut self.out[..n];
         let blends = self.blends;
+        let specials = self.specials;
+        let mut next_special = 0;
         let mut f0 = [0u32; BLOCK];
         let mut f1 = [0u32; BLOCK];
         let mut fa = [0f32; BLOCK];
         let mut late = [0u32; BLOCK];
+        let mut shown = [0f32; BLOCK];
         let mut scratch = BlendScratch::default();
         let mut next_blend = 0;
         let mut ended = 0;
@@ -440,7 +594,9 @@ impl<'a> Lanes<'a> {
             let end = (start + BLOCK).min(n);
             let m = end - start;
             let (f0, f1, fa, late) = (&mut f0[..m], &mut f1[..m], &mut fa[..m], &mut late[..m]);
-            let time = &mut time[start..end];
+            let shown = &mut shown[..m];
+            let cycle = &mut cycle[start..end];
+            let local = &mut local[start..end];
             let speed = &speed[start..end];
             let duration = &duration[start..end];
             let span = &span[start..end];
@@ -450,33 +606,77 @@ impl<'a> Lanes<'a> {
             let clip = &clip[start..end];
             let out = &mut out[start..end];
             let mut slow = 0u32;
+            // Every lane as a plain endless `Repeat` playback (the step and time of
+            // `Playback::advance` / `time` with no count and no flags, which fold away);
+            // the special lanes' results are scratch, redone from their own state below.
             for i in 0..m {
-                let t0 = time[i];
-                let (t, s) = wrap_or_clamp(t0 + dt * speed[i], duration[i], span[i]);
-                slow |= s as u32;
-                late[i] = s as u32;
-                // A slow lane keeps its time for the second look below.
-                time[i] = if s { t0 } else { t };
-                (f0[i], f1[i], fa[i]) = frames_fast(t, rate[i], first[i], cap[i]);
+                let (c, l, _, t, near) =
+                    step_lane_near(cycle[i], local[i], dt * speed[i], duration[i], FOREVER, PLAIN_FLAGS);
+                cycle[i] = c;
+                local[i] = l;
+                shown[i] = t;
+                // `t ∈ [0, d]`: inside the fast span of every clip that has one.
+                let (w, s) = wrap_shown(t, duration[i], span[i]);
+                let lt = if s { LATE_CLIP } else { 0 } | if near { 0 } else { LATE_STEP };
+                slow |= lt;
+                late[i] = lt;
+                (f0[i], f1[i], fa[i]) = frames_fast(w, rate[i], first[i], cap[i]);
             }
-            for i in 0..m {
+            #[allow(unused_mut)]
+            let mut done = 0;
+            #[cfg(target_arch = "x86_64")]
+            if AVX2 {
+                // SAFETY: `AVX2` is true only in `run_avx2`, which runs on AVX2 CPUs only.
+                done = unsafe { records_avx2(out, f0, f1, fa, clip) };
+            }
+            for i in done..m {
                 let r = &mut out[i];
                 r.frames = [f0[i], f1[i], f0[i], f1[i]];
                 r.factors = [fa[i], fa[i], 0.0, clip[i] as f32];
             }
             if slow != 0 {
                 for i in 0..m {
+                    if late[i] & LATE_STEP != 0 {
+                        let (c, l, _, t) =
+                            step_lane(cycle[i], local[i], dt * speed[i], duration[i], FOREVER, PLAIN_FLAGS);
+                        (cycle[i], local[i], shown[i]) = (c, l, t);
+                    }
                     if late[i] != 0 {
-                        let t = advance_slow(clips, clip[i], time[i], dt * speed[i]);
-                        time[i] = t;
-                        let p = &params[clip[i] as usize];
-                        let (a0, a1, f) = frames(t, p.rate, p.first, p.last);
+                        let (a0, a1, f) = frames_slow(clips, clip[i], shown[i]);
                         out[i].frames = [a0, a1, a0, a1];
                         out[i].factors = [f, f, 0.0, clip[i] as f32];
                     }
                 }
             }
             let first_out = self.base + start;
+            let mut stop = next_special;
+            while specials.get(stop).is_some_and(|s| (s.character as usize).wrapping_sub(first_out) < m) {
+                stop += 1;
+            }
+            for s in &mut specials[next_special..stop] {
+                let i = s.character as usize - first_out;
+                let (a0, a1, f) = match s.held {
+                    Some(held) => held,
+                    None => {
+                        let (c, l, fl, t) = step_lane(s.cycle, s.local, dt * speed[i], duration[i], s.cycles, s.flags);
+                        (s.cycle, s.local, s.flags) = (c, l, fl);
+                        let (w, slow) = wrap_shown(t, duration[i], span[i]);
+                        let r = if slow {
+                            frames_slow(clips, clip[i], t)
+                        } else {
+                            frames_fast(w, rate[i], first[i], cap[i])
+                        };
+                        // A finished playback's steps change nothing (see `Playback::advance`).
+                        if fl & FINISHED != 0 {
+                            s.held = Some(r);
+                        }
+                        r
+                    }
+                };
+                out[i].frames = [a0, a1, a0, a1];
+                out[i].factors = [f, f, 0.0, clip[i] as f32];
+            }
+            next_special = stop;
             let mut stop = next_blend;
             while blends.get(stop).is_some_and(|b| (b.character as usize).wrapping_sub(first_out) < m) {
                 stop += 1;
@@ -495,8 +695,12 @@ impl<'a> Lanes<'a> {
 /// One block's clip B entries (at most [`BLOCK`]) copied into arrays, so that their
 /// advance also runs as one branch-free loop.
 struct BlendScratch {
-    time: [f32; BLOCK],
+    cycle: [i32; BLOCK],
+    local: [f32; BLOCK],
     step: [f32; BLOCK],
+    cycles: [i32; BLOCK],
+    flags: [u32; BLOCK],
+    shown: [f32; BLOCK],
     weight: [f32; BLOCK],
     weight_rate: [f32; BLOCK],
     duration: [f32; BLOCK],
@@ -514,8 +718,12 @@ struct BlendScratch {
 impl Default for BlendScratch {
     fn default() -> Self {
         Self {
-            time: [0.0; BLOCK],
+            cycle: [0; BLOCK],
+            local: [0.0; BLOCK],
             step: [0.0; BLOCK],
+            cycles: [0; BLOCK],
+            flags: [0; BLOCK],
+            shown: [0.0; BLOCK],
             weight: [0.0; BLOCK],
             weight_rate: [0.0; BLOCK],
             duration: [0.0; BLOCK],
@@ -551,8 +759,11 @@ impl BlendScratch {
         let block = &mut block[..n];
         for (k, b) in block.iter().enumerate() {
             let p = &params[b.clip as usize];
-            self.time[k] = b.time;
-            self.step[k] = dt * b.speed;
+            self.cycle[k] = b.play.cycle;
+            self.local[k] = b.play.local;
+            self.step[k] = dt * b.play.speed;
+            self.cycles[k] = b.play.cycles;
+            self.flags[k] = b.play.flags;
             self.weight[k] = b.weight;
             self.weight_rate[k] = b.rate;
             self.duration[k] = p.duration;
@@ -562,15 +773,27 @@ impl BlendScratch {
             self.cap[k] = p.cap;
         }
         for k in 0..n {
-            let (t, slow) = wrap_or_clamp(self.time[k] + self.step[k], self.duration[k], self.span[k]);
+            let (c, l, fl, t, near) = step_lane_near(
+                self.cycle[k],
+                self.local[k],
+                self.step[k],
+                self.duration[k],
+                self.cycles[k],
+                self.flags[k],
+            );
+            self.cycle[k] = c;
+            self.local[k] = l;
+            self.flags[k] = fl;
+            self.shown[k] = t;
+            let (t, slow) = wrap_shown(t, self.duration[k], self.span[k]);
+            let slow = if slow { LATE_CLIP } else { 0 } | if near { 0 } else { LATE_STEP };
             // Steady blends have rate 0: `w + 0` is `w`, already in [0, 1].
             let rate = self.weight_rate[k];
             let w = (self.weight[k] + rate * dt).clamp(0.0, 1.0);
             self.done[k] = ((rate != 0.0) & (w <= FADE_DONE)) as u32;
-            self.late[k] = slow as u32;
+            self.late[k] = slow;
             self.weight[k] = w;
             (self.f0[k], self.f1[k], self.factor[k]) = frames_fast(t, self.rate[k], self.first[k], self.cap[k]);
-            self.time[k] = t;
         }
         let mut ended = 0;
         for (k, b) in block.iter_mut().enumerate() {
@@ -579,13 +802,24 @@ impl BlendScratch {
                 ended += 1;
                 continue;
             }
-            let (mut t, mut f0, mut f1, mut factor) = (self.time[k], self.f0[k], self.f1[k], self.factor[k]);
-            if self.late[k] != 0 {
-                let p = &params[b.clip as usize];
-                t = advance_slow(clips, b.clip, b.time, self.step[k]);
-                (f0, f1, factor) = frames(t, p.rate, p.first, p.last);
+            let (mut f0, mut f1, mut factor) = (self.f0[k], self.f1[k], self.factor[k]);
+            if self.late[k] & LATE_STEP != 0 {
+                let (c, l, fl, t) = step_lane(
+                    self.cycle[k],
+                    self.local[k],
+                    self.step[k],
+                    self.duration[k],
+                    self.cycles[k],
+                    self.flags[k],
+                );
+                (self.cycle[k], self.local[k], self.flags[k], self.shown[k]) = (c, l, fl, t);
             }
-            b.time = t;
+            if self.late[k] != 0 {
+                (f0, f1, factor) = frames_slow(clips, b.clip, self.shown[k]);
+            }
+            b.play.cycle = self.cycle[k];
+            b.play.local = self.local[k];
+            b.play.flags = self.flags[k];
             b.weight = self.weight[k];
             let r = &mut out[(b.character as usize).wrapping_sub(first_out)];
             r.frames[2] = f0;
@@ -597,7 +831,7 @@ impl BlendScratch {
     }
 }
 
-/// [`Lanes::run`] compiled for AVX2 (8 lanes). Only the instruction set differs (Rust
+/// [`Lanes::run`] compiled for AVX2 (8 `f32`/`i32` lanes). Only the instruction set differs (Rust
 /// never fuses a multiply and an add by itself), so results are bit for bit those of
 /// the baseline loop; a unit test compares them.
 ///
@@ -606,7 +840,67 @@ impl BlendScratch {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn run_avx2(lanes: Lanes<'_>, clips: &[AtlasClip], params: &[ClipParams], dt: f32) -> usize {
-    lanes.run(clips, params, dt)
+    lanes.run_as::<true>(clips, params, dt)
+}
+
+/// Writes the frames and factors of whole groups of 8 records as the update's scalar
+/// loop does (`frames = [f0, f1, f0, f1]`, `factors = [fa, fa, 0, clip as f32]`), one
+/// 32-byte store a record built by shuffles; returns how many records it wrote (the rest
+/// are left to the scalar loop). `clip as f32` is a signed conversion here, the same as
+/// the unsigned one for clip indices below 2³¹ (every clip index: it is checked against
+/// the length of the crowd's clip table).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn records_avx2(out: &mut [CrowdInstance], f0: &[u32], f1: &[u32], fa: &[f32], clip: &[u32]) -> usize {
+    use std::arch::x86_64::*;
+    let m = out.len().min(f0.len()).min(f1.len()).min(fa.len()).min(clip.len());
+    let mut i = 0;
+    while i + 8 <= m {
+        // SAFETY: `i + 8 ≤` every slice's length: the loads read and the stores write
+        // inside them (unaligned forms); `frames` and `factors` are the record's last 32
+        // bytes (`repr(C)`: offset 32).
+        unsafe {
+            let a0 = _mm256_loadu_si256(f0.as_ptr().add(i).cast());
+            let a1 = _mm256_loadu_si256(f1.as_ptr().add(i).cast());
+            let fv = _mm256_loadu_ps(fa.as_ptr().add(i));
+            let cv = _mm256_cvtepi32_ps(_mm256_loadu_si256(clip.as_ptr().add(i).cast()));
+            let z = _mm256_setzero_ps();
+            // Pairs (f0, f1) of characters 0 1 | 4 5 and 2 3 | 6 7.
+            let p_lo = _mm256_unpacklo_epi32(a0, a1);
+            let p_hi = _mm256_unpackhi_epi32(a0, a1);
+            // (fa, fa) and (0, clip) pairs, same order.
+            let g_lo = _mm256_castps_pd(_mm256_unpacklo_ps(fv, fv));
+            let g_hi = _mm256_castps_pd(_mm256_unpackhi_ps(fv, fv));
+            let h_lo = _mm256_castps_pd(_mm256_unpacklo_ps(z, cv));
+            let h_hi = _mm256_castps_pd(_mm256_unpackhi_ps(z, cv));
+            // Per character k (low half) and k + 4 (high half): frames, then factors.
+            let frames = [
+                _mm256_unpacklo_epi64(p_lo, p_lo),
+                _mm256_unpackhi_epi64(p_lo, p_lo),
+                _mm256_unpacklo_epi64(p_hi, p_hi),
+                _mm256_unpackhi_epi64(p_hi, p_hi),
+            ];
+            let factors = [
+                _mm256_castpd_si256(_mm256_unpacklo_pd(g_lo, h_lo)),
+                _mm256_castpd_si256(_mm256_unpackhi_pd(g_lo, h_lo)),
+                _mm256_castpd_si256(_mm256_unpacklo_pd(g_hi, h_hi)),
+                _mm256_castpd_si256(_mm256_unpackhi_pd(g_hi, h_hi)),
+            ];
+            let base = out.as_mut_ptr().add(i).cast::<u8>();
+            for k in 0..4 {
+                let lo = _mm256_permute2x128_si256::<0x20>(frames[k], factors[k]);
+                let hi = _mm256_permute2x128_si256::<0x31>(frames[k], factors[k]);
+                _mm256_storeu_si256(base.add(k * 64 + 32).cast(), lo);
+                _mm256_storeu_si256(base.add((k + 4) * 64 + 32).cast(), hi);
+            }
+        }
+        i += 8;
+    }
+    i
 }
 
 /// [`Lanes::run`] with the widest instruction set this CPU has.
@@ -633,8 +927,12 @@ impl Crowd {
             clips: clips.to_vec(),
             params: clips.iter().map(ClipParams::new).collect(),
             clip: Vec::with_capacity(capacity),
-            time: Vec::with_capacity(capacity),
+            cycle: Vec::with_capacity(capacity),
+            local: Vec::with_capacity(capacity),
             speed: Vec::with_capacity(capacity),
+            special_of: Vec::with_capacity(capacity),
+            specials: Vec::new(),
+            specials_sorted: true,
             duration: Vec::with_capacity(capacity),
             span: Vec::with_capacity(capacity),
             rate: Vec::with_capacity(capacity),
@@ -644,6 +942,7 @@ impl Crowd {
             blends: Vec::new(),
             blends_sorted: true,
             instances: Vec::with_capacity(capacity),
+            pool: PoolSlot::default(),
         }
     }
 
@@ -668,13 +967,28 @@ impl Crowd {
         &self.instances
     }
 
-    /// Adds a character and returns its index (the previous length). Its time is wrapped
-    /// or clamped by its clip's rule and its record packed at once.
+    /// Adds a character and returns its index (the previous length). It plays by its
+    /// clip's rule ([`default_playback`]) from `desc.time` (as [`Playback::seek`] puts
+    /// it) at `desc.speed`; its record is packed at once.
     ///
     /// # Errors
     /// An unknown clip, a non-finite position, rotation, scale, time or speed, or a crowd
     /// that already holds `u32::MAX − 1` characters ([`CrowdError::Full`]).
     pub fn add(&mut self, desc: CharacterDesc) -> Result<usize, CrowdError> {
+        self.add_inner(desc, None)
+    }
+
+    /// [`Self::add`] with clip A's whole playback state: `playback`'s position, speed,
+    /// loop mode, repetitions, clamping and finished flag (its duration is the clip's).
+    /// `desc.time` and `desc.speed` are not read.
+    ///
+    /// # Errors
+    /// As [`Self::add`].
+    pub fn add_with_playback(&mut self, desc: CharacterDesc, playback: &Playback) -> Result<usize, CrowdError> {
+        self.add_inner(desc, Some(playback))
+    }
+
+    fn add_inner(&mut self, desc: CharacterDesc, playback: Option<&Playback>) -> Result<usize, CrowdError> {
         let character = self.len();
         if character >= u32::MAX as usize - 1 {
             return Err(CrowdError::Full { len: character });
@@ -684,18 +998,32 @@ impl Crowd {
         finite(desc.position.iter().all(|v| v.is_finite()), "position")?;
         finite(desc.rotation.coords.iter().all(|v| v.is_finite()), "rotation")?;
         finite(desc.scale.is_finite(), "scale")?;
-        finite(desc.time.is_finite(), "time")?;
-        finite(desc.speed.is_finite(), "speed")?;
+        let play = match playback {
+            Some(pb) => {
+                finite(pb.speed.is_finite(), "speed")?;
+                Play::of(pb)
+            }
+            None => {
+                finite(desc.time.is_finite(), "time")?;
+                finite(desc.speed.is_finite(), "speed")?;
+                let mut pb = default_playback(&self.clips[desc.clip as usize]).with_speed(desc.speed);
+                pb.seek(f64::from(desc.time));
+                Play::of(&pb)
+            }
+        };
         let p = self.params[desc.clip as usize];
         self.clip.push(desc.clip);
-        self.time.push(self.clips[desc.clip as usize].advance(desc.time, 0.0));
-        self.speed.push(desc.speed);
+        self.cycle.push(play.cycle);
+        self.local.push(play.local);
+        self.speed.push(play.speed);
+        self.special_of.push(NO_SPECIAL);
         self.duration.push(p.duration);
         self.span.push(p.span);
         self.rate.push(p.rate);
         self.first.push(p.first);
         self.cap.push(p.cap);
         self.blend_of.push(NO_BLEND);
+        self.put_play(character, play);
         let (pos, q) = (desc.position, desc.rotation.coords);
         self.instances.push(CrowdInstance {
             position_scale: [pos.x, pos.y, pos.z, desc.scale],
@@ -716,9 +1044,12 @@ impl Crowd {
         self.check_character(index)?;
         let last = self.len() - 1;
         self.drop_blend(index);
+        self.drop_special(index);
         self.clip.swap_remove(index);
-        self.time.swap_remove(index);
+        self.cycle.swap_remove(index);
+        self.local.swap_remove(index);
         self.speed.swap_remove(index);
+        self.special_of.swap_remove(index);
         self.duration.swap_remove(index);
         self.span.swap_remove(index);
         self.rate.swap_remove(index);
@@ -732,6 +1063,10 @@ impl Crowd {
         if let Some(&slot) = self.blend_of.get(index).filter(|&&s| s != NO_BLEND) {
             self.blends[slot as usize].character = index as u32;
             self.blends_sorted = false;
+        }
+        if let Some(&slot) = self.special_of.get(index).filter(|&&s| s != NO_SPECIAL) {
+            self.specials[slot as usize].character = index as u32;
+            self.specials_sorted = false;
         }
         Ok(Some(last))
     }
@@ -771,13 +1106,13 @@ impl Crowd {
         }
         self.speed[index] = speed;
         if let Some(b) = self.blend_mut(index) {
-            b.speed = speed;
+            b.play.speed = speed;
         }
         Ok(())
     }
 
-    /// Sets the playback time of character `index`'s clip A (wrapped or clamped by its
-    /// clip's rule).
+    /// Moves character `index`'s clip A to unwrapped position `time` as
+    /// [`Playback::seek`] does (clamped into a finite playback's span; clears finished).
     ///
     /// # Errors
     /// `index` out of range, or a non-finite time.
@@ -786,13 +1121,120 @@ impl Crowd {
         if !time.is_finite() {
             return Err(CrowdError::NonFinite { character: index, what: "time" });
         }
-        self.time[index] = self.clips[self.clip[index] as usize].advance(time, 0.0);
+        let mut p = self.play_of(index).playback(self.duration[index]);
+        p.seek(f64::from(time));
+        self.put_play(index, Play::of(&p));
         self.repack(index);
         Ok(())
     }
 
-    /// Crossfades character `index` to `clip`, which starts at time 0 in slot A: the clip
-    /// that was playing in A moves to slot B (with its time and speed) at weight 1, which
+    /// Sets character `index`'s clip A playback state: `playback`'s position, speed, loop
+    /// mode, repetitions, clamping and finished flag (its duration is the clip's). The
+    /// record is repacked at once, without advancing.
+    ///
+    /// # Errors
+    /// `index` out of range, or a non-finite speed.
+    pub fn set_playback(&mut self, index: usize, playback: &Playback) -> Result<(), CrowdError> {
+        self.check_character(index)?;
+        if !playback.speed.is_finite() {
+            return Err(CrowdError::NonFinite { character: index, what: "speed" });
+        }
+        self.put_play(index, Play::of(playback));
+        self.repack(index);
+        Ok(())
+    }
+
+    /// Character `index`'s clip A playback state as a [`Playback`] (duration: the clip's;
+    /// last step: the empty step at its position).
+    pub fn playback(&self, index: usize) -> Option<Playback> {
+        (index < self.len()).then(|| self.play_of(index).playback(self.duration[index]))
+    }
+
+    /// Whether character `index`'s clip A finished a finite playback (see
+    /// [`Playback::is_finished`]); `false` for an index out of range.
+    pub fn is_finished(&self, index: usize) -> bool {
+        self.special_ref(index).is_some_and(|s| s.flags & FINISHED != 0)
+    }
+
+    /// Clip B's playback state of character `index` (duration: clip B's), if it has one.
+    pub fn blend_playback(&self, index: usize) -> Option<Playback> {
+        let b = self.blend_ref(index)?;
+        Some(b.play.playback(self.params[b.clip as usize].duration))
+    }
+
+    fn play_of(&self, index: usize) -> Play {
+        let speed = self.speed[index];
+        match self.special_ref(index) {
+            Some(s) => Play { cycle: s.cycle, local: s.local, speed, cycles: s.cycles, flags: s.flags },
+            None => {
+                Play { cycle: self.cycle[index], local: self.local[index], speed, cycles: FOREVER, flags: PLAIN_FLAGS }
+            }
+        }
+    }
+
+    /// Sets character `index`'s clip A playback: in the columns when plain, else in the
+    /// special list (joined or left as needed).
+    fn put_play(&mut self, index: usize, play: Play) {
+        self.cycle[index] = play.cycle;
+        self.local[index] = play.local;
+        self.speed[index] = play.speed;
+        if play.is_plain() {
+            self.drop_special(index);
+            return;
+        }
+        let s = Special {
+            character: index as u32,
+            cycle: play.cycle,
+            local: play.local,
+            cycles: play.cycles,
+            flags: play.flags,
+            held: None,
+        };
+        let slot = self.special_of[index];
+        if slot != NO_SPECIAL {
+            self.specials[slot as usize] = s;
+            return;
+        }
+        if self.specials.last().is_some_and(|l| l.character > s.character) {
+            self.specials_sorted = false;
+        }
+        self.special_of[index] = self.specials.len() as u32;
+        self.specials.push(s);
+    }
+
+    fn special_ref(&self, index: usize) -> Option<&Special> {
+        let slot = *self.special_of.get(index)?;
+        self.specials.get(slot as usize)
+    }
+
+    /// Takes character `index` off the special list (its playback is plain again).
+    fn drop_special(&mut self, index: usize) {
+        let slot = self.special_of[index];
+        if slot == NO_SPECIAL {
+            return;
+        }
+        self.special_of[index] = NO_SPECIAL;
+        self.specials.swap_remove(slot as usize);
+        if let Some(moved) = self.specials.get(slot as usize) {
+            self.special_of[moved.character as usize] = slot;
+            self.specials_sorted = false;
+        }
+    }
+
+    /// Puts the special list in character order, as the update's blocks read it.
+    fn sort_specials(&mut self) {
+        if !self.specials_sorted {
+            self.specials.sort_unstable_by_key(|s| s.character);
+            for (slot, s) in self.specials.iter().enumerate() {
+                self.special_of[s.character as usize] = slot as u32;
+            }
+            self.specials_sorted = true;
+        }
+    }
+
+    /// Crossfades character `index` to `clip`, which starts at time 0 in slot A, by its
+    /// clip's rule ([`default_playback`]) at the character's speed: the clip
+    /// that was playing in A moves to slot B (with its playback state) at weight 1, which
     /// falls linearly to 0 over `fade_seconds`; then B is cleared. A clip B that was
     /// already there (an earlier fade or a [`Self::set_blend`]) is dropped. A fade of 0
     /// switches at once and clears B.
@@ -813,21 +1255,16 @@ impl Crowd {
         }
         let rate = -1.0 / fade_seconds;
         if fade_seconds > 0.0 && rate.is_finite() {
-            let b = Blend {
-                character: index as u32,
-                clip: self.clip[index],
-                time: self.time[index],
-                speed: self.speed[index],
-                weight: 1.0,
-                rate,
-            };
+            let b =
+                Blend { character: index as u32, clip: self.clip[index], play: self.play_of(index), weight: 1.0, rate };
             self.put_blend(b);
         } else {
             self.drop_blend(index);
         }
         let p = self.params[clip as usize];
         self.clip[index] = clip;
-        self.time[index] = self.clips[clip as usize].advance(0.0, 0.0);
+        let play = Play::of(&default_playback(&self.clips[clip as usize]).with_speed(self.speed[index]));
+        self.put_play(index, play);
         self.duration[index] = p.duration;
         self.span[index] = p.span;
         self.rate[index] = p.rate;
@@ -838,8 +1275,9 @@ impl Crowd {
     }
 
     /// Blends `clip_b` at `time_b` over character `index`'s clip A with a steady
-    /// `weight` (the book's in-shader blend; 0 shows A only, 1 B only). B plays at the
-    /// character's speed and keeps its weight until changed. Replaces any fade.
+    /// `weight` (the book's in-shader blend; 0 shows A only, 1 B only). B plays by its
+    /// clip's rule ([`default_playback`], from `time_b` as [`Playback::seek`] puts it) at
+    /// the character's speed and keeps its weight until changed. Replaces any fade.
     ///
     /// # Errors
     /// `index` or `clip_b` out of range, a non-finite time, or a weight outside `[0, 1]`.
@@ -852,14 +1290,9 @@ impl Crowd {
         if !(0.0..=1.0).contains(&weight) {
             return Err(CrowdError::BadWeight { character: index, weight });
         }
-        let b = Blend {
-            character: index as u32,
-            clip: clip_b,
-            time: self.clips[clip_b as usize].advance(time_b, 0.0),
-            speed: self.speed[index],
-            weight,
-            rate: 0.0,
-        };
+        let mut pb = default_playback(&self.clips[clip_b as usize]).with_speed(self.speed[index]);
+        pb.seek(f64::from(time_b));
+        let b = Blend { character: index as u32, clip: clip_b, play: Play::of(&pb), weight, rate: 0.0 };
         self.put_blend(b);
         self.repack(index);
         Ok(())
@@ -876,9 +1309,9 @@ impl Crowd {
         Ok(())
     }
 
-    /// Clip A's playback time of character `index`.
+    /// The clip time character `index`'s clip A shows ([`Playback::time`]).
     pub fn time(&self, index: usize) -> Option<f32> {
-        self.time.get(index).copied()
+        self.playback(index).map(|p| p.time())
     }
 
     /// Clip A of character `index`.
@@ -900,10 +1333,11 @@ impl Crowd {
         Some((Vec3::new(x, y, z), q, scale))
     }
 
-    /// Clip B of character `index`, its time and its weight; `None` without one (or
-    /// for an index out of range).
+    /// Clip B of character `index`, the time it shows and its weight; `None` without
+    /// one (or for an index out of range).
     pub fn blend(&self, index: usize) -> Option<(u32, f32, f32)> {
-        self.blend_ref(index).map(|b| (b.clip, b.time, b.weight))
+        let b = self.blend_ref(index)?;
+        Some((b.clip, b.play.playback(self.params[b.clip as usize].duration).time(), b.weight))
     }
 
     /// Whether character `index` is fading out a previous clip (see [`Self::set_clip`]).
@@ -915,13 +1349,16 @@ impl Crowd {
     /// writes every [`CrowdInstance`]'s frames and factors (transforms are written by the
     /// edits, not here). A non-finite `dt` counts as 0.
     ///
-    /// Characters without clip B take one branch-free loop over dense arrays (AVX2 where
-    /// the CPU has it, chosen at run time, with the same results); those with one (kept
-    /// in a separate list) take a second, short pass. It allocates nothing; after edits
-    /// that reordered that list (removals, new blends of lower indices) it sorts it.
+    /// Every character's clip A takes one lean branch-free loop over dense arrays (AVX2
+    /// where the CPU has it, chosen at run time, with the same results) as a plain endless
+    /// `Repeat` playback; those with another playback (kept in a separate list) are then
+    /// redone by the full arithmetic, and those with a clip B (another list) take a
+    /// second, short pass. It allocates nothing; after edits that reordered those lists
+    /// (removals, new entries of lower indices) it sorts them.
     pub fn update(&mut self, dt: f32) {
         let dt = if dt.is_finite() { dt } else { 0.0 };
         self.sort_blends();
+        self.sort_specials();
         let (lanes, clips, params) = self.lanes();
         let ended = run(lanes, clips, params, dt);
         self.drop_ended(ended);
@@ -932,10 +1369,12 @@ impl Crowd {
     /// Runs `update` on the calling thread when `threads ≤ 1` or the crowd has fewer
     /// than a few thousand characters, and gives each thread at least a thousand.
     ///
-    /// It spawns `threads − 1` scoped threads ([`std::thread::scope`]) every call, and the
-    /// standard library allocates a little for each spawn (a thread handle and its
-    /// result slot), so unlike `update` this is not allocation-free; the spawns cost some
-    /// tens of microseconds, worth it from some ten thousand characters on.
+    /// The other `threads − 1` threads belong to the crowd: started by the first call
+    /// that needs them (or more of them than before), parked on a condition variable
+    /// between calls, ended when the crowd is dropped (a clone starts its own). Steady
+    /// calls allocate nothing: handing out the runs and waiting for them takes a mutex
+    /// and two condition variables. Where threads cannot be started, the update runs on
+    /// the calling thread alone.
     pub fn update_parallel(&mut self, dt: f32, threads: usize) {
         let n = self.len();
         let threads = threads.min(n / PER_THREAD_MIN);
@@ -943,23 +1382,22 @@ impl Crowd {
             self.update(dt);
             return;
         }
+        let workers = threads - 1;
+        let mut pool = self.pool.0.take().filter(|p| p.workers() >= workers);
+        if pool.is_none() {
+            pool = Pool::new(workers);
+        }
+        let Some(pool) = pool else {
+            self.update(dt);
+            return;
+        };
         let dt = if dt.is_finite() { dt } else { 0.0 };
         self.sort_blends();
+        self.sort_specials();
         let chunk = n.div_ceil(threads);
-        let (mut rest, clips, params) = self.lanes();
-        let ended = std::thread::scope(|s| {
-            let mut handles = Vec::with_capacity(threads);
-            while rest.len() > chunk {
-                let (head, tail) = rest.split_at(chunk);
-                rest = tail;
-                handles.push(s.spawn(move || run(head, clips, params, dt)));
-            }
-            let mut ended = run(rest, clips, params, dt);
-            for h in handles {
-                ended += h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            }
-            ended
-        });
+        let (lanes, clips, params) = self.lanes();
+        let ended = pool.run(lanes, chunk, clips, params, dt);
+        self.pool.0 = Some(pool);
         self.drop_ended(ended);
     }
 
@@ -968,7 +1406,8 @@ impl Crowd {
             Lanes {
                 base: 0,
                 clip: &self.clip,
-                time: &mut self.time,
+                cycle: &mut self.cycle,
+                local: &mut self.local,
                 speed: &self.speed,
                 duration: &self.duration,
                 span: &self.span,
@@ -977,6 +1416,7 @@ impl Crowd {
                 cap: &self.cap,
                 out: &mut self.instances,
                 blends: &mut self.blends,
+                specials: &mut self.specials,
             },
             &self.clips,
             &self.params,
@@ -988,11 +1428,15 @@ impl Crowd {
     fn repack(&mut self, index: usize) {
         let slot = self.blend_of[index];
         let blends = if slot == NO_BLEND { &mut [][..] } else { std::slice::from_mut(&mut self.blends[slot as usize]) };
+        let slot = self.special_of[index];
+        let specials =
+            if slot == NO_SPECIAL { &mut [][..] } else { std::slice::from_mut(&mut self.specials[slot as usize]) };
         let r = index..index + 1;
         let lanes = Lanes {
             base: index,
             clip: &self.clip[r.clone()],
-            time: &mut self.time[r.clone()],
+            cycle: &mut self.cycle[r.clone()],
+            local: &mut self.local[r.clone()],
             speed: &self.speed[r.clone()],
             duration: &self.duration[r.clone()],
             span: &self.span[r.clone()],
@@ -1001,6 +1445,7 @@ impl Crowd {
             cap: &self.cap[r.clone()],
             out: &mut self.instances[r],
             blends,
+            specials,
         };
         // A fade's weight only ends by falling, which `dt = 0` does not do; handled anyway.
         let ended = lanes.run(&self.clips, &self.params, 0.0);
@@ -1083,6 +1528,191 @@ impl Crowd {
     }
 }
 
+/// The crowd's worker pool, or none yet. Cloning a crowd does not share or copy it.
+#[derive(Default)]
+struct PoolSlot(Option<Pool>);
+
+impl Clone for PoolSlot {
+    fn clone(&self) -> Self {
+        Self(None)
+    }
+}
+
+impl std::fmt::Debug for PoolSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PoolSlot({} workers)", self.0.as_ref().map_or(0, Pool::workers))
+    }
+}
+
+/// One worker's run of characters for one update. The borrows are stretched to
+/// `'static` for the hand-over; [`Pool::run`] does not return before every worker has
+/// reported its job done, so they never outlive the real ones.
+struct Job {
+    lanes: Lanes<'static>,
+    clips: &'static [AtlasClip],
+    params: &'static [ClipParams],
+    dt: f32,
+}
+
+/// What the caller and the workers share, under one mutex.
+struct PoolState {
+    /// Bumped for every update handed out.
+    epoch: u64,
+    /// One slot per worker, filled for the workers that have a run this update.
+    jobs: Vec<Option<Job>>,
+    /// Jobs handed out and not yet done.
+    pending: usize,
+    /// Fades ended in the workers' runs.
+    ended: usize,
+    /// A worker's run panicked.
+    panicked: bool,
+    /// The pool is being dropped.
+    shutdown: bool,
+}
+
+struct PoolShared {
+    state: std::sync::Mutex<PoolState>,
+    /// Signalled when an update is handed out (or on shutdown).
+    start: std::sync::Condvar,
+    /// Signalled when the last pending job is done.
+    done: std::sync::Condvar,
+}
+
+impl PoolShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        // A panic never happens with the lock held (runs are outside it), so a poisoned
+        // lock still holds consistent state.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Persistent worker threads for [`Crowd::update_parallel`].
+struct Pool {
+    shared: std::sync::Arc<PoolShared>,
+    handles: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Pool {
+    /// Starts `workers` threads; `None` when the system refuses one (those started end).
+    fn new(workers: usize) -> Option<Self> {
+        let shared = std::sync::Arc::new(PoolShared {
+            state: std::sync::Mutex::new(PoolState {
+                epoch: 0,
+                jobs: (0..workers).map(|_| None).collect(),
+                pending: 0,
+                ended: 0,
+                panicked: false,
+                shutdown: false,
+            }),
+            start: std::sync::Condvar::new(),
+            done: std::sync::Condvar::new(),
+        });
+        let mut pool = Self { shared, handles: Vec::with_capacity(workers) };
+        for w in 0..workers {
+            let shared = pool.shared.clone();
+            let spawned = std::thread::Builder::new().name(format!("crowd-update-{w}")).spawn(move || work(&shared, w));
+            // On failure `pool` drops here, which stops the threads already started.
+            pool.handles.push(spawned.ok()?);
+        }
+        Some(pool)
+    }
+
+    fn workers(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// Splits `rest` into runs of `chunk` characters, one per worker while there are
+    /// more than `chunk` left, runs the remainder on the calling thread, waits for the
+    /// workers and returns the fades ended. A panic in any run is resumed here, after
+    /// every worker has finished.
+    fn run(&self, mut rest: Lanes<'_>, chunk: usize, clips: &[AtlasClip], params: &[ClipParams], dt: f32) -> usize {
+        let mut st = self.shared.lock();
+        st.pending = 0;
+        st.ended = 0;
+        st.panicked = false;
+        let mut w = 0;
+        while rest.len() > chunk && w < st.jobs.len() {
+            let (head, tail) = rest.split_at(chunk);
+            rest = tail;
+            // SAFETY: the borrows are only stretched for the hand-over; this function
+            // waits below (even when its own run panics) until every job is done, and
+            // the workers drop their `Job` before reporting it done.
+            let job = unsafe {
+                Job {
+                    lanes: std::mem::transmute::<Lanes<'_>, Lanes<'static>>(head),
+                    clips: std::mem::transmute::<&[AtlasClip], &'static [AtlasClip]>(clips),
+                    params: std::mem::transmute::<&[ClipParams], &'static [ClipParams]>(params),
+                    dt,
+                }
+            };
+            st.jobs[w] = Some(job);
+            st.pending += 1;
+            w += 1;
+        }
+        st.epoch = st.epoch.wrapping_add(1);
+        drop(st);
+        self.shared.start.notify_all();
+        let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(rest, clips, params, dt)));
+        let mut st = self.shared.lock();
+        while st.pending > 0 {
+            st = self.shared.done.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        let (ended, panicked) = (st.ended, st.panicked);
+        drop(st);
+        match own {
+            Err(e) => std::panic::resume_unwind(e),
+            Ok(_) if panicked => panic!("a crowd update worker panicked"),
+            Ok(own) => own + ended,
+        }
+    }
+}
+
+/// A worker: waits for an update with a job in its slot, runs it, reports it done.
+fn work(shared: &PoolShared, w: usize) {
+    let mut seen = 0u64;
+    loop {
+        let job = {
+            let mut st = shared.lock();
+            loop {
+                if st.shutdown {
+                    return;
+                }
+                if st.epoch != seen {
+                    seen = st.epoch;
+                    if let Some(job) = st.jobs[w].take() {
+                        break job;
+                    }
+                }
+                st = shared.start.wait(st).unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
+        };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            let Job { lanes, clips, params, dt } = job;
+            run(lanes, clips, params, dt)
+        }));
+        let mut st = shared.lock();
+        match result {
+            Ok(ended) => st.ended += ended,
+            Err(_) => st.panicked = true,
+        }
+        st.pending -= 1;
+        if st.pending == 0 {
+            shared.done.notify_all();
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.lock().shutdown = true;
+        self.shared.start.notify_all();
+        for h in self.handles.drain(..) {
+            // A worker only ends by returning (its runs' panics are caught).
+            let _ = h.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1135,22 +1765,29 @@ mod tests {
         for c in &clips {
             let p = ClipParams::new(c);
             let d = c.duration;
-            let mut times = vec![0.0, -0.0, d, -d, 2.0 * d, -2.0 * d, d * 0.5, f32::MAX, -f32::MAX];
-            for x in [d, -d, 2.0 * d, 0.0] {
-                times.extend([x.next_up(), x.next_down(), x.next_up().next_up(), x.next_down().next_down()]);
-            }
-            times.extend((0..20_000).map(|_| rng.range(-3.0, 3.0) * d.max(1e-3)));
+            // The times a playback shows: `[0, d]`.
+            let mut times = vec![0.0, -0.0, d, d * 0.5, 0.0f32.next_up(), d.next_down(), d.next_down().next_down()];
+            times.extend((0..20_000).map(|_| rng.range(0.0, 1.0) * d));
+            times.retain(|&t| (0.0..=d).contains(&t));
             for &t in &times {
                 let want = c.advance(t, 0.0);
-                let (got, slow) = wrap_or_clamp(t, p.duration, p.span);
+                let (got, slow) = wrap_shown(t, p.duration, p.span);
                 if !slow {
                     assert_eq!(got, want, "{c:?} at {t}");
                     let a = c.frame_pair(got);
-                    assert_eq!(frames(got, p.rate, p.first, p.last), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+                    assert_eq!(
+                        frames(got, p.rate, p.first, c.frame_count.saturating_sub(1)),
+                        (a.frame0, a.frame1, a.t),
+                        "{c:?} at {t}"
+                    );
                     assert_eq!(frames_fast(got, p.rate, p.first, p.cap), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
                 }
                 let a = c.frame_pair(want);
-                assert_eq!(frames(want, p.rate, p.first, p.last), (a.frame0, a.frame1, a.t), "{c:?} at {t}");
+                assert_eq!(
+                    frames(want, p.rate, p.first, c.frame_count.saturating_sub(1)),
+                    (a.frame0, a.frame1, a.t),
+                    "{c:?} at {t}"
+                );
             }
         }
     }
@@ -1170,6 +1807,21 @@ mod tests {
                 speed: rng.range(-30.0, 30.0),
             };
             crowd.add(desc).unwrap();
+            // Every playback kind: ping-pong, loop counts (0 included), rewinding ends,
+            // finished ones, starts across several cycles.
+            if rng.next_u32().is_multiple_of(2) {
+                let mode = if rng.next_u32().is_multiple_of(2) { LoopMode::PingPong } else { LoopMode::Repeat };
+                let reps = [None, Some(0), Some(1), Some(3)][rng.next_u32() as usize % 4];
+                let mut p = Playback::new(clips[c as usize].duration, mode)
+                    .with_repetitions(reps)
+                    .with_speed(rng.range(-30.0, 30.0))
+                    .with_clamp_when_finished(rng.next_u32().is_multiple_of(2));
+                p.seek(f64::from(rng.range(-3.0, 6.0)));
+                if rng.next_u32().is_multiple_of(8) {
+                    p.advance(100.0);
+                }
+                crowd.set_playback(i, &p).unwrap();
+            }
             match rng.next_u32() % 4 {
                 0 => crowd.set_blend(i, rng.next_u32() % 8, rng.range(0.0, 1.0), rng.range(0.0, 1.0)).unwrap(),
                 1 => drop(crowd.set_clip(i, (c + 1) % 8, rng.range(0.01, 0.5)).unwrap()),
@@ -1177,6 +1829,82 @@ mod tests {
             }
         }
         crowd
+    }
+
+    /// The special list follows `set_playback` (plain ↔ special), removals (swap-remove
+    /// fixups) and finishing (held records): every character's playback and record equal
+    /// a `Playback` model's after each update.
+    #[test]
+    fn special_list_follows_edits_and_matches_playback() {
+        let clips = clips();
+        let mut crowd = Crowd::new(&clips);
+        let mut model: Vec<(u32, Playback)> = Vec::new();
+        let mut rng = Rng(77);
+        let playback_of = |rng: &mut Rng, d: f32| {
+            let mode = if rng.next_u32().is_multiple_of(2) { LoopMode::Repeat } else { LoopMode::PingPong };
+            let reps = [None, Some(0), Some(1), Some(3)][rng.next_u32() as usize % 4];
+            let mut p = Playback::new(d, mode).with_speed(rng.range(-2.0, 2.0)).with_repetitions(reps);
+            p.clamp_when_finished = !rng.next_u32().is_multiple_of(3);
+            p.seek(f64::from(rng.range(-1.0, 3.0)));
+            p
+        };
+        for i in 0..400u32 {
+            let c = i % 4;
+            let desc = CharacterDesc {
+                position: Vec3::zeros(),
+                rotation: Quat::identity(),
+                scale: 1.0,
+                clip: c,
+                time: rng.range(0.0, 1.0),
+                speed: rng.range(-1.0, 2.0),
+            };
+            let d = crowd.params[c as usize].duration;
+            if i % 3 == 0 {
+                let p = playback_of(&mut rng, d);
+                crowd.add_with_playback(desc, &p).unwrap();
+                model.push((c, p));
+            } else {
+                crowd.add(desc).unwrap();
+                model.push((c, crowd.playback(i as usize).unwrap()));
+            }
+        }
+        for step in 0..40 {
+            for _ in 0..5 {
+                let i = rng.next_u32() as usize % crowd.len();
+                let d = crowd.params[model[i].0 as usize].duration;
+                let p = if rng.next_u32().is_multiple_of(2) {
+                    playback_of(&mut rng, d)
+                } else {
+                    Playback::new(d, LoopMode::Repeat).with_speed(rng.range(-1.0, 2.0))
+                };
+                crowd.set_playback(i, &p).unwrap();
+                model[i].1 = p;
+            }
+            for _ in 0..3 {
+                let i = rng.next_u32() as usize % crowd.len();
+                crowd.remove(i).unwrap();
+                model.swap_remove(i);
+            }
+            let dt = [1.0 / 60.0, 0.3, -0.2, 1.7][step % 4];
+            crowd.update(dt);
+            for (i, (c, p)) in model.iter_mut().enumerate() {
+                p.advance(dt);
+                let got = crowd.playback(i).unwrap();
+                assert_eq!(got.cycle_local(), p.cycle_local(), "character {i} step {step}");
+                assert_eq!(got.is_finished(), p.is_finished(), "character {i} step {step}");
+                assert_eq!(got.mode, p.mode);
+                assert_eq!(got.clamp_when_finished, p.clamp_when_finished);
+                let a = clips[*c as usize].frame_pair(p.time());
+                let r = crowd.instances[i];
+                assert_eq!([r.frames[0], r.frames[1]], [a.frame0, a.frame1], "character {i} step {step}");
+                assert_eq!(r.factors[0], a.t, "character {i} step {step}");
+            }
+            for (slot, s) in crowd.specials.iter().enumerate() {
+                assert_eq!(crowd.special_of[s.character as usize], slot as u32);
+            }
+        }
+        assert!(crowd.specials.len() > 50 && crowd.specials.len() < crowd.len() - 50);
+        assert!(crowd.specials.iter().any(|s| s.held.is_some()));
     }
 
     #[test]
@@ -1194,8 +1922,16 @@ mod tests {
             assert_eq!(ended_a, ended_b);
             let bytes = |c: &Crowd| bytemuck::cast_slice::<CrowdInstance, u8>(&c.instances).to_vec();
             assert_eq!(bytes(&a), bytes(&b), "step {step}");
-            let bits = |c: &Crowd| c.time.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+            let bits = |c: &Crowd| c.local.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&a), bits(&b));
+            assert_eq!(a.cycle, b.cycle);
+            let sp = |c: &Crowd| {
+                c.specials
+                    .iter()
+                    .map(|s| (s.character, s.cycle, s.local.to_bits(), s.cycles, s.flags))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(sp(&a), sp(&b));
         }
     }
 }

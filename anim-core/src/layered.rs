@@ -14,8 +14,24 @@
 //! Then every additive layer adds `weight · mask[j]` of its delta
 //! ([`crate::additive::add_transform_weighted`]), in order.
 //!
-//! Two layers with weights `1 − t` and `t` (`t ∈ [0, 1]`) give exactly the two-pose
-//! [`crate::blend::blend`]: its nlerp is the same normalized weighted sum.
+//! # Two layers
+//! Two unmasked layers with positive weights `w₀`, `w₁` (`W = w₀ + w₁` at least the
+//! threshold) are the two-pose blend `mix(a, b, w₁ / W)`: a lerp is the same weighted
+//! mean, and the nlerp the same normalized weighted sum (both flip `b` into `a`'s
+//! hemisphere). [`blend_layers`] takes that case through [`blend_two`], one
+//! [`Transform::mix`] per joint, instead of the general accumulation (the results agree
+//! within rounding, 1e-6; a test checks it). The crossfade
+//! ([`crate::crossfade::CrossFadeController`], weights in `[0, 1]`) blends through
+//! [`blend_two_into`], the in-place form of the same job.
+//!
+//! [`crate::blend::blend`] and [`crate::blend::blend_into`] stay separate: they accept any
+//! finite factor and *extrapolate* outside `[0, 1]` (a layer weight below 0 or a
+//! total below the threshold means something else here), and they limit the blend to a
+//! subtree while leaving the other joints of the output untouched, which a layer mask of
+//! zeros does not do (it fills in the rest pose). [`crate::blend::blend_masked`]
+//! likewise computes `mix(a, b, t · mask[j])`, which with a mask below 1 keeps `a` at
+//! full weight: as layers that is `a` with weight `1 − t·m` and `b` with `t·m`, a
+//! per-joint weight pair no [`Layer`] mask expresses (masks scale one layer only).
 //! Nothing here allocates.
 //!
 //! ```
@@ -163,6 +179,57 @@ impl Accum {
     }
 }
 
+/// The two-layer job: joint by joint `out = mix(a, b, t)` for `t ∈ [0, 1]` (layers `a`
+/// at weight `1 − t` and `b` at `t`, no masks); see [Two layers](self#two-layers).
+///
+/// # Errors
+/// A pose whose length differs from the skeleton's, or `t` not finite or outside `[0, 1]`.
+pub fn blend_two(out: &mut Pose, a: &Pose, b: &Pose, t: f32, skeleton: &Skeleton) -> Result<(), BlendError> {
+    check_len("output pose", out.len(), skeleton)?;
+    check_len("layer pose", a.len(), skeleton)?;
+    check_len("layer pose", b.len(), skeleton)?;
+    check_unit(t)?;
+    mix_two(out.locals_mut(), a.locals(), b.locals(), t);
+    Ok(())
+}
+
+/// [`blend_two`] in place: `pose = mix(pose, b, t)`, `t ∈ [0, 1]`.
+///
+/// # Errors
+/// As [`blend_two`].
+pub fn blend_two_into(pose: &mut Pose, b: &Pose, t: f32, skeleton: &Skeleton) -> Result<(), BlendError> {
+    check_len("output pose", pose.len(), skeleton)?;
+    check_len("layer pose", b.len(), skeleton)?;
+    check_unit(t)?;
+    mix_two_into(pose.locals_mut(), b.locals(), t);
+    Ok(())
+}
+
+fn check_unit(t: f32) -> Result<(), BlendError> {
+    if (0.0..=1.0).contains(&t) {
+        Ok(())
+    } else {
+        Err(BlendError::WeightOutOfRange { what: "two-layer weight", value: t })
+    }
+}
+
+/// The two-layer kernel on joint slices of equal length (checked by the callers).
+#[inline]
+fn mix_two(out: &mut [Transform], a: &[Transform], b: &[Transform], t: f32) {
+    for ((o, ta), tb) in out.iter_mut().zip(a).zip(b) {
+        *o = Transform::mix(ta, tb, t);
+    }
+}
+
+/// The in-place two-layer kernel (the crossfade's, whose poses all have the skeleton's
+/// length by construction).
+#[inline]
+pub(crate) fn mix_two_into(pose: &mut [Transform], b: &[Transform], t: f32) {
+    for (o, tb) in pose.iter_mut().zip(b) {
+        *o = Transform::mix(o, tb, t);
+    }
+}
+
 /// Blends `layers` into `out`, then applies `additive` on top; see the
 /// [module docs](self). `threshold` (> 0 recommended, e.g. 0.1) is the total weight below
 /// which the rest pose fills in.
@@ -188,6 +255,18 @@ pub fn blend_layers(
         check_len("base pose", l.base.len(), skeleton)?;
         check_weight("additive weight", l.weight)?;
         check_mask(l.mask, skeleton)?;
+    }
+    if let [a, b] = layers
+        && a.mask.is_none()
+        && b.mask.is_none()
+        && a.weight > 0.0
+        && b.weight > 0.0
+        && a.weight + b.weight >= threshold
+        && additive.is_empty()
+    {
+        let t = b.weight / (a.weight + b.weight);
+        mix_two(out.locals_mut(), a.pose.locals(), b.pose.locals(), t.clamp(0.0, 1.0));
+        return Ok(());
     }
     let rest = skeleton.rest_pose().locals();
     for (j, o) in out.locals_mut().iter_mut().enumerate() {

@@ -119,3 +119,32 @@ fn overflowing_the_pool_still_works_and_errors_are_typed() {
     let bad = Arc::new(Clip::new("bad", vec![jt], vec![]).unwrap());
     assert!(matches!(f.play(bad, TimePolicy::Wrap), Err(CrossFadeError::Clip(_))));
 }
+
+/// The crossfade blends through the layered job: after each update its pose equals the
+/// general N-layer blend of the current clip's pose (weight `1 − w`) and the target's
+/// (weight `w`), within 1e-6.
+#[test]
+fn crossfade_equals_the_layered_job() {
+    use anim_core::layered::{Layer, blend_layers};
+    let s = skeleton();
+    let a = ramp("a", Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 1.0, 0.3), 2.0);
+    let b = ramp("b", Vec3::new(4.0, 0.0, -1.0), Vec3::new(1.0, 0.0, 0.0), 2.0);
+    let mut c = CrossFadeController::new(&s, 2);
+    c.play(a.clone(), TimePolicy::Wrap).unwrap();
+    c.fade_to(b.clone(), 0.5, TimePolicy::Wrap).unwrap();
+    let (mut pa, mut pb, mut out) = (s.rest_pose().clone(), s.rest_pose().clone(), s.rest_pose().clone());
+    let zero = s.rest_pose().clone();
+    let mut t = 0.0;
+    for _ in 0..5 {
+        c.update(0.1).unwrap();
+        t += 0.1;
+        let w = c.targets().next().map_or(1.0, |f| f.weight);
+        a.sample(t, TimePolicy::Wrap, &mut pa).unwrap();
+        b.sample(t, TimePolicy::Wrap, &mut pb).unwrap();
+        let layers = [Layer::new(&pa, 1.0 - w), Layer::new(&pb, w), Layer::new(&zero, 0.0)];
+        blend_layers(&mut out, &s, &layers, &[], 0.1).unwrap();
+        let (x, y) = (&c.pose().locals()[0], &out.locals()[0]);
+        assert!((x.translation - y.translation).amax() < 1e-6, "t {t}: {x:?} {y:?}");
+        assert!((x.rotation.coords - y.rotation.coords).amax() < 1e-6);
+    }
+}

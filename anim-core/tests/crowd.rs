@@ -1,7 +1,9 @@
-//! Crowd playback against the one wrap/clamp rule (`AtlasClip::advance` / `frame_pair`),
-//! parallel against serial updates, editing, fades and blends.
+//! Crowd playback against the one playback state type (`Playback`, with
+//! `AtlasClip::frame_pair` of the time it shows), parallel against serial updates,
+//! editing, fades and blends.
 
-use anim_core::crowd::CrowdError;
+use anim_core::crowd::{CrowdError, default_playback};
+use anim_core::playback::{LoopMode, Playback};
 use anim_core::{AtlasClip, CharacterDesc, Crowd, CrowdInstance};
 use anim_math::{Quat, Vec3};
 
@@ -68,6 +70,13 @@ fn expected(clips: &[AtlasClip], clip_a: u32, time_a: f32, b: Option<(u32, f32, 
     }
 }
 
+/// The playback a character added with `desc(c, t, s)` has: its clip's rule, seeked to `t`.
+fn playing(clips: &[AtlasClip], c: u32, t: f32, s: f32) -> Playback {
+    let mut p = default_playback(&clips[c as usize]).with_speed(s);
+    p.seek(f64::from(t));
+    p
+}
+
 fn check_record(crowd: &Crowd, i: usize, frames: [u32; 4], factors: [f32; 3]) {
     let r = crowd.instances()[i];
     assert_eq!(r.frames, frames, "character {i}");
@@ -87,31 +96,33 @@ fn update_matches_frame_pair_for_every_speed_and_clip() {
             for _ in 0..12 {
                 let t = rng.range(-0.5, 1.5);
                 let i = crowd.add(desc(c, t, s)).unwrap();
-                // add wraps or clamps the time by the clip's rule.
-                let t = clips[c as usize].advance(t, 0.0);
-                assert_eq!(crowd.time(i), Some(t));
-                times.push((c, t, s));
+                let p = playing(&clips, c, t, s);
+                assert_eq!(crowd.time(i), Some(p.time()));
+                assert_eq!(crowd.playback(i), Some(p));
+                times.push((c, p, s));
             }
         }
     }
     // Records are packed from the start.
-    for (i, &(c, t, _)) in times.iter().enumerate() {
-        let (f, k) = expected(&clips, c, t, None);
+    for (i, &(c, ref p, _)) in times.iter().enumerate() {
+        let (f, k) = expected(&clips, c, p.time(), None);
         check_record(&crowd, i, f, k);
     }
     let steps = [1.0 / 60.0, 1.0 / 30.0, 0.1, 0.37, 2.7, 0.0, -0.05];
     for step in 0..300 {
         let dt = steps[step % steps.len()];
         crowd.update(dt);
-        for (i, (c, t, s)) in times.iter_mut().enumerate() {
-            *t = clips[*c as usize].advance(*t, dt * *s);
-            assert_eq!(crowd.time(i), Some(*t), "character {i} step {step}");
-            let (f, k) = expected(&clips, *c, *t, None);
+        for (i, (c, p, _)) in times.iter_mut().enumerate() {
+            p.advance(dt);
+            assert_eq!(crowd.time(i), Some(p.time()), "character {i} step {step}");
+            assert_eq!(crowd.is_finished(i), p.is_finished(), "character {i} step {step}");
+            let (f, k) = expected(&clips, *c, p.time(), None);
             check_record(&crowd, i, f, k);
         }
     }
     // Clamped clips stop at their ends: forward at the last column, backward at the first.
-    for (i, &(c, t, s)) in times.iter().enumerate() {
+    for (i, &(c, ref p, s)) in times.iter().enumerate() {
+        let t = p.time();
         if c == 1 && s > 0.0 {
             assert_eq!(t, 1.0);
             assert_eq!(crowd.instances()[i].frames, [61, 61, 61, 61]);
@@ -146,14 +157,14 @@ fn random_times_and_steps_match_frame_pair() {
         let t = rng.range(-3.0, 3.0);
         let s = rng.range(-4.0, 4.0);
         crowd.add(desc(c, t, s)).unwrap();
-        model.push((c, clips[c as usize].advance(t, 0.0), s));
+        model.push((c, playing(&clips, c, t, s)));
     }
     for _ in 0..50 {
         let dt = rng.range(-0.2, 0.6);
         crowd.update(dt);
-        for (i, (c, t, s)) in model.iter_mut().enumerate() {
-            *t = clips[*c as usize].advance(*t, dt * *s);
-            let (f, k) = expected(&clips, *c, *t, None);
+        for (i, (c, p)) in model.iter_mut().enumerate() {
+            p.advance(dt);
+            let (f, k) = expected(&clips, *c, p.time(), None);
             check_record(&crowd, i, f, k);
         }
     }
@@ -239,15 +250,19 @@ fn remove_swaps_the_last_character_in() {
     assert_eq!(crowd.len(), 4);
     assert_eq!(crowd.instances().len(), 4);
     assert_eq!(state(&crowd, 1), moved);
-    assert_eq!(crowd.blend(1), Some((1, clips[1].advance(0.25, 0.1 * 4.5), 0.75)));
+    let mut b = playing(&clips, 1, 0.25, 4.5);
+    b.advance(0.1);
+    assert_eq!(crowd.blend(1), Some((1, b.time(), 0.75)));
+    assert_eq!(crowd.blend_playback(1).map(|p| (p.position(), p.time())), Some((b.position(), b.time())));
+    let mut a = crowd.playback(1).unwrap();
     assert_eq!(crowd.instances()[1], before[4]);
     assert_eq!([state(&crowd, 0), state(&crowd, 2), state(&crowd, 3)], kept);
     assert_eq!([crowd.instances()[0], crowd.instances()[2], crowd.instances()[3]], [before[0], before[2], before[3]]);
 
     // The moved character keeps playing where it was.
     crowd.update(0.1);
-    let t = clips[1].advance(moved.1.unwrap(), 0.1 * 4.5);
-    assert_eq!(crowd.time(1), Some(t));
+    a.advance(0.1);
+    assert_eq!(crowd.time(1), Some(a.time()));
 
     // Removing the last character moves nothing.
     assert_eq!(crowd.remove(3), Ok(None));
@@ -320,11 +335,13 @@ fn crossfade_weight_falls_linearly_then_b_clears() {
     check_record(&crowd, 1, f, k);
 
     let dt = 0.1;
-    let (mut ta, mut tb) = (0.0f32, 0.2f32);
+    let (mut pa, mut pb) = (playing(&clips, 2, 0.0, 1.0), playing(&clips, 0, 0.2, 1.0));
+    let (mut ta, mut tb);
     for step in 1..=4 {
         crowd.update(dt);
-        ta = clips[2].advance(ta, dt);
-        tb = clips[0].advance(tb, dt);
+        pa.advance(dt);
+        pb.advance(dt);
+        (ta, tb) = (pa.time(), pb.time());
         let (c, t, w) = crowd.blend(1).expect("still fading");
         assert_eq!((c, t), (0, tb));
         assert!((w - (1.0 - step as f32 * 0.2)).abs() < 1e-5, "step {step}: weight {w}");
@@ -335,7 +352,8 @@ fn crossfade_weight_falls_linearly_then_b_clears() {
     }
     // The fifth step reaches 0: B is gone and the record shows A twice.
     crowd.update(dt);
-    ta = clips[2].advance(ta, dt);
+    pa.advance(dt);
+    ta = pa.time();
     assert_eq!(crowd.blend(1), None);
     assert!(!crowd.is_fading(1));
     let r = crowd.instances()[1];
@@ -363,11 +381,14 @@ fn steady_blend_keeps_its_weight() {
     crowd.add(desc(0, 0.5, 0.8)).unwrap();
     crowd.set_blend(0, 1, 0.3, 0.4).unwrap();
     assert!(!crowd.is_fading(0));
-    let (mut ta, mut tb) = (0.5f32, 0.3f32);
+    let (mut pa, mut pb) = (playing(&clips, 0, 0.5, 0.8), playing(&clips, 1, 0.3, 0.8));
+    let mut tb = 0.0;
     for _ in 0..40 {
         crowd.update(0.05);
-        ta = clips[0].advance(ta, 0.05 * 0.8);
-        tb = clips[1].advance(tb, 0.05 * 0.8);
+        pa.advance(0.05);
+        pb.advance(0.05);
+        let ta = pa.time();
+        tb = pb.time();
         assert_eq!(crowd.blend(0), Some((1, tb, 0.4)));
         let (f, k) = expected(&clips, 0, ta, Some((1, tb, 0.4)));
         check_record(&crowd, 0, f, k);
@@ -375,10 +396,12 @@ fn steady_blend_keeps_its_weight() {
     // The clamped B has stopped at its end; the looping A goes on.
     assert_eq!(tb, 1.0);
     assert_eq!(crowd.instances()[0].frames[2..], [61, 61]);
-    // set_speed drives both slots.
+    // set_speed drives both slots; the once-played B has finished and stays at its end.
+    assert!(crowd.blend_playback(0).unwrap().is_finished());
     crowd.set_speed(0, -1.0).unwrap();
     crowd.update(0.1);
-    assert_eq!(crowd.blend(0).map(|b| b.1), Some(clips[1].advance(1.0, -0.1)));
+    assert_eq!(crowd.blend(0).map(|b| b.1), Some(1.0));
+    assert_eq!(crowd.playback(0).unwrap().speed, -1.0);
     crowd.clear_blend(0).unwrap();
     assert_eq!(crowd.blend(0), None);
     assert_eq!(crowd.instances()[0].factors[2], 0.0);
@@ -404,7 +427,9 @@ fn records_are_64_bytes_each_and_follow_edits() {
     assert_eq!(r.position_scale, [1.0, 2.0, 3.0, 2.5]);
     assert_eq!(r.rotation, [q.i, q.j, q.k, q.w]);
     crowd.set_time(5, 1.25).unwrap();
-    assert_eq!(crowd.time(5), Some(clips[2].advance(1.25, 0.0)));
+    let p = playing(&clips, 2, 1.25, 1.0);
+    assert_eq!(crowd.time(5), Some(p.time()));
+    assert!((p.time() - 0.5).abs() < 1e-6);
     let (f, k) = expected(&clips, 2, crowd.time(5).unwrap(), None);
     check_record(&crowd, 5, f, k);
 }
@@ -416,14 +441,21 @@ fn a_new_fade_replaces_the_one_under_way() {
     crowd.add(desc(0, 0.1, 1.0)).unwrap();
     crowd.set_clip(0, 1, 1.0).unwrap();
     crowd.update(0.25);
-    let a_time = crowd.time(0).unwrap();
+    let mut pa = playing(&clips, 1, 0.0, 1.0);
+    pa.advance(0.25);
+    assert_eq!(crowd.time(0), Some(pa.time()));
     let (_, _, w) = crowd.blend(0).unwrap();
     assert!((w - 0.75).abs() < 1e-6);
     // Running time backwards runs the fade backwards too, up to weight 1.
     crowd.update(-0.5);
     assert_eq!(crowd.blend(0).map(|b| b.2), Some(1.0));
     crowd.update(0.25);
-    let a_time = clips[1].advance(clips[1].advance(a_time, -0.5), 0.25);
+    // Clip 1 plays once: running back past its start finished it there.
+    pa.advance(-0.5);
+    pa.advance(0.25);
+    let a_time = pa.time();
+    assert_eq!(a_time, 0.0);
+    assert!(crowd.is_finished(0));
     assert_eq!(crowd.time(0), Some(a_time));
     // Fading to a third clip: the playing clip (1) becomes B at full weight; clip 0 is gone.
     assert_eq!(crowd.set_clip(0, 2, 0.5), Ok(true));
@@ -451,7 +483,7 @@ fn update_parallel_splits_any_length() {
 }
 
 #[test]
-fn steps_landing_on_clip_ends_and_far_beyond_match_advance() {
+fn steps_landing_on_clip_ends_and_far_beyond_match_playback() {
     // Steps that land exactly on 0, ±d and 2d, one ulp either side, and many durations
     // away (the exact fallback), for looping and clamped clips.
     let clips = clips();
@@ -465,17 +497,17 @@ fn steps_landing_on_clip_ends_and_far_beyond_match_advance() {
                 let start = 0.5 * d;
                 let speed = t - start;
                 let i = crowd.add(desc(c as u32, start, speed)).unwrap();
-                model.push((c as u32, clip.advance(start, 0.0), speed, i));
+                model.push((c as u32, playing(&clips, c as u32, start, speed), i));
             }
         }
     }
     for step in 0..4 {
         let dt = [1.0, 1.0, -0.5, 0.25][step];
         crowd.update(dt);
-        for (c, t, s, i) in model.iter_mut() {
-            *t = clips[*c as usize].advance(*t, dt * *s);
-            assert_eq!(crowd.time(*i), Some(*t), "character {i} step {step}");
-            let (f, k) = expected(&clips, *c, *t, None);
+        for (c, p, i) in model.iter_mut() {
+            p.advance(dt);
+            assert_eq!(crowd.time(*i), Some(p.time()), "character {i} step {step}");
+            let (f, k) = expected(&clips, *c, p.time(), None);
             check_record(&crowd, *i, f, k);
         }
     }
@@ -556,4 +588,118 @@ fn hand_built_nonsense_clips_do_not_panic() {
         assert!(crowd.time(i).unwrap().is_finite());
     }
     assert_eq!(clip(-1.0, false, 0).advance(0.5, 0.0), 0.0);
+}
+
+/// Every playback setting reaches the crowd: ping-pong, loop counts, clamping or
+/// rewinding when finished, negative speeds, finished playbacks; for clip A (set at add
+/// or later) and for B (a fade carries A's playback into B). Each character's columns and
+/// factors are `frame_pair` of what the same `Playback` shows, step after step.
+#[test]
+fn every_playback_setting_matches_playback_and_frame_pair() {
+    let clips = clips();
+    let mut rng = Rng(2718);
+    let mut crowd = Crowd::new(&clips);
+    // Per character: clip A and its playback, clip B and its playback.
+    type Slots = (u32, Playback, Option<(u32, Playback)>);
+    let mut model: Vec<Slots> = Vec::new();
+    for i in 0..600 {
+        let c = rng.next_u32() % 3;
+        let mode = if i % 2 == 0 { LoopMode::PingPong } else { LoopMode::Repeat };
+        let reps = [None, Some(0), Some(1), Some(2), Some(5)][(i / 2) % 5];
+        let mut p = Playback::new(clips[c as usize].duration, mode)
+            .with_repetitions(reps)
+            .with_speed(rng.range(-3.0, 3.0))
+            .with_clamp_when_finished(i % 3 != 0);
+        p.seek(f64::from(rng.range(-2.0, 4.0)));
+        if i % 4 == 0 {
+            crowd.add_with_playback(desc(c, 0.0, 1.0), &p).unwrap();
+        } else {
+            crowd.add(desc(c, 0.3, 0.2)).unwrap();
+            crowd.set_playback(i, &p).unwrap();
+        }
+        assert_eq!(crowd.playback(i), Some(p));
+        model.push((c, p, None));
+    }
+    let mut pending_fades = vec![];
+    for step in 0..120 {
+        let dt = [1.0 / 60.0, 0.21, -0.13, 0.9, 0.0, 2.6][step % 6];
+        crowd.update(dt);
+        for (i, (c, p, b)) in model.iter_mut().enumerate() {
+            p.advance(dt);
+            let b = b.as_mut().map(|(cb, pb)| {
+                pb.advance(dt);
+                (*cb, pb.time())
+            });
+            assert_eq!(crowd.is_finished(i), p.is_finished(), "character {i} step {step}");
+            assert_eq!(crowd.time(i), Some(p.time()), "character {i} step {step}");
+            let r = crowd.instances()[i];
+            let a = clips[*c as usize].frame_pair(p.time());
+            assert_eq!(
+                (r.frames[0], r.frames[1], r.factors[0]),
+                (a.frame0, a.frame1, a.t),
+                "character {i} step {step}"
+            );
+            if let Some((cb, tb)) = b {
+                let fb = clips[cb as usize].frame_pair(tb);
+                assert_eq!(
+                    (r.frames[2], r.frames[3], r.factors[1]),
+                    (fb.frame0, fb.frame1, fb.t),
+                    "B of {i} step {step}"
+                );
+            }
+        }
+        if step == 30 {
+            // Fade a third of them to another clip over a long time: their playback moves to B.
+            for i in (1..model.len()).step_by(3) {
+                let (c, p, _) = model[i];
+                let next = (c + 1) % 3;
+                assert_eq!(crowd.set_clip(i, next, 1000.0), Ok(true));
+                let b = crowd.blend_playback(i).unwrap();
+                assert_eq!(
+                    (b.position(), b.is_finished(), b.speed, b.mode),
+                    (p.position(), p.is_finished(), p.speed, p.mode)
+                );
+                assert_eq!(
+                    (b.repetitions, b.clamp_when_finished, b.time()),
+                    (p.repetitions, p.clamp_when_finished, p.time())
+                );
+                let np = default_playback(&clips[next as usize]).with_speed(p.speed);
+                model[i] = (next, np, Some((c, p)));
+                pending_fades.push(i);
+            }
+        }
+    }
+    // Some finished, some not, and the finished non-clamping ones show their start.
+    let finished = model.iter().filter(|m| m.1.is_finished()).count();
+    assert!(finished > 50 && finished < model.len() - 50, "{finished} finished");
+    assert!(model.iter().any(|m| m.1.is_finished() && !m.1.clamp_when_finished && m.1.time() == 0.0));
+}
+
+/// The crowd's worker pool is reused across calls with more, fewer and again more
+/// threads (workers without a run this call stay parked), by clones (which start their
+/// own) and after removals shrink the crowd below the threshold and it grows back.
+#[test]
+fn worker_pool_reuse_keeps_parallel_equal_to_serial() {
+    let mut serial = mixed_crowd(9000);
+    let mut parallel = serial.clone();
+    for (step, threads) in [4, 2, 8, 3, 1, 5].into_iter().enumerate() {
+        let dt = 0.03 * (step as f32 + 1.0);
+        serial.update(dt);
+        parallel.update_parallel(dt, threads);
+        assert_eq!(bytes(&serial), bytes(&parallel), "step {step}, {threads} threads");
+        if step == 2 {
+            let mut copy = parallel.clone();
+            let mut copy_serial = serial.clone();
+            copy.update_parallel(0.1, 3);
+            copy_serial.update(0.1);
+            assert_eq!(bytes(&copy), bytes(&copy_serial));
+        }
+    }
+    for _ in 0..6000 {
+        serial.remove(0).unwrap();
+        parallel.remove(0).unwrap();
+    }
+    serial.update(0.1);
+    parallel.update_parallel(0.1, 4);
+    assert_eq!(bytes(&serial), bytes(&parallel));
 }

@@ -119,3 +119,66 @@ fn errors() {
     assert!(blend_layers(&mut out, &s, &[Layer::new(&a, 1.0).with_mask(&bad_mask)], &[], 0.1).is_err());
     assert!(blend_layers(&mut out, &s, &[Layer::new(&a, f32::INFINITY)], &[], 0.1).is_err());
 }
+
+/// Deterministic poses for `n` joints: rotations anywhere (opposite hemispheres
+/// included), translations and scales in a unit box.
+fn random_pose(n: usize, seed: &mut u32) -> Pose {
+    let mut next = || {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 17;
+        *seed ^= *seed << 5;
+        (*seed >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+    };
+    Pose::from_locals(
+        (0..n)
+            .map(|_| {
+                let axis = anim_math::nalgebra::Unit::new_normalize(Vec3::new(next(), next(), next() + 1.5));
+                let r = Quat::from_axis_angle(&axis, next() * 6.0);
+                Transform::new(
+                    Vec3::new(next(), next(), next()),
+                    r,
+                    Vec3::new(1.5 + next(), 1.5 + next(), 1.5 + next()),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The two-layer specialization against the general accumulation (forced by a third
+/// layer of weight 0, which contributes nothing): equal within 1e-6 for any positive
+/// weights, and equal to `blend_two` / `blend_two_into` (one `Transform::mix` a joint).
+#[test]
+fn two_layer_fast_path_equals_general_job() {
+    let joints: Vec<_> =
+        (0..40usize).map(|j| JointDesc::new(format!("j{j}"), j.checked_sub(1), Transform::IDENTITY)).collect();
+    let s = Skeleton::new(joints).unwrap();
+    let mut seed = 77;
+    let zero = s.rest_pose().clone();
+    for round in 0..50 {
+        let a = random_pose(40, &mut seed);
+        let b = random_pose(40, &mut seed);
+        let (w0, w1) = ([0.3, 1.0, 0.01, 2.5, 0.999][round % 5], [0.7, 1e-3, 0.99, 4.0, 1.0][round % 5]);
+        let mut fast = s.rest_pose().clone();
+        let mut general = s.rest_pose().clone();
+        blend_layers(&mut fast, &s, &[Layer::new(&a, w0), Layer::new(&b, w1)], &[], 0.1).unwrap();
+        blend_layers(&mut general, &s, &[Layer::new(&a, w0), Layer::new(&b, w1), Layer::new(&zero, 0.0)], &[], 0.1)
+            .unwrap();
+        let t = w1 / (w0 + w1);
+        let mut two = s.rest_pose().clone();
+        anim_core::layered::blend_two(&mut two, &a, &b, t, &s).unwrap();
+        let mut into = a.clone();
+        anim_core::layered::blend_two_into(&mut into, &b, t, &s).unwrap();
+        assert_eq!(two, fast, "round {round}");
+        assert_eq!(into, fast, "round {round}");
+        for (x, y) in fast.locals().iter().zip(general.locals()) {
+            assert!((x.translation - y.translation).amax() < 1e-6, "round {round}: {x:?} {y:?}");
+            assert!((x.scale - y.scale).amax() < 1e-6, "round {round}");
+            assert!((x.rotation.coords - y.rotation.coords).amax() < 1e-6, "round {round}: {x:?} {y:?}");
+        }
+    }
+    let mut out = s.rest_pose().clone();
+    assert!(matches!(
+        anim_core::layered::blend_two(&mut out, &zero, &zero, 1.5, &s),
+        Err(anim_core::blend::BlendError::WeightOutOfRange { .. })
+    ));
+}

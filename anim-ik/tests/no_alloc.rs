@@ -7,15 +7,14 @@
 //! alongside. Each case is warmed up first (buffers reach their working size), then run
 //! for many frames with the counter on: the count must stay at zero.
 //!
-//! `Crowd::update_parallel` is covered only below its parallel threshold, where it runs
-//! `update`: above it, it spawns scoped threads every call, and the standard library
-//! allocates a thread handle and a result slot per spawn, plus the handle list (five
-//! allocations, about 400 bytes, per call with two threads; documented on the method).
+//! `Crowd::update_parallel` is covered below its parallel threshold (where it runs
+//! `update`) and above it, on the crowd's persistent worker threads: for that case every
+//! thread's allocations are counted ([`ALL_THREADS`]), the workers' included.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use anim_core::blend::subtree_mask;
 use anim_core::skinning::{NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend};
@@ -40,8 +39,11 @@ thread_local! {
     static COUNTING: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Count the allocations of every thread, not only the one running the case.
+static ALL_THREADS: AtomicBool = AtomicBool::new(false);
+
 fn note(size: usize) {
-    if COUNTING.try_with(Cell::get).unwrap_or(false) {
+    if ALL_THREADS.load(Ordering::Relaxed) || COUNTING.try_with(Cell::get).unwrap_or(false) {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         BYTES.fetch_add(size, Ordering::Relaxed);
     }
@@ -325,6 +327,27 @@ fn steady_frames_allocate_nothing() {
     // A crowd this small is updated serially by update_parallel too (see the note at the
     // top for large ones).
     cases.check("Crowd::update_parallel (small crowd, serial)", |_| crowd.update_parallel(DT, 2));
+    // Above the threshold: three threads (two of them the crowd's workers, started in the
+    // warm-up), every thread counted.
+    let mut big = Crowd::with_capacity(&clips, 9000);
+    for i in 0..9000u32 {
+        let desc = CharacterDesc {
+            position: Vec3::new((i % 90) as f32, 0.0, (i / 90) as f32),
+            rotation: Quat::identity(),
+            scale: 1.0,
+            clip: i % 3,
+            time: (i % 13) as f32 * 0.07,
+            speed: 0.5 + (i % 5) as f32 * 0.25,
+        };
+        let index = big.add(desc).expect("valid character");
+        if i % 4 == 0 {
+            big.set_blend(index, (i + 1) % 3, 0.1, 0.5).expect("valid clip");
+        }
+    }
+    big.update_parallel(DT, 3);
+    ALL_THREADS.store(true, Ordering::Relaxed);
+    cases.check("Crowd::update_parallel (9000 characters, 3 threads)", |_| big.update_parallel(DT, 3));
+    ALL_THREADS.store(false, Ordering::Relaxed);
 
     assert!(cases.ran >= 30, "every case ran ({})", cases.ran);
     assert!(cases.failures.is_empty(), "steady frames allocated:\n{}", cases.failures.join("\n"));
