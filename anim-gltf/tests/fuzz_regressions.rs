@@ -97,11 +97,11 @@ fn split_glb(glb: &[u8]) -> (serde_json::Value, Vec<u8>) {
 /// `json` and `bin` packed into a GLB again (chunks padded to 4 bytes).
 fn join_glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
     let mut j = serde_json::to_vec(json).expect("serializable");
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     let mut out = Vec::with_capacity(28 + j.len() + b.len());
