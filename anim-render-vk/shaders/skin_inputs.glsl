@@ -6,7 +6,8 @@ layout(std430, set = 0, binding = 3) readonly buffer Weights { float weights[]; 
 
 // Morph targets (the variants skin_*_morph.comp and skin_*_morph.vert define MORPH; the
 // crowd paths do not morph): the bind vertex plus the active
-// targets' deltas, base + sum_i w_i * delta_i, before skinning (glTF's order). Deltas
+// targets' deltas, base + sum_i w_i * delta_i, before skinning (glTF's order), with the
+// morphed normal normalized. Deltas
 // (binding 8): two vec4 a target and vertex, target-major (position, normal; w unused).
 // Active list (binding 9): the count and the mesh's vertex count, then one (target,
 // weight) a target with a non-zero weight; at most MAX_ACTIVE_MORPH_TARGETS
@@ -29,11 +30,18 @@ layout(std430, set = 0, binding = 9) readonly buffer MorphList {
 Vertex bind_vertex(uint v) {
     Vertex b = bind_vertices[v];
 #ifdef MORPH
+    vec3 base_nrm = b.nrm.xyz;
     for (uint i = 0u; i < morph_count; ++i) {
         MorphActive a = morph_active[i];
         uint d = 2u * (a.target * morph_vertex_count + v);
         b.pos.xyz += a.weight * morph_deltas[d].xyz;
         b.nrm.xyz += a.weight * morph_deltas[d + 1u].xyz;
+    }
+    if (morph_count > 0u) {
+        // Unit again, as MorphTargets::apply makes it on the CPU (a normal morphed to
+        // zero length keeps its base).
+        float l2 = dot(b.nrm.xyz, b.nrm.xyz);
+        b.nrm.xyz = l2 > 0.0 ? b.nrm.xyz * inversesqrt(l2) : base_nrm;
     }
 #endif
     return b;
