@@ -130,6 +130,27 @@ pub enum GltfError {
     },
 }
 
+/// `Some(body)` with `path` bound to the `path` field of every variant that has one, else
+/// `None`: the one list of those variants, for [`GltfError::path`] and its `&mut` twin.
+macro_rules! with_path {
+    ($error:expr, $path:ident => $body:expr) => {
+        match $error {
+            GltfError::Schema { $path, .. }
+            | GltfError::Buffer { $path, .. }
+            | GltfError::Accessor { $path, .. }
+            | GltfError::JointOutOfRange { $path, .. }
+            | GltfError::NonFinite { $path, .. }
+            | GltfError::Degenerate { $path, .. }
+            | GltfError::KeysNotIncreasing { $path, .. }
+            | GltfError::Hierarchy { $path, .. }
+            | GltfError::Unsupported { $path, .. }
+            | GltfError::Budget { $path, .. }
+            | GltfError::OutOfRange { $path, .. } => Some($body),
+            _ => None,
+        }
+    };
+}
+
 impl GltfError {
     /// The same error with its path written as a JSON pointer (RFC 6901): `nodes[2].matrix`
     /// becomes `/nodes/2/matrix`. A path that already is one stays as it is.
@@ -161,38 +182,12 @@ impl GltfError {
     }
 
     fn path_mut(&mut self) -> Option<&mut String> {
-        match self {
-            GltfError::Schema { path, .. }
-            | GltfError::Buffer { path, .. }
-            | GltfError::Accessor { path, .. }
-            | GltfError::JointOutOfRange { path, .. }
-            | GltfError::NonFinite { path, .. }
-            | GltfError::Degenerate { path, .. }
-            | GltfError::KeysNotIncreasing { path, .. }
-            | GltfError::Hierarchy { path, .. }
-            | GltfError::Unsupported { path, .. }
-            | GltfError::Budget { path, .. }
-            | GltfError::OutOfRange { path, .. } => Some(path),
-            _ => None,
-        }
+        with_path!(self, path => path)
     }
 
     /// JSON path of the element at fault, where the error is about one.
     pub fn path(&self) -> Option<&str> {
-        match self {
-            GltfError::Schema { path, .. }
-            | GltfError::Buffer { path, .. }
-            | GltfError::Accessor { path, .. }
-            | GltfError::JointOutOfRange { path, .. }
-            | GltfError::NonFinite { path, .. }
-            | GltfError::Degenerate { path, .. }
-            | GltfError::KeysNotIncreasing { path, .. }
-            | GltfError::Hierarchy { path, .. }
-            | GltfError::Unsupported { path, .. }
-            | GltfError::Budget { path, .. }
-            | GltfError::OutOfRange { path, .. } => Some(path),
-            _ => None,
-        }
+        with_path!(self, path => path.as_str())
     }
 
     pub(crate) fn accessor(path: impl Into<String>, message: impl Into<String>) -> Self {
