@@ -58,6 +58,7 @@ pub mod root_motion;
 mod skeleton;
 mod skin;
 pub mod skinning;
+pub mod soa;
 pub mod track;
 
 pub use anim_texture::{
