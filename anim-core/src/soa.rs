@@ -21,8 +21,8 @@
 //! assert_eq!(back.locals()[4].translation, Vec3::new(1.0, 2.0, 3.0));
 //! ```
 
-use crate::{LengthMismatch, Pose, PoseError};
-use anim_math::{Quat, Transform, Vec3};
+use crate::{ClipError, LengthMismatch, Pose, PoseError, Skeleton};
+use anim_math::{Mat4, Quat, Transform, Vec3};
 use nalgebra::Quaternion;
 
 /// Joints per [`SoaTransform`] group.
@@ -168,6 +168,49 @@ impl SoaPose {
     }
 }
 
+/// Model-space matrices of every joint from a structure-of-arrays local pose, in one
+/// forward pass over the skeleton (parents come before children): the same result as
+/// [`Pose::local_to_model`] on the equivalent [`Pose`].
+///
+/// # Errors
+/// The pose or `out` length differs from the skeleton's joint count.
+pub fn local_to_model(skeleton: &Skeleton, locals: &SoaPose, out: &mut [Mat4]) -> Result<(), PoseError> {
+    LengthMismatch::check("pose", locals.len(), skeleton.len())?;
+    LengthMismatch::check("model matrices", out.len(), skeleton.len())?;
+    for (i, parent) in skeleton.parents().iter().enumerate() {
+        let local = locals.groups[i / LANES].get(i % LANES).to_matrix();
+        out[i] = match parent {
+            Some(p) => crate::pose::affine_mul(&out[*p], &local),
+            None => local,
+        };
+    }
+    Ok(())
+}
+
+/// A clip that samples straight into a [`SoaPose`], with per-playback state (a key cursor
+/// or cache) kept in a [`SoaSampler::Context`] that the caller owns, one per playing
+/// instance. Jobs that sample many characters (a crowd) are written against this trait.
+pub trait SoaSampler: Sync {
+    /// Per-instance sampling state; reusing it across frames is what makes forward
+    /// playback cheap.
+    type Context: Send;
+
+    /// A fresh context for one playing instance of this clip.
+    fn new_context(&self) -> Self::Context;
+
+    /// The clip's duration in seconds.
+    fn duration(&self) -> f32;
+
+    /// Samples every joint at `time` (seconds from the clip's start, already wrapped or
+    /// clamped by the caller) into `out`. Joints the clip does not animate keep their
+    /// values in `out`. Allocates nothing.
+    ///
+    /// # Errors
+    /// `out` is shorter than the clip's highest animated joint, or `context` belongs to
+    /// another clip.
+    fn sample_soa(&self, context: &mut Self::Context, time: f32, out: &mut SoaPose) -> Result<(), ClipError>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,6 +240,33 @@ mod tests {
         assert_eq!(back.locals(), &locals[..]);
         assert_eq!(soa.get(7), None);
         assert!(soa.get(6).is_some());
+    }
+
+    #[test]
+    fn local_to_model_matches_the_pose_path() {
+        use crate::JointDesc;
+        let joints = (0..6)
+            .map(|i| {
+                let parent = if i == 0 { None } else { Some((i - 1) / 2) };
+                let f = i as f32;
+                let rest = Transform {
+                    translation: Vec3::new(0.5 * f, 1.0, -0.25 * f),
+                    rotation: Quat::from_euler_angles(0.3 * f, -0.1, 0.2),
+                    scale: Vec3::new(1.0, 1.0 + 0.1 * f, 0.9),
+                };
+                JointDesc::new(format!("j{i}"), parent, rest)
+            })
+            .collect();
+        let skeleton = Skeleton::new(joints).unwrap();
+        let pose = skeleton.rest_pose().clone();
+        let mut expected = vec![Mat4::identity(); 6];
+        pose.local_to_model(&skeleton, &mut expected).unwrap();
+        let mut got = vec![Mat4::zeros(); 6];
+        local_to_model(&skeleton, &SoaPose::from_pose(&pose), &mut got).unwrap();
+        for (g, e) in got.iter().zip(&expected) {
+            assert!((g - e).abs().max() < 1e-5, "{g} vs {e}");
+        }
+        assert!(local_to_model(&skeleton, &SoaPose::identity(5), &mut got).is_err());
     }
 
     #[test]
