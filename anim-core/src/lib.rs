@@ -47,6 +47,7 @@ pub mod crossfade;
 pub mod crowd;
 mod error;
 pub mod events;
+pub mod hierarchy;
 pub mod layered;
 pub mod mesh;
 pub mod morph;

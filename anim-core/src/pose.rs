@@ -89,13 +89,34 @@ impl Pose {
     /// The pose or `out` length differs from the skeleton's joint count.
     pub fn local_to_model(&self, skeleton: &Skeleton, out: &mut [Mat4]) -> Result<(), PoseError> {
         self.check(skeleton, out.len(), "model matrices")?;
-        for (i, parent) in skeleton.parents().iter().enumerate() {
-            let local = self.locals[i].to_matrix();
-            out[i] = match parent {
-                Some(p) => affine_mul(&out[*p], &local),
-                None => local,
-            };
+        // Regrouped four joints at a time into the SIMD kernel of [`crate::hierarchy`].
+        crate::hierarchy::run(skeleton.parents(), &self.locals[..], 0, skeleton.len(), out);
+        Ok(())
+    }
+
+    /// Recomputes the model matrices of joint `from` and its subtree only, as
+    /// [`crate::hierarchy::local_to_model_from`] does for a [`crate::soa::SoaPose`]:
+    /// `from`'s parent's matrix in `out` is trusted, joints outside the subtree are left
+    /// as they are. For IK passes that change a few joints.
+    ///
+    /// # Errors
+    /// Wrong lengths, or `from` is not a joint.
+    pub fn local_to_model_from(
+        &self,
+        skeleton: &Skeleton,
+        from: usize,
+        out: &mut [Mat4],
+    ) -> Result<(), crate::hierarchy::HierarchyError> {
+        self.check(skeleton, out.len(), "model matrices")?;
+        if from >= skeleton.len() {
+            return Err(crate::hierarchy::HierarchyError::JointOutOfRange {
+                what: "from",
+                joint: from,
+                count: skeleton.len(),
+            });
         }
+        let range = skeleton.subtree(from);
+        crate::hierarchy::run(skeleton.parents(), &self.locals[..], range.start, range.end, out);
         Ok(())
     }
 

@@ -21,8 +21,8 @@
 //! assert_eq!(back.locals()[4].translation, Vec3::new(1.0, 2.0, 3.0));
 //! ```
 
-use crate::{ClipError, LengthMismatch, Pose, PoseError, Skeleton};
-use anim_math::{Mat4, Quat, Transform, Vec3};
+use crate::{ClipError, LengthMismatch, Pose, PoseError};
+use anim_math::{Quat, Transform, Vec3};
 use nalgebra::Quaternion;
 
 /// Joints per [`SoaTransform`] group.
@@ -168,24 +168,7 @@ impl SoaPose {
     }
 }
 
-/// Model-space matrices of every joint from a structure-of-arrays local pose, in one
-/// forward pass over the skeleton (parents come before children): the same result as
-/// [`Pose::local_to_model`] on the equivalent [`Pose`].
-///
-/// # Errors
-/// The pose or `out` length differs from the skeleton's joint count.
-pub fn local_to_model(skeleton: &Skeleton, locals: &SoaPose, out: &mut [Mat4]) -> Result<(), PoseError> {
-    LengthMismatch::check("pose", locals.len(), skeleton.len())?;
-    LengthMismatch::check("model matrices", out.len(), skeleton.len())?;
-    for (i, parent) in skeleton.parents().iter().enumerate() {
-        let local = locals.groups[i / LANES].get(i % LANES).to_matrix();
-        out[i] = match parent {
-            Some(p) => crate::pose::affine_mul(&out[*p], &local),
-            None => local,
-        };
-    }
-    Ok(())
-}
+pub use crate::hierarchy::local_to_model;
 
 /// A clip that samples straight into a [`SoaPose`], with per-playback state (a key cursor
 /// or cache) kept in a [`SoaSampler::Context`] that the caller owns, one per playing
@@ -214,6 +197,8 @@ pub trait SoaSampler: Sync {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Skeleton;
+    use anim_math::Mat4;
 
     #[test]
     fn round_trip_keeps_every_component_in_its_lane() {
