@@ -61,6 +61,7 @@ mod skin;
 pub mod skinning;
 pub mod soa;
 pub mod track;
+pub mod trim;
 
 pub use anim_texture::{
     AnimAtlas, AtlasClip, AtlasError, AtlasSource, BakeSettings, FramePair, TexelFormat, TextureLayout,
