@@ -122,11 +122,13 @@ mod error;
 mod export;
 mod import;
 mod skinning;
+pub mod trim;
 
 pub use error::GltfError;
 pub use export::{ExportMesh, export_glb, export_glb_with_morphs};
 pub use import::MAX_INFLUENCE_SETS;
 pub use skinning::SkinScratch;
+pub use trim::RuntimeSkeleton;
 
 use anim_core::{Clip, Interpolation, Mesh, MorphTargets, Pose, Skeleton, Skin, TimePolicy};
 use anim_math::Mat4;
