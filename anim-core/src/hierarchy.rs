@@ -302,6 +302,12 @@ mod x86 {
         assert!(end <= parents.len() && parents.len() == out.len(), "range checked by every caller");
         let mut m: SoaAffine = [[0.0; LANES]; 12];
         let base = out.as_mut_ptr().cast::<f32>();
+        // The previous joint's model columns stay in registers: in a chain (spine, limbs)
+        // the child then does not wait for its parent's matrix to round-trip through memory.
+        // SAFETY: SSE is part of x86-64.
+        let zero = unsafe { _mm_setzero_ps() };
+        let mut last = [zero; 4];
+        let mut last_joint = usize::MAX;
         let mut i = begin;
         while i < end {
             let g = i / LANES;
@@ -316,35 +322,42 @@ mod x86 {
                 // a `Mat4` is 16 contiguous f32, column-major.
                 unsafe {
                     let o = base.add(i * 16);
-                    match parents[i] {
+                    let cols = match parents[i] {
                         Some(p) => {
                             debug_assert!(p < i);
-                            let pm = base.add(p * 16) as *const f32;
-                            let (p0, p1, p2, p3) = (
-                                _mm_loadu_ps(pm),
-                                _mm_loadu_ps(pm.add(4)),
-                                _mm_loadu_ps(pm.add(8)),
-                                _mm_loadu_ps(pm.add(12)),
-                            );
-                            for c in 0..3 {
-                                let acc = _mm_mul_ps(p0, e(3 * c));
-                                let acc = madd::<FMA>(p1, e(3 * c + 1), acc);
-                                _mm_storeu_ps(o.add(4 * c), madd::<FMA>(p2, e(3 * c + 2), acc));
-                            }
-                            let acc = madd::<FMA>(p0, e(9), p3);
-                            let acc = madd::<FMA>(p1, e(10), acc);
-                            _mm_storeu_ps(o.add(12), madd::<FMA>(p2, e(11), acc));
+                            let [p0, p1, p2, p3] = if p == last_joint {
+                                last
+                            } else {
+                                let pm = base.add(p * 16) as *const f32;
+                                [
+                                    _mm_loadu_ps(pm),
+                                    _mm_loadu_ps(pm.add(4)),
+                                    _mm_loadu_ps(pm.add(8)),
+                                    _mm_loadu_ps(pm.add(12)),
+                                ]
+                            };
+                            let col = |c: usize| {
+                                madd::<FMA>(p2, e(3 * c + 2), madd::<FMA>(p1, e(3 * c + 1), _mm_mul_ps(p0, e(3 * c))))
+                            };
+                            [
+                                col(0),
+                                col(1),
+                                col(2),
+                                madd::<FMA>(p2, e(11), madd::<FMA>(p1, e(10), madd::<FMA>(p0, e(9), p3))),
+                            ]
                         }
-                        None => {
-                            for c in 0..3 {
-                                _mm_storeu_ps(
-                                    o.add(4 * c),
-                                    _mm_setr_ps(m[3 * c][l], m[3 * c + 1][l], m[3 * c + 2][l], 0.0),
-                                );
-                            }
-                            _mm_storeu_ps(o.add(12), _mm_setr_ps(m[9][l], m[10][l], m[11][l], 1.0));
-                        }
+                        None => [
+                            _mm_setr_ps(m[0][l], m[1][l], m[2][l], 0.0),
+                            _mm_setr_ps(m[3][l], m[4][l], m[5][l], 0.0),
+                            _mm_setr_ps(m[6][l], m[7][l], m[8][l], 0.0),
+                            _mm_setr_ps(m[9][l], m[10][l], m[11][l], 1.0),
+                        ],
+                    };
+                    for (c, col) in cols.iter().enumerate() {
+                        _mm_storeu_ps(o.add(4 * c), *col);
                     }
+                    last = cols;
+                    last_joint = i;
                 }
                 i += 1;
             }
