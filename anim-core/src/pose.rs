@@ -194,6 +194,39 @@ mod tests {
     }
 
     #[test]
+    fn partial_update_from_pose_matches_full_and_leaves_the_rest() {
+        // root ─ a ─ b, root ─ c: change a's subtree, update from a.
+        let t = |x: f32| {
+            Transform::new(Vec3::new(x, 1.0, 0.0), Quat::from_euler_angles(0.2, x, 0.1), Vec3::new(1.0, 1.5, 1.0))
+        };
+        let s = Skeleton::new(vec![
+            JointDesc::new("root", None, t(0.1)),
+            JointDesc::new("a", Some(0), t(0.2)),
+            JointDesc::new("b", Some(1), t(0.3)),
+            JointDesc::new("c", Some(0), t(0.4)),
+        ])
+        .unwrap();
+        let mut p = s.rest_pose().clone();
+        let mut model = vec![Mat4::zeros(); 4];
+        p.local_to_model(&s, &mut model).unwrap();
+        let a = s.find("a").unwrap();
+        p.locals_mut()[a] = t(0.9);
+        let before = model.clone();
+        p.local_to_model_from(&s, a, &mut model).unwrap();
+        let mut full = vec![Mat4::zeros(); 4];
+        p.local_to_model(&s, &mut full).unwrap();
+        for j in 0..4 {
+            if s.is_in_hierarchy(a, j) {
+                assert!((model[j] - full[j]).abs().max() < 1e-6);
+                assert!((model[j] - before[j]).abs().max() > 1e-3);
+            } else {
+                assert_eq!(model[j], before[j]);
+            }
+        }
+        assert!(p.local_to_model_from(&s, 4, &mut model).is_err());
+    }
+
+    #[test]
     fn wrong_lengths_are_errors() {
         let (s, p) = chain();
         let mut m = vec![Mat4::zeros(); 1];

@@ -250,7 +250,9 @@ impl Skeleton {
         root < self.len() && joint >= root && joint < self.subtree_end[root]
     }
 
-    /// The range of joints making up the subtree under `root` (itself included).
+    /// The range of joints making up the subtree under `root` (itself included). Subtrees
+    /// are always contiguous: [`Skeleton::new`] sorts the joints depth-first, parents
+    /// first, and partial updates ([`crate::hierarchy::local_to_model_from`]) rely on it.
     pub fn subtree(&self, root: usize) -> std::ops::Range<usize> {
         if root < self.len() { root..self.subtree_end[root] } else { 0..0 }
     }
