@@ -38,7 +38,8 @@ fn bench_case(c: &mut Criterion, name: &str, skeleton: &Skeleton, pose: &Pose, l
     });
     g.bench_function("reference", |b| {
         b.iter(|| {
-            hierarchy::local_to_model_reference(skeleton, black_box(&soa), black_box(&mut model)).expect("lengths match")
+            hierarchy::local_to_model_reference(skeleton, black_box(&soa), black_box(&mut model))
+                .expect("lengths match")
         })
     });
     let sub = skeleton.subtree(leg).len();
