@@ -233,6 +233,7 @@ pub(crate) fn scalar<G: Groups + ?Sized>(
 }
 
 /// The 3×4 affine matrices of a group's four joints: `m[col·3 + row][lane]`.
+#[cfg(target_arch = "x86_64")]
 type SoaAffine = [[f32; LANES]; 12];
 
 #[cfg(target_arch = "x86_64")]
