@@ -12,10 +12,12 @@
 //!   tolerance without it. Each joint gets a *radius*, the farthest its error reaches
 //!   ([`JointRadii`]): a rotation error θ moves a vertex by at most `radius·θ`, a relative
 //!   scale error Δs by `radius·Δs`, a translation error by its length (times the parent's
-//!   scale). Errors add down a chain, so joint `j` gets `tolerance / D(j)`, where `D(j)` is
-//!   the longest root-to-leaf chain through `j`: the sum over any chain stays below the
-//!   tolerance. Within a joint, rotation gets half of that, translation and scale a quarter
-//!   each. First and last keys are always kept, so looping clips stay continuous.
+//!   scale), all grown by the largest animated scale above the rest scale on the chain.
+//!   Errors add down a chain, so joint `j` gets `tolerance / D(j)`, where `D(j)` is
+//!   the most moving joints on any root-to-leaf chain through `j`: the sum over any chain
+//!   stays below the tolerance. Within a joint the budget is split evenly over the channels
+//!   that move; channels that hold one value are stored exactly. First and last keys are
+//!   always kept, so looping clips stay continuous.
 //! - **Quantized keys.** A rotation key stores the smallest three components of the unit
 //!   quaternion (sign chosen so the dropped, largest one is positive) as 16-bit values,
 //!   plus the 2-bit index of the dropped component; translation and scale keys store three
@@ -114,7 +116,6 @@ pub enum RuntimeClipError {
 pub struct JointRadii {
     radius: Vec<f32>,
     parent_scale: Vec<f32>,
-    chain: Vec<u32>,
 }
 
 impl JointRadii {
@@ -161,18 +162,10 @@ impl JointRadii {
         skeleton.rest_pose().local_to_model(skeleton, &mut model).expect("the rest pose has the skeleton's length");
         let pos = |j: usize| Vec3::new(model[j][(0, 3)], model[j][(1, 3)], model[j][(2, 3)]);
         let mut radius = own;
-        let mut depth = vec![1u32; n];
-        for (j, p) in skeleton.parents().iter().enumerate() {
-            if let Some(p) = p {
-                depth[j] = depth[*p] + 1;
-            }
-        }
-        let mut chain = depth.clone();
         for j in (0..n).rev() {
             if let Some(p) = skeleton.parent(j) {
                 let reach = radius[j] + (pos(j) - pos(p)).norm();
                 radius[p] = radius[p].max(reach);
-                chain[p] = chain[p].max(chain[j]);
             }
         }
         let parent_scale = (0..n)
@@ -182,7 +175,7 @@ impl JointRadii {
             })
             .collect();
         radius.iter_mut().for_each(|r| *r = r.max(MIN_RADIUS));
-        Self { radius, parent_scale, chain }
+        Self { radius, parent_scale }
     }
 
     /// The radius of `joint` in metres (model-space units).
@@ -400,23 +393,62 @@ impl RuntimeClip {
             by_joint[jt.joint] = Some(jt);
         }
         let rest = skeleton.rest_pose().locals();
+        // Which channels move: only those share the error budget.
+        let moving: Vec<[bool; 3]> = by_joint
+            .iter()
+            .map(|jt| {
+                jt.map_or([false; 3], |jt| {
+                    [
+                        jt.translation.as_ref().is_some_and(|t| t.values().iter().any(|v| v != &t.values()[0])),
+                        jt.rotation.as_ref().is_some_and(|t| t.values().iter().any(|v| v != &t.values()[0])),
+                        jt.scale.as_ref().is_some_and(|t| t.values().iter().any(|v| v != &t.values()[0])),
+                    ]
+                })
+            })
+            .collect();
+        // Errors add down a chain of moving joints: joint j gets tolerance / (the most
+        // moving joints on any root-to-leaf chain through j).
+        let mut depth = vec![0u32; n];
+        for j in 0..n {
+            let own = u32::from(moving[j].iter().any(|m| *m));
+            depth[j] = skeleton.parent(j).map_or(0, |p| depth[p]) + own;
+        }
+        let mut chain = depth.clone();
+        for j in (0..n).rev() {
+            if let Some(p) = skeleton.parent(j) {
+                chain[p] = chain[p].max(chain[j]);
+            }
+        }
+        // Radii are measured in the rest pose; animated scale above the rest scale
+        // stretches everything below a joint, so errors there reach farther.
+        let mut growth = vec![1.0f32; n];
+        for j in 0..n {
+            let rest_scale = rest[j].scale.amax().max(1e-6);
+            let own = by_joint[j].and_then(|t| t.scale.as_ref()).map_or(1.0, |t| {
+                (0..t.times().len()).map(|k| t.key_value(k).amax() / rest_scale).fold(1.0f32, f32::max)
+            });
+            growth[j] = skeleton.parent(j).map_or(1.0, |p| growth[p]) * own;
+        }
         let kinds = [Kind::Translation, Kind::Rotation, Kind::Scale];
         let channels = kinds.map(|kind| {
             let mut tracks = Vec::with_capacity(n);
             for j in 0..n {
-                let joint_budget = tolerance_m / radii.chain[j] as f32;
+                let moving_channels = moving[j].iter().filter(|m| **m).count().max(1);
+                let joint_budget = tolerance_m / chain[j].max(1) as f32 / moving_channels as f32;
+                // A channel that does not move gets no budget: it is stored exactly.
+                let budget = if moving[j][kind as usize] { joint_budget } else { 0.0 };
                 let jt = by_joint[j];
                 let source = match kind {
                     Kind::Translation => Source::from_vec(jt.and_then(|t| t.translation.as_ref()), rest[j].translation),
                     Kind::Rotation => Source::from_rot(jt.and_then(|t| t.rotation.as_ref()), &rest[j].rotation),
                     Kind::Scale => Source::from_vec(jt.and_then(|t| t.scale.as_ref()), rest[j].scale),
                 };
-                let metric = match kind {
-                    Kind::Translation => Metric { kind, factor: radii.parent_scale[j], budget: joint_budget * 0.25 },
-                    Kind::Rotation => Metric { kind, factor: radii.radius[j], budget: joint_budget * 0.5 },
-                    Kind::Scale => Metric { kind, factor: radii.radius[j], budget: joint_budget * 0.25 },
+                let parent_growth = skeleton.parent(j).map_or(1.0, |p| growth[p]);
+                let factor = match kind {
+                    Kind::Translation => radii.parent_scale[j] * parent_growth,
+                    Kind::Rotation | Kind::Scale => radii.radius[j] * growth[j],
                 };
-                tracks.push(compile_track(&source, &metric, duration));
+                tracks.push(compile_track(&source, &Metric { kind, factor, budget }, duration));
             }
             assemble(kind, tracks)
         });
@@ -676,8 +708,45 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// Samples `(a, b)` at `pieces` even steps (pushing the inner ones), each bisected
+    /// further while its midpoint strays from the chord by more than a quarter of the budget
+    /// (at most 8 levels), so the candidates can meet the budget.
+    fn pieces(&self, a: f32, b: f32, pieces: usize, metric: &Metric, out: &mut Vec<(f32, [f32; 4])>) {
+        let mut prev = (a, self.sample(a));
+        for i in 1..=pieces {
+            let t = if i == pieces { b } else { a + (b - a) * i as f32 / pieces as f32 };
+            let next = (t, self.sample(t));
+            self.refine(prev, next, metric, 8, out);
+            if i < pieces {
+                out.push(next);
+            }
+            prev = next;
+        }
+    }
+
+    fn refine(
+        &self,
+        p: (f32, [f32; 4]),
+        q: (f32, [f32; 4]),
+        metric: &Metric,
+        depth: u32,
+        out: &mut Vec<(f32, [f32; 4])>,
+    ) {
+        if depth == 0 || metric.budget <= 0.0 {
+            return;
+        }
+        let m = 0.5 * (p.0 + q.0);
+        let exact = self.sample(m);
+        if metric.error(&lerp(metric.kind, &p.1, &q.1, 0.5), &exact) <= 0.25 * metric.budget {
+            return;
+        }
+        self.refine(p, (m, exact), metric, depth - 1, out);
+        out.push((m, exact));
+        self.refine((m, exact), q, metric, depth - 1, out);
+    }
+
     /// Candidate linear keys `(time, value)` covering `[0, duration]`, before reduction.
-    fn candidates(&self, duration: f32) -> Vec<(f32, [f32; 4])> {
+    fn candidates(&self, duration: f32, metric: &Metric) -> Vec<(f32, [f32; 4])> {
         let mut out = Vec::new();
         let (times, interpolation, dense_rot) = match self {
             Source::Vec(Some(tr), _) => (tr.times(), tr.interpolation(), false),
@@ -699,20 +768,14 @@ impl<'a> Source<'a> {
                     Interpolation::Linear if dense_rot => {
                         let (p, q) = (value_at_key(k - 1), value_at_key(k));
                         let dot = (0..4).map(|c| p[c] * q[c]).sum::<f32>().abs().min(1.0);
-                        // Pieces of at most 2°: nlerp within a piece stays far below any budget's need.
+                        // Pieces of at most 2° to start with, refined where needed.
                         let angle = 2.0 * dot.acos();
                         let pieces = (angle / 2f32.to_radians()).ceil().max(1.0) as usize;
-                        for i in 1..pieces {
-                            let t = a + (b - a) * i as f32 / pieces as f32;
-                            out.push((t, self.sample(t)));
-                        }
+                        self.pieces(a, b, pieces, metric, &mut out);
                     }
                     Interpolation::CubicSpline => {
                         let pieces = ((b - a) * 240.0).ceil().max(4.0) as usize;
-                        for i in 1..pieces {
-                            let t = a + (b - a) * i as f32 / pieces as f32;
-                            out.push((t, self.sample(t)));
-                        }
+                        self.pieces(a, b, pieces, metric, &mut out);
                     }
                     Interpolation::Linear => {}
                 }
@@ -836,7 +899,7 @@ fn lerp(kind: Kind, a: &[f32; 4], b: &[f32; 4], s: f32) -> [f32; 4] {
 }
 
 fn compile_track(source: &Source, metric: &Metric, duration: f32) -> Compiled {
-    let candidates = source.candidates(duration);
+    let candidates = source.candidates(duration, metric);
     // Check points: every candidate time and the midpoints between them, with exact values.
     let mut checks: Vec<(f32, [f32; 4])> = Vec::with_capacity(candidates.len() * 2);
     for (i, (t, _)) in candidates.iter().enumerate() {
