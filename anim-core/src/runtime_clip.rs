@@ -1037,3 +1037,55 @@ fn assemble(kind: Kind, tracks: Vec<Compiled>) -> Channel {
     }
     channel
 }
+
+/// The largest distance between skinned vertices (linear blend, positions) posed by exact
+/// sampling of `clip` and by `runtime`, over `times` (seconds, clamped): what
+/// [`RuntimeClip::compile`]'s tolerance bounds. Unanimated channels come from the rest
+/// pose on both sides. For reports and tools; allocates its buffers.
+///
+/// # Errors
+/// The clip does not fit the skeleton, or a mesh does not fit the skin.
+pub fn skin_deviation(
+    clip: &Clip,
+    runtime: &RuntimeClip,
+    skeleton: &Skeleton,
+    skin: &Skin,
+    meshes: &[&Mesh],
+    times: &[f32],
+) -> Result<f32, crate::SkinningError> {
+    use crate::skinning::{NormalMode, SkinningInput, SkinningOutput, linear_blend};
+    let n = skeleton.len();
+    let mut model = vec![Mat4::identity(); n];
+    let mut palette = vec![Mat4::identity(); skin.len()];
+    let mut exact: Vec<Vec<Vec3>> = meshes.iter().map(|m| vec![Vec3::zeros(); m.vertex_count()]).collect();
+    let mut approx = exact.clone();
+    let mut pose = skeleton.rest_pose().clone();
+    let mut ctx = runtime.new_context();
+    let mut worst = 0.0f32;
+    let mut skin_into = |pose: &Pose, out: &mut [Vec<Vec3>]| -> Result<(), crate::SkinningError> {
+        pose.local_to_model(skeleton, &mut model).map_err(|e| crate::SkinningError::Layout(e.to_string()))?;
+        crate::palette::skinning_matrices(&model, skin, &mut palette)
+            .map_err(|e| crate::SkinningError::Layout(e.to_string()))?;
+        for (mesh, o) in meshes.iter().zip(out.iter_mut()) {
+            let Some(influences) = &mesh.influences else { continue };
+            let input = SkinningInput { influences, positions: &mesh.positions, normals: None };
+            linear_blend(&input, &palette, NormalMode::Direct, &mut SkinningOutput { positions: o, normals: None })?;
+        }
+        Ok(())
+    };
+    for &t in times {
+        pose.locals_mut().copy_from_slice(skeleton.rest_pose().locals());
+        clip.sample(t, TimePolicy::Clamp, &mut pose).map_err(|e| crate::SkinningError::Layout(e.to_string()))?;
+        skin_into(&pose, &mut exact)?;
+        runtime
+            .sample_pose(&mut ctx, t, TimePolicy::Clamp, &mut pose)
+            .map_err(|e| crate::SkinningError::Layout(e.to_string()))?;
+        skin_into(&pose, &mut approx)?;
+        for (e, a) in exact.iter().zip(&approx) {
+            for (p, q) in e.iter().zip(a) {
+                worst = worst.max((p - q).norm());
+            }
+        }
+    }
+    Ok(worst)
+}
