@@ -277,6 +277,8 @@ impl<const N: usize> Interp<N> {
     }
 
     /// Interpolation weights of the four lanes at `t`.
+    // Lane-indexed loops over several arrays at once are what vectorizes here.
+    #[allow(clippy::needless_range_loop)]
     #[inline(always)]
     fn alpha(&self, t: f32) -> [f32; LANES] {
         let mut a = [0.0; LANES];
@@ -314,7 +316,7 @@ impl RuntimeClipContext {
     pub fn byte_size(&self) -> usize {
         (self.translation.len() + self.scale.len()) * size_of::<Interp<3>>()
             + self.rotation.len() * size_of::<Interp<4>>()
-            + self.scratch.groups().len() * size_of::<crate::soa::SoaTransform>()
+            + size_of_val(self.scratch.groups())
     }
 }
 
@@ -636,6 +638,8 @@ impl SoaSampler for RuntimeClip {
 }
 
 /// The per-frame part: lerp and nlerp of every group's active keys.
+// Lane-indexed loops over several arrays at once are what vectorizes here.
+#[allow(clippy::needless_range_loop)]
 #[inline]
 fn interpolate(context: &RuntimeClipContext, t: f32, out: &mut [crate::soa::SoaTransform]) {
     let groups = context.translation.iter().zip(&context.rotation).zip(&context.scale);
