@@ -350,19 +350,14 @@ pub fn encode_rotation(q: [f32; 4]) -> (u8, [u16; 3]) {
 /// component is at least ½ and picks up the other three's error times `√3`).
 #[inline]
 pub fn decode_rotation(largest: u8, v: [u16; 3]) -> [f32; 4] {
-    let mut q = [0.0f32; 4];
-    let mut k = 0;
-    let mut sum = 0.0;
-    for (c, out) in q.iter_mut().enumerate() {
-        if c != largest as usize {
-            let x = (f32::from(v[k]) * (2.0 / 65535.0) - 1.0) * INV_SQRT2;
-            *out = x;
-            sum += x * x;
-            k += 1;
-        }
+    let [a, b, c] = v.map(|x| (f32::from(x) * (2.0 / 65535.0) - 1.0) * INV_SQRT2);
+    let d = (1.0 - (a * a + b * b + c * c)).max(0.0).sqrt();
+    match largest & 3 {
+        0 => [d, a, b, c],
+        1 => [a, d, b, c],
+        2 => [a, b, d, c],
+        _ => [a, b, c, d],
     }
-    q[largest as usize & 3] = (1.0 - sum).max(0.0).sqrt();
-    q
 }
 
 impl RuntimeClip {
