@@ -8,7 +8,14 @@
 //! animtool export-default OUT.glb
 //! animtool bake FILE --rate HZ --out OUT.atlas [--layout model-trs|matrix|dq] [--format f32|f16]
 //!               [--clamp]
+//! animtool compress FILE [--tolerance-mm X]
 //! ```
+//!
+//! `compress` compiles every clip into an `anim_core::RuntimeClip` at the tolerance (in
+//! millimetres at the skin; glTF units are metres) and prints, per clip, the glTF key data
+//! size, the runtime clip's bytes and the largest skinned-position deviation from exact
+//! sampling (every 1/120 s and every key time), in mm and as a fraction of the bind-pose
+//! bounding-box diagonal.
 //!
 //! `bake` writes every clip of the file's first skinned mesh into one animation atlas in
 //! the format of `anim_core::anim_texture` (documented there), which `ch15_crowd
@@ -82,6 +89,14 @@ enum Command {
     /// Bake every clip of the first skinned mesh into an animation atlas for `ch15_crowd
     /// --anim-texture`.
     Bake(BakeArgs),
+    /// Compile every clip into a runtime clip and print its size and skinned error.
+    Compress {
+        /// A .gltf or .glb file.
+        file: PathBuf,
+        /// Tolerance at the skin, millimetres (glTF units are metres).
+        #[arg(long, default_value_t = 1.0)]
+        tolerance_mm: f32,
+    },
 }
 
 #[derive(clap::Args)]
@@ -167,6 +182,7 @@ fn main() -> ExitCode {
         Command::Skin(args) => skin(&args),
         Command::ExportDefault { out } => export_default(&out),
         Command::Bake(args) => bake(&args),
+        Command::Compress { file, tolerance_mm } => compress(&file, tolerance_mm),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -718,6 +734,77 @@ fn bake(a: &BakeArgs) -> Result<()> {
     }
     if skipped > 0 {
         println!("  note: only the first skinned mesh is baked; {skipped} other part(s) left out");
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// compress
+
+fn compress(file: &Path, tolerance_mm: f32) -> Result<()> {
+    use anim_core::runtime_clip::{JointRadii, RuntimeClip, skin_deviation};
+    let model = load(file)?;
+    let tolerance = tolerance_mm * 0.001;
+    let meshes: Vec<&anim_core::Mesh> = model.meshes.iter().filter(|i| i.skin == Some(0)).map(|i| &i.data).collect();
+    let (radii, skin) = match model.skins.first() {
+        Some(s) if !meshes.is_empty() => {
+            (JointRadii::from_skin(&model.skeleton, &s.skin, &meshes).map_err(|e| e.to_string())?, Some(&s.skin))
+        }
+        _ => (JointRadii::from_skeleton(&model.skeleton), None),
+    };
+    let diagonal = meshes
+        .iter()
+        .filter_map(|m| m.bounds())
+        .reduce(|(a, b), (c, d)| (a.inf(&c), b.sup(&d)))
+        .map_or(0.0, |(lo, hi)| (hi - lo).norm());
+    println!(
+        "{}: tolerance {tolerance_mm} mm at the skin, {} joints, {}",
+        file.display(),
+        model.skeleton.len(),
+        if skin.is_some() {
+            format!("skin 0 diagonal {diagonal:.4}")
+        } else {
+            "no skinned mesh (radii from the skeleton)".into()
+        }
+    );
+    for (i, clip) in model.clips.iter().enumerate() {
+        let rc = RuntimeClip::compile(clip, &model.skeleton, &radii, tolerance).map_err(|e| e.to_string())?;
+        // Key data as floats: times plus values (three a key for cubic splines).
+        let source: usize = model.clip_info.get(i).map_or(0, |info| {
+            info.channels
+                .iter()
+                .map(|c| {
+                    let comps = match c.property {
+                        "rotation" => 4,
+                        "weights" => 0,
+                        _ => 3,
+                    };
+                    let per = if c.interpolation == anim_core::Interpolation::CubicSpline { 3 } else { 1 };
+                    c.keys * 4 * (1 + comps * per)
+                })
+                .sum()
+        });
+        let [t, r, s] = rc.key_counts();
+        let mut line = format!(
+            "  clip {i} {:?}: {:.4} s, glTF key data {source} bytes (f32), runtime {} bytes ({} keys: {t} T, {r} R, {s} S)",
+            clip.name(),
+            clip.duration(),
+            rc.byte_size(),
+            t + r + s
+        );
+        if let Some(skin) = skin {
+            let mut times = clip.key_times();
+            let steps = (clip.duration() * 120.0).ceil() as usize;
+            times.extend((0..=steps).map(|k| (k as f32 / 120.0).min(clip.duration())));
+            let err = skin_deviation(clip, &rc, &model.skeleton, skin, &meshes, &times).map_err(|e| e.to_string())?;
+            let _ = write!(
+                line,
+                ", error {:.4} mm ({:.3e} of the diagonal)",
+                err * 1000.0,
+                if diagonal > 0.0 { err / diagonal } else { 0.0 }
+            );
+        }
+        println!("{line}");
     }
     Ok(())
 }
