@@ -574,6 +574,9 @@ impl Packed {
         // to 0, and from the last key on the segment is that key to its copy (fraction 0):
         // a key comes back exactly as stored.
         let i = k.saturating_sub(1);
+        // `max`/`min`, not `clamp`: a NaN fraction (∞·0 when `t` is ~1e38 past a last key
+        // near −f32::MAX) becomes 0, the key itself.
+        #[allow(clippy::manual_clamp)]
         let s = ((t - times[i + 1]) * self.inv_dt[ch.values + i]).max(0.0).min(1.0);
         (self.values[ch.values + i], self.values[ch.values + i + 1], s)
     }

@@ -46,7 +46,7 @@ fn rotations(rng: &mut Rng, n: usize) -> Vec<Quaternion<f32>> {
         .map(|_| {
             let axis = nalgebra::Unit::new_normalize(vec3(rng, 1.0) + Vec3::new(0.0, 0.0, 1e-3));
             let angle = if rng.next() < 0.1 { rng.range(1.0, 3.0) } else { rng.range(0.0, 1.0) };
-            q = q * Quat::from_axis_angle(&axis, angle);
+            q *= Quat::from_axis_angle(&axis, angle);
             let raw = q.into_inner();
             if rng.next() < 0.3 { -raw } else { raw }
         })
