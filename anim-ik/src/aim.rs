@@ -96,16 +96,20 @@ fn quat_from_rotation(r: [[f32; 3]; 3]) -> Quat {
     let tr = r[0][0] + r[1][1] + r[2][2];
     let (w, x, y, z) = if tr > 0.0 {
         let s = 2.0 * (1.0 + tr).sqrt();
-        (0.25 * s, (r[2][1] - r[1][2]) / s, (r[0][2] - r[2][0]) / s, (r[1][0] - r[0][1]) / s)
+        let is = 1.0 / s;
+        (0.25 * s, (r[2][1] - r[1][2]) * is, (r[0][2] - r[2][0]) * is, (r[1][0] - r[0][1]) * is)
     } else if r[0][0] > r[1][1] && r[0][0] > r[2][2] {
         let s = 2.0 * (1.0 + r[0][0] - r[1][1] - r[2][2]).sqrt();
-        ((r[2][1] - r[1][2]) / s, 0.25 * s, (r[0][1] + r[1][0]) / s, (r[0][2] + r[2][0]) / s)
+        let is = 1.0 / s;
+        ((r[2][1] - r[1][2]) * is, 0.25 * s, (r[0][1] + r[1][0]) * is, (r[0][2] + r[2][0]) * is)
     } else if r[1][1] > r[2][2] {
         let s = 2.0 * (1.0 + r[1][1] - r[0][0] - r[2][2]).sqrt();
-        ((r[0][2] - r[2][0]) / s, (r[0][1] + r[1][0]) / s, 0.25 * s, (r[1][2] + r[2][1]) / s)
+        let is = 1.0 / s;
+        ((r[0][2] - r[2][0]) * is, (r[0][1] + r[1][0]) * is, 0.25 * s, (r[1][2] + r[2][1]) * is)
     } else {
         let s = 2.0 * (1.0 + r[2][2] - r[0][0] - r[1][1]).sqrt();
-        ((r[1][0] - r[0][1]) / s, (r[0][2] + r[2][0]) / s, (r[1][2] + r[2][1]) / s, 0.25 * s)
+        let is = 1.0 / s;
+        ((r[1][0] - r[0][1]) * is, (r[0][2] + r[2][0]) * is, (r[1][2] + r[2][1]) * is, 0.25 * s)
     };
     Quat::new_unchecked(nalgebra::Quaternion::new(w, x, y, z))
 }
@@ -117,13 +121,15 @@ fn frame(forward: &Vec3, up: &Vec3) -> Option<(Vec3, Vec3, Vec3)> {
     if !(lf > 0.0 && lu > 0.0 && lf.is_finite() && lu.is_finite()) {
         return None;
     }
-    let f = forward / lf;
-    let u = up / lu;
+    // Reciprocals, then products: one division a vector instead of three.
+    let f = forward * (1.0 / lf);
+    let u = up * (1.0 / lu);
     let u = u - f * u.dot(&f);
     if u.norm_squared() <= 1e-8 {
         return None;
     }
-    let u = (u - f * u.dot(&f)).normalize();
+    let u = u - f * u.dot(&f);
+    let u = u * (1.0 / u.norm());
     Some((f, u, f.cross(&u)))
 }
 
