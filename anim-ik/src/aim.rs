@@ -3,8 +3,7 @@
 use crate::chain::renormalize;
 use crate::error::{IkError, check_finite_vec};
 use anim_core::LengthMismatch;
-use anim_math::{Mat3, Quat, Transform, Vec3, quat};
-use nalgebra::Rotation3;
+use anim_math::{Quat, Transform, Vec3, quat};
 
 /// Turns `joint` (a local transform under `parent_world`) so its local `forward` axis
 /// points at the world point `target`, and its local `up` axis leans as far towards
@@ -37,37 +36,82 @@ pub fn aim(
     let position = parent_world.transform_point(&joint.translation);
     let to_target = target - position;
     // "On the joint" relative to where the two points are (both finite): closer than a few ulps of
-    // their coordinates leaves no direction.
-    let lt = to_target.norm();
-    if lt <= 1e-6 * position.norm().max(target.norm()) {
+    // their coordinates leaves no direction. Compared squared (no square roots).
+    let lt2 = to_target.norm_squared();
+    if lt2 <= 1e-12 * position.norm_squared().max(target.norm_squared()) {
         return Ok(false);
     }
-    let current_up = parent_world.rotation * joint.rotation * u;
-    let fw = to_target / lt;
-    // The part of v orthogonal to the aim direction, if v leans off it by more than
-    // 1e-4 rad. v is normalized first so the test is about its direction, not its
-    // length, and the projection is taken twice: once leaves rounding of the size of v
-    // along fw, which is not small next to a short remainder.
-    let pick_up = |v: &Vec3| {
-        let lv = v.norm();
-        if !(lv > 0.0 && lv.is_finite()) {
-            return None;
-        }
-        let v = v / lv;
-        let p = v - fw * v.dot(&fw);
-        if p.norm_squared() > 1e-8 {
-            let p = p - fw * p.dot(&fw);
-            Some(p.normalize())
-        } else {
-            None
-        }
-    };
-    let uw = pick_up(world_up).or_else(|| pick_up(&current_up)).unwrap_or_else(|| quat::any_orthogonal(&fw));
+    let fw = to_target * (1.0 / lt2.sqrt());
+    // The joint's current up is only needed when world_up gives no direction.
+    let uw = pick_up(world_up, &fw)
+        .or_else(|| pick_up(&(parent_world.rotation * (joint.rotation * u)), &fw))
+        .unwrap_or_else(|| quat::any_orthogonal(&fw));
     let sw = fw.cross(&uw);
-    let world = Mat3::from_columns(&[fw, uw, sw]) * Mat3::from_columns(&[f, u, s]).transpose();
-    let world = Quat::from_rotation_matrix(&Rotation3::from_matrix_unchecked(world));
-    joint.rotation = renormalize(parent_world.rotation.inverse() * world);
+    // The world rotation takes the local frame (f, u, s) onto (fw, uw, sw): the matrix
+    // [fw uw sw]·[f u s]ᵀ, turned into a quaternion without building nalgebra types.
+    let m = |r: usize, c: usize| fw[r] * f[c] + uw[r] * u[c] + sw[r] * s[c];
+    let world =
+        quat_from_rotation([[m(0, 0), m(0, 1), m(0, 2)], [m(1, 0), m(1, 1), m(1, 2)], [m(2, 0), m(2, 1), m(2, 2)]]);
+    joint.rotation = renormalize(conj_mul(&parent_world.rotation, &world));
     Ok(true)
+}
+
+/// The part of `v` orthogonal to the unit `fw`, normalized, if `v` leans off `fw` by more
+/// than 1e-4 rad; `None` for a zero, non-finite or (near-)parallel `v`. The test is on the
+/// direction of `v`, not its length, and the projection is taken twice: once leaves
+/// rounding of the size of `v` along `fw`, which is not small next to a short remainder.
+#[inline]
+fn pick_up(v: &Vec3, fw: &Vec3) -> Option<Vec3> {
+    let lv2 = v.norm_squared();
+    if !(lv2 > 0.0 && lv2.is_finite()) {
+        return None;
+    }
+    let v = v * (1.0 / lv2.sqrt());
+    let p = v - fw * v.dot(fw);
+    if p.norm_squared() > 1e-8 {
+        let p = p - fw * p.dot(fw);
+        Some(p * (1.0 / p.norm()))
+    } else {
+        None
+    }
+}
+
+/// `p⁻¹·q` for unit quaternions (the conjugate of `p` times `q`), written out.
+#[inline]
+fn conj_mul(p: &Quat, q: &Quat) -> Quat {
+    let (a, b) = (p.as_ref(), q.as_ref());
+    let (pw, px, py, pz) = (a.w, -a.i, -a.j, -a.k);
+    Quat::new_unchecked(nalgebra::Quaternion::new(
+        pw * b.w - px * b.i - py * b.j - pz * b.k,
+        pw * b.i + px * b.w + py * b.k - pz * b.j,
+        pw * b.j - px * b.k + py * b.w + pz * b.i,
+        pw * b.k + px * b.j - py * b.i + pz * b.w,
+    ))
+}
+
+/// The unit quaternion of a rotation matrix (rows), by the largest of the four
+/// `4·q²` terms (Shepperd's method: one square root, no cancellation).
+#[inline]
+fn quat_from_rotation(r: [[f32; 3]; 3]) -> Quat {
+    let tr = r[0][0] + r[1][1] + r[2][2];
+    let (w, x, y, z) = if tr > 0.0 {
+        let s = 2.0 * (1.0 + tr).sqrt();
+        let is = 1.0 / s;
+        (0.25 * s, (r[2][1] - r[1][2]) * is, (r[0][2] - r[2][0]) * is, (r[1][0] - r[0][1]) * is)
+    } else if r[0][0] > r[1][1] && r[0][0] > r[2][2] {
+        let s = 2.0 * (1.0 + r[0][0] - r[1][1] - r[2][2]).sqrt();
+        let is = 1.0 / s;
+        ((r[2][1] - r[1][2]) * is, 0.25 * s, (r[0][1] + r[1][0]) * is, (r[0][2] + r[2][0]) * is)
+    } else if r[1][1] > r[2][2] {
+        let s = 2.0 * (1.0 + r[1][1] - r[0][0] - r[2][2]).sqrt();
+        let is = 1.0 / s;
+        ((r[0][2] - r[2][0]) * is, (r[0][1] + r[1][0]) * is, 0.25 * s, (r[1][2] + r[2][1]) * is)
+    } else {
+        let s = 2.0 * (1.0 + r[2][2] - r[0][0] - r[1][1]).sqrt();
+        let is = 1.0 / s;
+        ((r[1][0] - r[0][1]) * is, (r[0][2] + r[2][0]) * is, (r[1][2] + r[2][1]) * is, 0.25 * s)
+    };
+    Quat::new_unchecked(nalgebra::Quaternion::new(w, x, y, z))
 }
 
 /// An orthonormal frame (forward, up, side) from a forward and a rough up axis; `None`
@@ -77,13 +121,15 @@ fn frame(forward: &Vec3, up: &Vec3) -> Option<(Vec3, Vec3, Vec3)> {
     if !(lf > 0.0 && lu > 0.0 && lf.is_finite() && lu.is_finite()) {
         return None;
     }
-    let f = forward / lf;
-    let u = up / lu;
+    // Reciprocals, then products: one division a vector instead of three.
+    let f = forward * (1.0 / lf);
+    let u = up * (1.0 / lu);
     let u = u - f * u.dot(&f);
     if u.norm_squared() <= 1e-8 {
         return None;
     }
-    let u = (u - f * u.dot(&f)).normalize();
+    let u = u - f * u.dot(&f);
+    let u = u * (1.0 / u.norm());
     Some((f, u, f.cross(&u)))
 }
 
@@ -115,4 +161,32 @@ pub fn aim_joint(
     let turned = aim(&parent, &mut local, target, forward, up, world_up)?;
     pose.locals_mut()[joint] = local;
     Ok(turned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Shepperd's conversion against nalgebra's over rotations that take each of its four
+    /// branches (trace positive, and each diagonal entry the largest).
+    #[test]
+    fn quaternion_from_matrix_matches_nalgebra() {
+        let mut worst = 0.0f32;
+        for i in 0..4000 {
+            let f = i as f32;
+            let axis =
+                nalgebra::Unit::new_normalize(Vec3::new((f * 0.37).sin(), (f * 0.71).cos(), (f * 0.13).sin() + 0.1));
+            let q = Quat::from_axis_angle(&axis, (f * 0.0123) % std::f32::consts::TAU);
+            let m = q.to_rotation_matrix().into_inner();
+            let r = [
+                [m[(0, 0)], m[(0, 1)], m[(0, 2)]],
+                [m[(1, 0)], m[(1, 1)], m[(1, 2)]],
+                [m[(2, 0)], m[(2, 1)], m[(2, 2)]],
+            ];
+            worst = worst.max(quat_from_rotation(r).angle_to(&q));
+            let p = Quat::from_euler_angles(f * 0.01, f * 0.02, -f * 0.03);
+            worst = worst.max(conj_mul(&p, &q).angle_to(&(p.inverse() * q)));
+        }
+        assert!(worst < 1e-3, "{worst}");
+    }
 }

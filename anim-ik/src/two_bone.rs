@@ -77,7 +77,8 @@ pub fn solve_two_bone(
         let lo = (lab - lcb).abs() + 1e-5 * scale;
         let hi = scale * (1.0 - 1e-5);
         let lat = lat_raw.clamp(lo.min(hi), hi);
-        let (u, v) = (ab / lab, cb / lcb);
+        // Reciprocals, then products: one division a vector instead of three.
+        let (u, v) = (ab * (1.0 / lab), cb * (1.0 / lcb));
         // Bend-plane normal n, exactly orthogonal to the thigh. A bent leg takes it from
         // its bones; a straight or fully folded one (no plane to working precision) from
         // the pole, else from any side. The knee turns about n, so whichever way the
@@ -91,7 +92,7 @@ pub fn solve_two_bone(
                 .map_or_else(|| quat::any_orthogonal(&u), |p| p.cross(&u))
         };
         let n = side - u * side.dot(&u);
-        let n = n / n.norm();
+        let n = n * (1.0 / n.norm());
         // φ: the signed angle from the thigh's direction to the shin's, about n. The new
         // one follows from the law of cosines, |a→c|² = lab² + lcb² + 2·lab·lcb·cos φ,
         // bending the same way as before (a straight leg bends to positive φ).
@@ -107,7 +108,8 @@ pub fn solve_two_bone(
         let ac = c - a;
         let m = (ac.norm_squared() * bent_ac.norm_squared()).sqrt();
         if m > 1e-10 * scale * scale {
-            let (cos_h, sin_h) = unit_pair(bent_ac.dot(&ac) / m, n.dot(&bent_ac.cross(&ac)) / m);
+            let im = 1.0 / m;
+            let (cos_h, sin_h) = unit_pair(bent_ac.dot(&ac) * im, n.dot(&bent_ac.cross(&ac)) * im);
             r_upper = rotation_cos_sin(&n, cos_h, sin_h);
         }
         ac1 = r_upper * bent_ac;
@@ -119,14 +121,15 @@ pub fn solve_two_bone(
     if let Some(p) = pole
         && has_target_dir
     {
-        let axis = at / lat_raw;
+        let axis = at * (1.0 / lat_raw);
         let knee = post * (r_upper * ab);
         let k = knee - axis * knee.dot(&axis);
         let q = p - axis * p.dot(&axis);
         let (k2, q2) = (k.norm_squared(), q.norm_squared());
         if k2 > 1e-10 * lab * lab && q2 > 1e-8 * p.norm_squared() {
             let kq = (k2 * q2).sqrt();
-            post = rotation_cos_sin(&axis, k.dot(&q) / kq, axis.dot(&k.cross(&q)) / kq) * post;
+            let ikq = 1.0 / kq;
+            post = rotation_cos_sin(&axis, k.dot(&q) * ikq, axis.dot(&k.cross(&q)) * ikq) * post;
         }
     }
     let total = post * r_upper;
@@ -135,9 +138,13 @@ pub fn solve_two_bone(
     upper.rotation = renormalize(pr.inverse() * (total * wa.rotation));
     middle.rotation = renormalize(wa.rotation.inverse() * (r_middle * wb.rotation));
 
-    // The true miss: the chain is put together again from what was written.
-    let wa = parent_world.combine(upper);
-    let distance = (wa.combine(middle).transform_point(end) - target).norm();
+    // The true miss: the chain is put together again from what was written. Only the
+    // rotations changed, so the hip's world position and both world scales are reused (the
+    // same operations `combine` and `transform_point` would do).
+    let ra = pr * upper.rotation;
+    let b1 = a + ra * wa.scale.component_mul(&middle.translation);
+    let c1 = b1 + (ra * middle.rotation) * wb.scale.component_mul(end);
+    let distance = (c1 - target).norm();
     let reached = lat_raw <= scale && distance <= 1e-3 * scale.max(EPSILON);
     Ok(TwoBoneResult { reached, distance })
 }
@@ -208,7 +215,12 @@ impl TwoBoneIk {
 #[inline]
 fn unit_pair(c: f32, s: f32) -> (f32, f32) {
     let r = (c * c + s * s).sqrt();
-    if r > 1e-20 { (c / r, s / r) } else { (c, s) }
+    if r > 1e-20 {
+        let ir = 1.0 / r;
+        (c * ir, s * ir)
+    } else {
+        (c, s)
+    }
 }
 
 /// The shortest rotation taking the direction of `from` to that of `to` (both non-zero).

@@ -9,7 +9,7 @@ use anim_core::blend::{blend, blend_into};
 use anim_core::crossfade::CrossFadeController;
 use anim_core::{JointDesc, Pose, Skeleton, TimePolicy};
 use anim_ik::{
-    CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, solve_two_bone,
+    CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, aim, solve_two_bone,
 };
 use anim_math::{Quat, Transform, Vec3};
 use benches::Rng;
@@ -134,6 +134,24 @@ fn ik(c: &mut Criterion) {
             let (mut u, mut m) = (upper, middle);
             let r = solve_two_bone(&parent, &mut u, &mut m, &end, black_box(&targets[k]), Some(&pole));
             black_box((u, m, r))
+        })
+    });
+
+    // Aim: a head joint under a turned neck looks at targets around it, forward +z, up +y,
+    // world up +y (ozz-animation's IKAimJob with a pole vector does the same work).
+    let neck = Transform::new(Vec3::new(0.0, 1.6, 0.05), Quat::from_euler_angles(0.1, 0.3, -0.05), Vec3::repeat(1.0));
+    let head = Transform::new(Vec3::new(0.0, 0.12, 0.02), Quat::from_euler_angles(-0.2, 0.1, 0.0), Vec3::repeat(1.0));
+    let mut rng = Rng(11);
+    let looks: Vec<Vec3> =
+        (0..64).map(|_| Vec3::new(rng.range(-2.0, 2.0), rng.range(0.5, 2.5), rng.range(0.5, 3.0))).collect();
+    let (forward, up, world_up) = (Vec3::z(), Vec3::y(), Vec3::y());
+    let mut k = 0;
+    g.bench_function("aim_per_call", |b| {
+        b.iter(|| {
+            k = (k + 1) % looks.len();
+            let mut h = head;
+            let r = aim(&neck, &mut h, black_box(&looks[k]), &forward, &up, &world_up);
+            black_box((h, r))
         })
     });
     g.finish();

@@ -25,7 +25,7 @@ fn sampling(c: &mut Criterion) {
     let mut t = 0.0f32;
     g.bench_function("playback_60hz_cached", |b| {
         b.iter(|| {
-            t += 1.0 / 60.0;
+            t = TimePolicy::Wrap.apply(t + 1.0 / 60.0, clip.duration());
             clip.sample_cached(&mut cache, black_box(t), TimePolicy::Wrap, &mut pose).expect("pose fits the clip");
         })
     });
@@ -43,6 +43,30 @@ fn sampling(c: &mut Criterion) {
         b.iter(|| {
             t += 1.0 / 60.0;
             clip.sample(black_box(t), TimePolicy::Wrap, &mut pose).expect("pose fits the clip");
+        })
+    });
+    g.finish();
+    fox_sampling(c);
+}
+
+/// W1 on Fox (issue 10): clip "Walk" played forward at 60 Hz, wrapping at its duration,
+/// with exact glTF sampling and a per-instance key cache. Reported per animated joint (the
+/// 24 skin joints, as ozz-animation's Fox skeleton has).
+fn fox_sampling(c: &mut Criterion) {
+    let path = format!("{}/../../shared/assets/Fox/Fox.glb", env!("CARGO_MANIFEST_DIR"));
+    let model = anim_gltf::load(&path).expect("the shared Fox model loads");
+    let walk = model.find_clip("Walk").expect("Fox has a Walk clip");
+    let clip = &model.clips[walk];
+    let joints = clip.joint_tracks().len();
+    let mut pose = model.skeleton.rest_pose().clone();
+    let mut cache = SamplingCache::new(clip);
+    let mut g = c.benchmark_group("sampling_fox");
+    g.throughput(Throughput::Elements(joints as u64));
+    let mut t = 0.0f32;
+    g.bench_function("walk_playback_60hz_exact", |b| {
+        b.iter(|| {
+            t = TimePolicy::Wrap.apply(t + 1.0 / 60.0, clip.duration());
+            clip.sample_cached(&mut cache, black_box(t), TimePolicy::Wrap, &mut pose).expect("pose fits the clip");
         })
     });
     g.finish();
