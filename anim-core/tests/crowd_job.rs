@@ -89,7 +89,9 @@ fn pose_bits(p: &SoaPose) -> Vec<u32> {
 }
 
 fn dq_bits(p: &DqPalette) -> Vec<u32> {
-    let q = p.dual_quats().iter().flat_map(|q| q.as_vector().iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    let q = p.dual_quats().iter().flat_map(|q| {
+        q.real.coords.iter().chain(q.dual.coords.iter()).map(|x| x.to_bits()).collect::<Vec<_>>()
+    });
     q.chain(p.scales().iter().flat_map(|s| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>())).collect()
 }
 
