@@ -402,7 +402,7 @@ impl<'a, S: SoaSampler> CrowdJob<'a, S> {
         self.execute(Some(dt), threads)
     }
 
-    /// [`CrowdJob::run`] on every core ([`std::thread::available_parallelism`]), giving
+    /// [`CrowdJob::run`] on every core ([`cores`]), giving
     /// each thread at least [`MIN_PER_THREAD`] characters.
     ///
     /// # Errors
@@ -422,8 +422,7 @@ impl<'a, S: SoaSampler> CrowdJob<'a, S> {
     }
 
     fn parallel_threads(&self) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-        cores.min(self.characters.len() / MIN_PER_THREAD).max(1)
+        cores().min(self.characters.len() / MIN_PER_THREAD).max(1)
     }
 
     fn execute(&mut self, dt: Option<f32>, threads: usize) -> Result<(), CrowdJobError> {
@@ -504,6 +503,13 @@ impl<'a, S: SoaSampler> CrowdJob<'a, S> {
             None => Ok(()),
         }
     }
+}
+
+/// The machine's core count ([`std::thread::available_parallelism`], 1 when unknown),
+/// asked once: on Linux the question reads cgroup files, which allocates.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get))
 }
 
 /// An identity rigid dual-quaternion palette of `joints` entries (storage sized once).
