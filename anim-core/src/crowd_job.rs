@@ -286,7 +286,8 @@ impl<'a, S: SoaSampler> CrowdJob<'a, S> {
 
     fn check(&self, index: usize, c: &CrowdCharacter) -> Result<&'a S, CrowdJobError> {
         let clips = self.clips;
-        let clip = clips.get(c.clip).ok_or(CrowdJobError::NoClip { character: index, clip: c.clip, clips: clips.len() })?;
+        let clip =
+            clips.get(c.clip).ok_or(CrowdJobError::NoClip { character: index, clip: c.clip, clips: clips.len() })?;
         if !(c.time.is_finite() && c.speed.is_finite()) {
             return Err(CrowdJobError::NotFinite { character: index, time: c.time, speed: c.speed });
         }
@@ -694,7 +695,11 @@ impl SoaSampler for BakedClip {
 
     fn sample_soa(&self, context: &mut BakedContext, time: f32, out: &mut SoaPose) -> Result<(), ClipError> {
         if out.len() != self.joint_count() {
-            return Err(ClipError::JointOutOfRange { clip: self.name().to_owned(), joint: self.joint_count(), count: out.len() });
+            return Err(ClipError::JointOutOfRange {
+                clip: self.name().to_owned(),
+                joint: self.joint_count(),
+                count: out.len(),
+            });
         }
         self.sample(time, TimePolicy::Clamp, &mut context.scratch)?;
         out.set_from_pose(&context.scratch).expect("sizes checked above");
@@ -746,7 +751,14 @@ impl Pool {
     /// Starts `workers` threads; `None` when the system refuses one (those started end).
     fn new(workers: usize) -> Option<Self> {
         let shared = Arc::new(PoolShared {
-            state: Mutex::new(PoolState { epoch: 0, task: None, tasks: 0, pending: 0, panicked: false, shutdown: false }),
+            state: Mutex::new(PoolState {
+                epoch: 0,
+                task: None,
+                tasks: 0,
+                pending: 0,
+                panicked: false,
+                shutdown: false,
+            }),
             start: Condvar::new(),
             done: Condvar::new(),
         });
@@ -771,9 +783,8 @@ impl Pool {
         // SAFETY: only the lifetime is changed; the reference is dropped from the shared
         // state and by every worker before this function returns (it waits below, even
         // when its own task panics), so it never outlives `task`.
-        let stretched = unsafe {
-            std::mem::transmute::<&(dyn Fn(usize) + Sync), &'static (dyn Fn(usize) + Sync)>(task)
-        };
+        let stretched =
+            unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync), &'static (dyn Fn(usize) + Sync)>(task) };
         let mut st = self.shared.lock();
         st.task = Some(TaskRef(stretched));
         st.tasks = tasks;
@@ -810,10 +821,8 @@ fn work(shared: &PoolShared, w: usize) {
                 }
                 if st.epoch != seen {
                     seen = st.epoch;
-                    if w + 1 < st.tasks {
-                        if let Some(task) = st.task {
-                            break task;
-                        }
+                    if let Some(task) = st.task.filter(|_| w + 1 < st.tasks) {
+                        break task;
                     }
                 }
                 st = shared.start.wait(st).unwrap_or_else(PoisonError::into_inner);

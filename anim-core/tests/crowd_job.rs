@@ -89,9 +89,10 @@ fn pose_bits(p: &SoaPose) -> Vec<u32> {
 }
 
 fn dq_bits(p: &DqPalette) -> Vec<u32> {
-    let q = p.dual_quats().iter().flat_map(|q| {
-        q.real.coords.iter().chain(q.dual.coords.iter()).map(|x| x.to_bits()).collect::<Vec<_>>()
-    });
+    let q = p
+        .dual_quats()
+        .iter()
+        .flat_map(|q| q.real.coords.iter().chain(q.dual.coords.iter()).map(|x| x.to_bits()).collect::<Vec<_>>());
     q.chain(p.scales().iter().flat_map(|s| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>())).collect()
 }
 
@@ -279,4 +280,47 @@ fn bad_input_is_refused_with_the_character_named() {
     job.set(23, ok).unwrap();
     job.set(31, ok).unwrap();
     job.update(0.1, 4).unwrap();
+}
+
+/// A sampler that writes its time into joint 0's x translation and panics in `(0.5, 0.6)`.
+struct Fuse;
+
+impl SoaSampler for Fuse {
+    type Context = u32;
+
+    fn new_context(&self) -> u32 {
+        0
+    }
+
+    fn duration(&self) -> f32 {
+        1.0
+    }
+
+    fn sample_soa(&self, calls: &mut u32, time: f32, out: &mut SoaPose) -> Result<(), ClipError> {
+        assert!(!(0.5..0.6).contains(&time), "the fuse burns at {time}");
+        *calls += 1;
+        out.set(0, &Transform::from_translation(Vec3::new(time, 0.0, 0.0)));
+        Ok(())
+    }
+}
+
+#[test]
+fn a_panicking_sampler_reaches_the_caller_and_the_job_keeps_working() {
+    let sk = skeleton(3);
+    let clips = [Fuse];
+    let mut job = CrowdJob::new(&sk, &clips);
+    for i in 0..40 {
+        job.add(CrowdCharacter { clip: 0, time: 0.1, speed: 0.0, looping: false }).unwrap();
+        assert_eq!(job.characters()[i].time, 0.1);
+    }
+    // One burning character in the caller's run (0), then one in a worker's (37).
+    for burning in [0, 37] {
+        job.set(burning, CrowdCharacter { clip: 0, time: 0.55, speed: 0.0, looping: false }).unwrap();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run(4)));
+        assert!(r.is_err(), "character {burning}'s panic reaches the caller");
+        job.set(burning, CrowdCharacter { clip: 0, time: 0.25, speed: 0.0, looping: false }).unwrap();
+        job.run(4).unwrap();
+        assert_eq!(job.pose(burning).get(0).unwrap().translation.x, 0.25);
+        assert_eq!(job.model(39)[0][(0, 3)], 0.1);
+    }
 }

@@ -356,10 +356,12 @@ fn steady_frames_allocate_nothing() {
         use anim_core::crowd_job::{CrowdCharacter, CrowdJob, PaletteOutput};
         let exact = [walk.clone(), run.clone()];
         let baked_clips = [baked.clone(), BakedClip::bake(walk, skeleton.rest_pose(), 30.0).expect("the walk bakes")];
-        let mut exact_job = CrowdJob::new(skeleton, &exact).with_palettes(&skin, PaletteOutput::Both).expect("skin fits");
+        let mut exact_job =
+            CrowdJob::new(skeleton, &exact).with_palettes(&skin, PaletteOutput::Both).expect("skin fits");
         let mut baked_job = CrowdJob::new(skeleton, &baked_clips[..]);
         for i in 0..64 {
-            let c = CrowdCharacter { clip: i % 2, time: i as f32 * 0.05, speed: 0.5 + (i % 3) as f32, looping: i % 5 != 0 };
+            let c =
+                CrowdCharacter { clip: i % 2, time: i as f32 * 0.05, speed: 0.5 + (i % 3) as f32, looping: i % 5 != 0 };
             exact_job.add(c).expect("valid character");
             baked_job.add(c).expect("valid character");
         }
