@@ -48,7 +48,7 @@
 //! assert_eq!(job.palettes().len(), 8 * skin.len());
 //! ```
 
-use crate::soa::{SoaPose, SoaSampler, local_to_model};
+use crate::soa::{LANES, SoaPose, SoaSampler, local_to_model};
 use crate::{BakedClip, Clip, ClipError, DqPalette, Pose, PoseError, SamplingCache, Skeleton, Skin, TimePolicy};
 use anim_math::{DualQuat, Mat4};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -674,35 +674,52 @@ impl SoaSampler for Clip {
     }
 }
 
-/// [`SoaSampler::Context`] of a [`BakedClip`]: a scratch [`Pose`] of the bake's joints.
-#[derive(Clone, Debug)]
-pub struct BakedContext {
-    scratch: Pose,
-}
-
-/// Baked playback ([`BakedClip::sample`], every joint) regrouped into a [`SoaPose`] of
-/// the bake's joint count.
+/// Baked playback straight into a [`SoaPose`] of the bake's joint count: the same
+/// arithmetic as [`BakedClip::sample`] (lerp of the two neighbouring frames, nlerp of
+/// the rotation), so the same bits, written lane by lane without a scratch pose. Needs no
+/// per-instance state.
 impl SoaSampler for BakedClip {
-    type Context = BakedContext;
+    type Context = ();
 
-    fn new_context(&self) -> BakedContext {
-        BakedContext { scratch: Pose::identity(self.joint_count()) }
-    }
+    fn new_context(&self) {}
 
     fn duration(&self) -> f32 {
         BakedClip::duration(self)
     }
 
-    fn sample_soa(&self, context: &mut BakedContext, time: f32, out: &mut SoaPose) -> Result<(), ClipError> {
-        if out.len() != self.joint_count() {
-            return Err(ClipError::JointOutOfRange {
-                clip: self.name().to_owned(),
-                joint: self.joint_count(),
-                count: out.len(),
-            });
+    fn sample_soa(&self, _: &mut (), time: f32, out: &mut SoaPose) -> Result<(), ClipError> {
+        if !time.is_finite() {
+            return Err(ClipError::NonFiniteTime(time));
         }
-        self.sample(time, TimePolicy::Clamp, &mut context.scratch)?;
-        out.set_from_pose(&context.scratch).expect("sizes checked above");
+        let joints = self.joint_count();
+        if out.len() != joints {
+            return Err(ClipError::JointOutOfRange { clip: self.name().to_owned(), joint: joints, count: out.len() });
+        }
+        let t = TimePolicy::Clamp.apply(time, self.duration());
+        let step = self.frame_step();
+        let f = if step > 0.0 { t / step } else { 0.0 };
+        // A bake holds at least two frames.
+        let i = (f.floor() as usize).min(self.frame_count() - 2);
+        let a = (f - i as f32).clamp(0.0, 1.0);
+        let lerp = |x: f32, y: f32| x + (y - x) * a;
+        for (g, group) in out.groups_mut().iter_mut().enumerate() {
+            for lane in 0..LANES.min(joints - g * LANES) {
+                let j = g * LANES + lane;
+                let (Some(k0), Some(k1)) = (self.frame_transform(i, j), self.frame_transform(i + 1, j)) else {
+                    unreachable!("frames i and i + 1 < frame_count and joint {j} < joint_count exist")
+                };
+                let (q0, q1) = (k0.rotation.coords, k1.rotation.coords);
+                let q = [0, 1, 2, 3].map(|c| lerp(q0[c], q1[c]));
+                let inv = 1.0 / (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+                for c in 0..3 {
+                    group.translation[c][lane] = lerp(k0.translation[c], k1.translation[c]);
+                    group.scale[c][lane] = lerp(k0.scale[c], k1.scale[c]);
+                }
+                for (c, v) in q.iter().enumerate() {
+                    group.rotation[c][lane] = v * inv;
+                }
+            }
+        }
         Ok(())
     }
 }

@@ -205,6 +205,14 @@ fn each_character_equals_the_steps_done_by_hand() {
     let mut pose = Pose::identity(sk.len());
     baked[0].sample(0.1 + 1.5 * 0.37, TimePolicy::Wrap, &mut pose).unwrap();
     assert_eq!(pose_bits(&SoaPose::from_pose(&pose)), pose_bits(job.pose(0)));
+    // At frame times, between them, and at the end (the last frame pair).
+    let d = baked[0].duration();
+    for t in [0.0, 0.013, 1.0 / 24.0, 0.5, d - 1e-4, d] {
+        job.set(0, CrowdCharacter { clip: 0, time: t, speed: 0.0, looping: false }).unwrap();
+        job.run(1).unwrap();
+        baked[0].sample(t, TimePolicy::Clamp, &mut pose).unwrap();
+        assert_eq!(pose_bits(&SoaPose::from_pose(&pose)), pose_bits(job.pose(0)), "t = {t}");
+    }
     assert!(job.palettes().is_empty() && job.dual_quat_palette(0).is_none());
 }
 
