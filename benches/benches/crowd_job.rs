@@ -31,7 +31,7 @@ const BAKE_RATE: f32 = 30.0;
 /// Fox's skeleton, skin and Walk clip.
 fn fox() -> (Skeleton, Skin, Clip) {
     let path = format!("{}/../../shared/assets/Fox/Fox.glb", env!("CARGO_MANIFEST_DIR"));
-    let model = anim_gltf::load(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let model = anim_gltf::load(&path).unwrap_or_else(|e| panic!("Fox: {e}"));
     let walk = model.find_clip("Walk").expect("Fox has a Walk clip");
     let skin = model.skins[0].skin.clone();
     (model.skeleton, skin, model.clips[walk].clone())
