@@ -45,6 +45,7 @@ pub mod blend;
 pub mod clip;
 pub mod crossfade;
 pub mod crowd;
+pub mod crowd_job;
 mod error;
 pub mod events;
 pub mod hierarchy;

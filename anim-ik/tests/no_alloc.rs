@@ -349,6 +349,38 @@ fn steady_frames_allocate_nothing() {
     cases.check("Crowd::update_parallel (9000 characters, 3 threads)", |_| big.update_parallel(DT, 3));
     ALL_THREADS.store(false, Ordering::Relaxed);
 
+    // The crowd job (anim_core::crowd_job): exact and baked clips, matrix and
+    // dual-quaternion palettes, on one thread and on every core (at least two, so the
+    // job's own worker threads run; started in the warm-up, every thread counted).
+    {
+        use anim_core::crowd_job::{CrowdCharacter, CrowdJob, PaletteOutput};
+        let exact = [walk.clone(), run.clone()];
+        let baked_clips = [baked.clone(), BakedClip::bake(walk, skeleton.rest_pose(), 30.0).expect("the walk bakes")];
+        let mut exact_job =
+            CrowdJob::new(skeleton, &exact).with_palettes(&skin, PaletteOutput::Both).expect("skin fits");
+        let mut baked_job = CrowdJob::new(skeleton, &baked_clips[..]);
+        for i in 0..64 {
+            let c =
+                CrowdCharacter { clip: i % 2, time: i as f32 * 0.05, speed: 0.5 + (i % 3) as f32, looping: i % 5 != 0 };
+            exact_job.add(c).expect("valid character");
+            baked_job.add(c).expect("valid character");
+        }
+        let all = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).max(2);
+        cases.check("CrowdJob::update (exact clips, palettes, 1 thread)", |_| {
+            exact_job.update(DT, 1).expect("the clips fit");
+        });
+        cases.check("CrowdJob::update (baked clips, 1 thread)", |_| baked_job.update(DT, 1).expect("the clips fit"));
+        ALL_THREADS.store(true, Ordering::Relaxed);
+        cases.check(&format!("CrowdJob::update (exact clips, palettes, {all} threads)"), |_| {
+            exact_job.update(DT, all).expect("the clips fit");
+        });
+        cases.check(&format!("CrowdJob::update (baked clips, {all} threads)"), |_| {
+            baked_job.update(DT, all).expect("the clips fit");
+        });
+        cases.check("CrowdJob::run_parallel", |_| exact_job.run_parallel().expect("the clips fit"));
+        ALL_THREADS.store(false, Ordering::Relaxed);
+    }
+
     assert!(cases.ran >= 30, "every case ran ({})", cases.ran);
     assert!(cases.failures.is_empty(), "steady frames allocated:\n{}", cases.failures.join("\n"));
 
