@@ -28,8 +28,8 @@ use crate::palette::{DqPalette, Palette};
 use crate::{Influences, SkinningError};
 
 mod fast;
-pub use fast::Kernel;
 use anim_math::{DualQuat, Mat3, Mat4, Transform, Vec3};
+pub use fast::Kernel;
 use std::fmt;
 use std::str::FromStr;
 

@@ -57,12 +57,8 @@ fn scene(seed: u32, verts: usize, per: usize, joints: usize) -> (Influences, Vec
     (inf, pos, nrm, pal)
 }
 
-const MODES: [Option<NormalMode>; 4] = [
-    None,
-    Some(NormalMode::Direct),
-    Some(NormalMode::DirectUnnormalized),
-    Some(NormalMode::InverseTranspose),
-];
+const MODES: [Option<NormalMode>; 4] =
+    [None, Some(NormalMode::Direct), Some(NormalMode::DirectUnnormalized), Some(NormalMode::InverseTranspose)];
 
 fn lbs(
     inf: &Influences,

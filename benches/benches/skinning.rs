@@ -15,7 +15,9 @@
 
 use anim_core::mesh::InfluenceLayout;
 use anim_core::palette::skinning_matrices;
-use anim_core::skinning::{Kernel, NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend_with};
+use anim_core::skinning::{
+    Kernel, NormalMode, SkinningInput, SkinningOutput, dual_quaternion, dual_quaternion_with, linear_blend_with,
+};
 use anim_core::{DqPalette, Influences, Skin, TimePolicy};
 use anim_math::{Mat4, Vec3};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -142,6 +144,24 @@ fn run(c: &mut Criterion, group: &str, setup: &Setup) {
                 })
             });
         }
+    }
+    if instances == 1 {
+        // The portable loops, for comparison with the kernel chosen at run time.
+        let input = SkinningInput { influences: &setup.influences, positions: &setup.positions, normals: None };
+        g.bench_function("lbs_pos_scalar/f32", |b| {
+            b.iter(|| {
+                let mut out = SkinningOutput { positions: &mut out_p[0], normals: None };
+                linear_blend_with(&input, black_box(&setup.palettes[0]), NormalMode::Direct, Kernel::Scalar, &mut out)
+                    .expect("valid input");
+            })
+        });
+        g.bench_function("dq_pos_scalar/f32", |b| {
+            b.iter(|| {
+                let mut out = SkinningOutput { positions: &mut out_p[0], normals: None };
+                dual_quaternion_with(&input, black_box(&setup.dq_palettes[0]), Kernel::Scalar, &mut out)
+                    .expect("valid input");
+            })
+        });
     }
     g.finish();
 }

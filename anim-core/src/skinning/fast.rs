@@ -157,8 +157,7 @@ fn by_mode<S: Source, const N: usize>(src: S, kernel: Kernel, mode: u8, job: Job
 fn scalar<S: Source, const N: usize, const MODE: u8>(src: S, job: Job<Mat4>) {
     let n = if N == 0 { job.per } else { N };
     let count = job.out_p.len();
-    let pos = &job.pos[..count];
-    for v in 0..count {
+    for (v, p) in job.pos[..count].iter().enumerate() {
         let mut c: Cols = [[0.0; 4]; 4];
         let mut acc = 0;
         for k in 0..n {
@@ -171,7 +170,7 @@ fn scalar<S: Source, const N: usize, const MODE: u8>(src: S, job: Job<Mat4>) {
                 }
             }
         }
-        job.out_p[v] = apply_point(&c, &pos[v]);
+        job.out_p[v] = apply_point(&c, p);
         match MODE {
             RAW => {
                 let r = transform_normal::<false>(&c, &job.nin[v]);
@@ -219,8 +218,7 @@ fn dq_by_mode<S: Source, const N: usize>(src: S, kernel: Kernel, normals: bool, 
 fn dq_scalar<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<DualQuat>) {
     let n = if N == 0 { job.per } else { N };
     let count = job.out_p.len();
-    let pos = &job.pos[..count];
-    for v in 0..count {
+    for (v, p) in job.pos[..count].iter().enumerate() {
         let mut acc = 0;
         let (mut r, mut d) = ([0.0f32; 4], [0.0f32; 4]);
         let mut pivot = [0.0f32; 4];
@@ -247,7 +245,6 @@ fn dq_scalar<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<Du
             r[i] *= inv;
             d[i] *= dinv;
         }
-        let p = &pos[v];
         job.out_p[v] = dq_point(&r, &d, [p.x, p.y, p.z]);
         if NORMALS {
             let m = &job.nin[v];
@@ -332,13 +329,7 @@ mod x86 {
     #[inline]
     unsafe fn load3<const WIDE: bool>(p: *const f32) -> __m128 {
         // SAFETY: as the caller promised.
-        unsafe {
-            if WIDE {
-                _mm_loadu_ps(p)
-            } else {
-                _mm_setr_ps(*p, *p.add(1), *p.add(2), 0.0)
-            }
-        }
+        unsafe { if WIDE { _mm_loadu_ps(p) } else { _mm_setr_ps(*p, *p.add(1), *p.add(2), 0.0) } }
     }
 
     /// Skins vertex `v` with dual quaternions. `WIDE`: its inputs and outputs may be read
@@ -375,7 +366,8 @@ mod x86 {
             let (r, d) = (_mm256_castps256_ps128(b), _mm256_extractf128_ps::<1>(b));
             let l2 = _mm_max_ps(dot4(r, r), _mm_set1_ps(1e-30));
             let y = _mm_rsqrt_ps(l2);
-            let inv = _mm_mul_ps(y, _mm_fnmadd_ps(_mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5), l2), y), y, _mm_set1_ps(1.5)));
+            let inv =
+                _mm_mul_ps(y, _mm_fnmadd_ps(_mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5), l2), y), y, _mm_set1_ps(1.5)));
             let r = _mm_mul_ps(r, inv);
             // The dual part quartered, as the scalar `dq_point` takes it (no overflow on the
             // way to a translation near f32::MAX): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
