@@ -266,7 +266,7 @@ mod x86 {
 
     /// The rigid dual-quaternion loop: each vertex blends its dual quaternions as one
     /// 256-bit register `[real | dual]` a joint, with the hemisphere test as a sign flip
-    /// of the weight; normalization by a refined reciprocal square root; point and normal
+    /// of the weight; no normalization (one division by the squared norm at the end); point and normal
     /// transformed with 128-bit cross products.
     ///
     /// # Safety
@@ -311,14 +311,15 @@ mod x86 {
         _mm_permute_ps::<0b11_00_10_01>(c)
     }
 
-    /// Rotates `v` (lanes 0 to 2) by the unit quaternion `r` ([i, j, k, w]).
+    /// `r·v·r* − l2·v = 2·(w·(u×v) + u×(u×v))` for the quaternion `r = (u, w)` (any
+    /// length, `w` given in every lane) and `v` in lanes 0 to 2: the rotated `v`, times
+    /// `l2 = |r|²`, minus `l2·v`.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    fn rotate(r: __m128, v: __m128) -> __m128 {
-        let t = cross(r, v);
-        let t = _mm_add_ps(t, t);
-        let w = _mm_permute_ps::<0b11_11_11_11>(r);
-        _mm_add_ps(_mm_fmadd_ps(w, t, v), cross(r, t))
+    fn rotation_offset(r: __m128, w: __m128, v: __m128) -> __m128 {
+        let c = cross(r, v);
+        let o = _mm_fmadd_ps(w, c, cross(r, c));
+        _mm_add_ps(o, o)
     }
 
     /// Loads three floats at `p` (16 bytes when `WIDE`; the fourth lane is then unused).
@@ -364,23 +365,22 @@ mod x86 {
                 b = _mm256_fmadd_ps(_mm256_set_m128(w, w), q, b);
             }
             let (r, d) = (_mm256_castps256_ps128(b), _mm256_extractf128_ps::<1>(b));
-            let l2 = _mm_max_ps(dot4(r, r), _mm_set1_ps(1e-30));
-            let y = _mm_rsqrt_ps(l2);
-            let inv =
-                _mm_mul_ps(y, _mm_fnmadd_ps(_mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5), l2), y), y, _mm_set1_ps(1.5)));
-            let r = _mm_mul_ps(r, inv);
+            // Not normalized: with l2 = |r|², r·p·r* = l2·p + 2w(u×p) + 2u×(u×p) and the
+            // translation is 2·(w_r·d_v − w_d·r_v + r_v × d_v) / l2, so one division by l2
+            // at the end replaces the normalization, off the dependency chain.
+            let inv_l2 = _mm_div_ps(_mm_set1_ps(1.0), _mm_max_ps(dot4(r, r), _mm_set1_ps(1e-30)));
             // The dual part quartered, as the scalar `dq_point` takes it (no overflow on the
             // way to a translation near f32::MAX): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
-            let d = _mm_mul_ps(d, _mm_mul_ps(inv, _mm_set1_ps(0.25)));
+            let d = _mm_mul_ps(d, _mm_set1_ps(0.25));
             let wr = _mm_permute_ps::<0b11_11_11_11>(r);
             let wd = _mm_permute_ps::<0b11_11_11_11>(d);
             let t = _mm_fmadd_ps(wr, d, _mm_fnmadd_ps(wd, r, cross(r, d)));
             let p = load3::<WIDE>(pos.add(3 * v));
-            let out = _mm_fmadd_ps(_mm_set1_ps(8.0), t, rotate(r, p));
-            store3::<WIDE>(op.add(3 * v), out);
+            let moved = _mm_fmadd_ps(_mm_set1_ps(8.0), t, rotation_offset(r, wr, p));
+            store3::<WIDE>(op.add(3 * v), _mm_fmadd_ps(moved, inv_l2, p));
             if NORMALS {
                 let m = load3::<WIDE>(nin.add(3 * v));
-                store3::<WIDE>(on.add(3 * v), rotate(r, m));
+                store3::<WIDE>(on.add(3 * v), _mm_fmadd_ps(rotation_offset(r, wr, m), inv_l2, m));
             }
         }
     }
@@ -403,17 +403,63 @@ mod x86 {
         let on = job.out_n.as_mut_ptr().cast::<f32>();
         // SAFETY (all calls): v < count; every vertex but the last may store 16 bytes (its
         // three floats and the next vertex's x, rewritten right after).
-        for v in 0..count - 1 {
-            unsafe { vertex::<S, N, MODE, true>(src, v, n, pal, pos, nin, op, on) };
+        let mut v = 0;
+        if MODE == UNIT {
+            // Blocks of four whose normals are renormalized together: one reciprocal
+            // square root for four, and shorter dependency chains.
+            while v + 4 < count {
+                let r = [0, 1, 2, 3]
+                    .map(|k| unsafe { vertex::<S, N, RAW, true, true>(src, v + k, n, pal, pos, nin, op, on) });
+                unsafe { store_unit4(on.add(3 * v), r) };
+                v += 4;
+            }
         }
-        unsafe { vertex::<S, N, MODE, false>(src, count - 1, n, pal, pos, nin, op, on) };
+        while v + 1 < count {
+            unsafe { vertex::<S, N, MODE, true, false>(src, v, n, pal, pos, nin, op, on) };
+            v += 1;
+        }
+        unsafe { vertex::<S, N, MODE, false, false>(src, count - 1, n, pal, pos, nin, op, on) };
     }
 
-    /// Skins vertex `v`. `WIDE`: its outputs may be stored as 16 bytes.
+    /// Renormalizes four normals (lane 3 of each ignored) and stores them as the 12-byte
+    /// records at `dst`: one reciprocal square root estimate and Newton step for all four
+    /// (see [`inv_length`]).
+    ///
+    /// # Safety
+    /// `dst` is valid for 52 bytes of writes (the fourth record is stored as 16 bytes; the
+    /// extra 4 bytes are rewritten by the caller afterwards).
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn store_unit4(dst: *mut f32, r: [__m128; 4]) {
+        let z = _mm_setzero_ps();
+        let sq = r.map(|r| _mm_blend_ps::<0b1000>(_mm_mul_ps(r, r), z));
+        let s = _mm_hadd_ps(_mm_hadd_ps(sq[0], sq[1]), _mm_hadd_ps(sq[2], sq[3]));
+        let inv = newton_rsqrt(_mm_max_ps(s, _mm_set1_ps(1e-30)));
+        // SAFETY: as the caller promised; records stored in order, each one's fourth lane
+        // rewritten by the next.
+        unsafe {
+            store3::<true>(dst, _mm_mul_ps(r[0], _mm_permute_ps::<0b00_00_00_00>(inv)));
+            store3::<true>(dst.add(3), _mm_mul_ps(r[1], _mm_permute_ps::<0b01_01_01_01>(inv)));
+            store3::<true>(dst.add(6), _mm_mul_ps(r[2], _mm_permute_ps::<0b10_10_10_10>(inv)));
+            store3::<true>(dst.add(9), _mm_mul_ps(r[3], _mm_permute_ps::<0b11_11_11_11>(inv)));
+        }
+    }
+
+    /// `1 / √s` lane by lane: the estimate refined by one Newton step.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn newton_rsqrt(s: __m128) -> __m128 {
+        let y = _mm_rsqrt_ps(s);
+        let half_sy = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5), s), y);
+        _mm_mul_ps(y, _mm_fnmadd_ps(half_sy, y, _mm_set1_ps(1.5)))
+    }
+
+    /// Skins vertex `v`. `WIDE`: its outputs may be stored as 16 bytes. `DEFER`: the
+    /// normal is returned, not stored.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn vertex<S: Source, const N: usize, const MODE: u8, const WIDE: bool>(
+    unsafe fn vertex<S: Source, const N: usize, const MODE: u8, const WIDE: bool, const DEFER: bool>(
         src: S,
         v: usize,
         n: usize,
@@ -422,7 +468,7 @@ mod x86 {
         nin: *const f32,
         op: *mut f32,
         on: *mut f32,
-    ) {
+    ) -> __m128 {
         // SAFETY: see `lbs`: indices stay inside the validated slices.
         unsafe {
             let mut acc = 0;
@@ -444,7 +490,7 @@ mod x86 {
             let r = _mm256_fmadd_ps(a, xy, _mm256_mul_ps(b, z1));
             store3::<WIDE>(op.add(3 * v), _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r)));
             if MODE == POS {
-                return;
+                return _mm_setzero_ps();
             }
             let q = nin.add(3 * v);
             let nxy = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*q), _mm256_broadcast_ss(&*q.add(1)));
@@ -455,7 +501,10 @@ mod x86 {
                 r = _mm_mul_ps(r, inv_length(r));
             }
             debug_assert!(MODE == RAW || MODE == UNIT);
-            store3::<WIDE>(on.add(3 * v), r);
+            if !DEFER {
+                store3::<WIDE>(on.add(3 * v), r);
+            }
+            r
         }
     }
 
@@ -468,10 +517,7 @@ mod x86 {
         let sq = _mm_blend_ps::<0b1000>(_mm_mul_ps(r, r), _mm_setzero_ps());
         let s = _mm_add_ps(sq, _mm_permute_ps::<0b10_11_00_01>(sq));
         let s = _mm_add_ps(s, _mm_permute_ps::<0b01_00_11_10>(s));
-        let s = _mm_max_ps(s, _mm_set1_ps(1e-30));
-        let y = _mm_rsqrt_ps(s);
-        let half_sy = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5), s), y);
-        _mm_mul_ps(y, _mm_fnmadd_ps(half_sy, y, _mm_set1_ps(1.5)))
+        newton_rsqrt(_mm_max_ps(s, _mm_set1_ps(1e-30)))
     }
 
     /// Stores the first three lanes of `r` at `dst` (as 16 bytes when `WIDE`).
