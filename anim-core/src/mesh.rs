@@ -18,6 +18,12 @@ const TWO_POW_64: f32 = TWO_POW_60 * 16.0;
 /// becomes `(1, 0, 0, 0)` and `(3e38, 3e38)` becomes `(0.5, 0.5)`. A vertex whose weights
 /// are all zero ("unweighted") keeps its rest position and normal when skinned. A zero-weight slot may name any
 /// joint (exporters leave garbage there); it is set to joint 0 and ignored.
+///
+/// **Layouts.** Besides the `u16` joints and `f32` weights that [`Influences::joints`] and
+/// [`Influences::weights`] return (what the GPU paths upload), influences can carry a
+/// compact copy for the CPU skinning loops ([`Influences::with_layout`],
+/// [`InfluenceLayout`]): joints as `u8` or `u16`, weights as unorm16 with the last weight
+/// of each vertex derived from the others, so that the quantized weights sum to exactly 1.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Influences {
     per_vertex: usize,
@@ -25,6 +31,81 @@ pub struct Influences {
     weights: Vec<f32>,
     unweighted: Vec<u32>,
     joint_bound: usize,
+    packed: Packed,
+}
+
+/// The largest unorm16 value: a stored weight `k` decodes to `k / 65535`.
+pub const UNORM16_ONE: u32 = 65_535;
+
+/// Which influence data the CPU skinning loops read (see [`Influences::with_layout`]).
+///
+/// The compact layouts quantize weights to unorm16 (`k / 65535`): each decoded weight is
+/// within `1 / 65535` of the validated `f32` weight, and the `per_vertex − 1` stored
+/// weights of a vertex plus the derived last one (`65535 − Σ stored`) sum to exactly 65535.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum InfluenceLayout {
+    /// `u16` joints and `f32` weights, [`Influences::joints`] and [`Influences::weights`]
+    /// themselves (24 bytes a vertex with 4 influences).
+    #[default]
+    F32,
+    /// `u16` joints and unorm16 weights, the last derived (14 bytes a vertex with 4).
+    U16Unorm16,
+    /// `u8` joints and unorm16 weights, the last derived (10 bytes a vertex with 4); needs
+    /// a [`Influences::joint_bound`] of at most 256.
+    U8Unorm16,
+}
+
+/// The compact copy of the influences, if any.
+#[derive(Clone, Debug, Default, PartialEq)]
+enum Packed {
+    /// No copy: the loops read `joints` and `weights`.
+    #[default]
+    None,
+    /// unorm16 weights, `per_vertex − 1` a vertex; joints are `Influences::joints`.
+    U16 { weights: Vec<u16> },
+    /// `u8` joints, `per_vertex` a vertex, and unorm16 weights, `per_vertex − 1` a vertex.
+    U8 { joints: Vec<u8>, weights: Vec<u16> },
+}
+
+/// What the skinning loops read: joints `per_vertex` a vertex; `f32` weights `per_vertex`
+/// a vertex, or unorm16 weights `per_vertex − 1` a vertex (the last derived).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum InfluenceView<'a> {
+    F32 { joints: &'a [u16], weights: &'a [f32] },
+    U16 { joints: &'a [u16], weights: &'a [u16] },
+    U8 { joints: &'a [u8], weights: &'a [u16] },
+}
+
+/// Quantizes one vertex's weights (summing to 1, or all zero) to unorm16 values that sum
+/// to exactly [`UNORM16_ONE`] (all zero stays zero), each within 1 of `w · 65535`: the
+/// floors, plus one for the slots with the largest remainders until the sum is reached
+/// (largest-remainder rounding).
+fn quantize_unorm16(ws: &[f32], out: &mut Vec<u16>) {
+    let sum: f64 = ws.iter().map(|&w| f64::from(w)).sum();
+    let start = out.len();
+    if sum <= 0.0 {
+        out.extend(ws.iter().map(|_| 0u16));
+        return;
+    }
+    let exact = |w: f32| f64::from(w) / sum * f64::from(UNORM16_ONE);
+    let mut total = 0u32;
+    for &w in ws {
+        // In [0, 65535]: w / sum ≤ 1.
+        let k = exact(w).floor() as u16;
+        total += u32::from(k);
+        out.push(k);
+    }
+    // Σ floors > Σ exact − slots, so fewer than `slots` units are missing.
+    for _ in total..UNORM16_ONE {
+        let slot = (0..ws.len())
+            .max_by(|&a, &b| {
+                let ra = exact(ws[a]) - f64::from(out[start + a]);
+                let rb = exact(ws[b]) - f64::from(out[start + b]);
+                ra.total_cmp(&rb).then(b.cmp(&a))
+            })
+            .expect("a vertex has at least one slot");
+        out[start + slot] += 1;
+    }
 }
 
 impl Influences {
@@ -96,7 +177,93 @@ impl Influences {
                 unweighted.push(v as u32);
             }
         }
-        Ok(Self { per_vertex, joints, weights, unweighted, joint_bound })
+        Ok(Self { per_vertex, joints, weights, unweighted, joint_bound, packed: Packed::None })
+    }
+
+    /// These influences with a compact copy in `layout` for the CPU skinning loops (or
+    /// without one, for [`InfluenceLayout::F32`]). [`Influences::joints`] and
+    /// [`Influences::weights`] keep returning the validated data.
+    ///
+    /// # Errors
+    /// [`SkinningError::Layout`] for [`InfluenceLayout::U8Unorm16`] when a weighted joint
+    /// index is 256 or more.
+    pub fn with_layout(mut self, layout: InfluenceLayout) -> Result<Self, SkinningError> {
+        self.set_layout(layout)?;
+        Ok(self)
+    }
+
+    /// In-place [`Influences::with_layout`]; on error the layout is unchanged.
+    ///
+    /// # Errors
+    /// As [`Influences::with_layout`].
+    pub fn set_layout(&mut self, layout: InfluenceLayout) -> Result<(), SkinningError> {
+        let per = self.per_vertex;
+        let quantized = || {
+            let mut all = Vec::with_capacity(self.vertex_count() * (per - 1));
+            let mut one = Vec::with_capacity(per);
+            for ws in self.weights.chunks_exact(per) {
+                one.clear();
+                quantize_unorm16(ws, &mut one);
+                // The last weight is derived, not stored.
+                all.extend_from_slice(&one[..per - 1]);
+            }
+            all
+        };
+        self.packed = match layout {
+            InfluenceLayout::F32 => Packed::None,
+            InfluenceLayout::U16Unorm16 => Packed::U16 { weights: quantized() },
+            InfluenceLayout::U8Unorm16 => {
+                if self.joint_bound > 256 {
+                    return Err(SkinningError::Layout(format!(
+                        "u8 joint indices need at most 256 joints, the influences use {}",
+                        self.joint_bound
+                    )));
+                }
+                // Every joint index is below joint_bound ≤ 256 (zero-weight slots are 0).
+                let joints = self.joints.iter().map(|&j| j as u8).collect();
+                Packed::U8 { joints, weights: quantized() }
+            }
+        };
+        Ok(())
+    }
+
+    /// The layout the CPU skinning loops read.
+    #[inline]
+    pub fn layout(&self) -> InfluenceLayout {
+        match self.packed {
+            Packed::None => InfluenceLayout::F32,
+            Packed::U16 { .. } => InfluenceLayout::U16Unorm16,
+            Packed::U8 { .. } => InfluenceLayout::U8Unorm16,
+        }
+    }
+
+    /// The stored unorm16 weights of a compact layout, `per_vertex − 1` a vertex (the last
+    /// weight of a vertex is `65535 − Σ stored`), or `None` for [`InfluenceLayout::F32`].
+    #[inline]
+    pub fn unorm16_weights(&self) -> Option<&[u16]> {
+        match &self.packed {
+            Packed::None => None,
+            Packed::U16 { weights } | Packed::U8 { weights, .. } => Some(weights),
+        }
+    }
+
+    /// The data the skinning loops read, by layout.
+    #[inline]
+    pub(crate) fn view(&self) -> InfluenceView<'_> {
+        match &self.packed {
+            Packed::None => InfluenceView::F32 { joints: &self.joints, weights: &self.weights },
+            Packed::U16 { weights } => InfluenceView::U16 { joints: &self.joints, weights },
+            Packed::U8 { joints, weights } => InfluenceView::U8 { joints, weights },
+        }
+    }
+
+    /// The `u8` joint indices of [`InfluenceLayout::U8Unorm16`], `per_vertex` a vertex.
+    #[inline]
+    pub fn joints_u8(&self) -> Option<&[u8]> {
+        match &self.packed {
+            Packed::U8 { joints, .. } => Some(joints),
+            _ => None,
+        }
     }
 
     /// Influences per vertex.

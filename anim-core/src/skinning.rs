@@ -19,13 +19,22 @@
 //! normals perpendicular under non-uniform scale. Vertices without weights keep their
 //! rest position and normal.
 //!
-//! **Speed.** The loops are specialised for 1, 2, 3, 4 and 8 influences a vertex; other
-//! counts take a general loop. Splitting a mesh by influence count (so that most vertices
-//! run the 1- or 2-influence loop) pays off more than anything else.
+//! **Speed.** [`linear_blend`] and [`dual_quaternion`] run the fastest [`Kernel`] the CPU
+//! has (AVX2 + FMA, detected at run time; [`linear_blend_with`] and
+//! [`dual_quaternion_with`] pin one, and [`Kernel::Scalar`] is always there), over the
+//! influences in their [`Influences::layout`] (`f32`, or unorm16 weights with `u16` or `u8`
+//! joints). The loops are specialised for 1, 2 and 4 influences a vertex; other counts take
+//! a general loop. Renormalized normals use a reciprocal square root estimate refined by one
+//! Newton step (relative error about 1e-7). Splitting a mesh by influence count (so that
+//! most vertices run the 1- or 2-influence loop) pays off more than anything else.
 
+use crate::mesh::InfluenceLayout;
 use crate::palette::{DqPalette, Palette};
 use crate::{Influences, SkinningError};
+
+mod fast;
 use anim_math::{DualQuat, Mat3, Mat4, Transform, Vec3};
+pub use fast::Kernel;
 use std::fmt;
 use std::str::FromStr;
 
@@ -359,16 +368,6 @@ unsafe fn lbs_avx2(input: &SkinningInput, palette: &[Mat4], mode: NormalMode, ou
     dispatch!(input.influences.per_vertex(), lbs_kernel(input, palette, mode, out));
 }
 
-/// The DQ loops compiled for AVX2 (see [`lbs_avx2`]).
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn dq_avx2(input: &SkinningInput, palette: &[DualQuat], out: &mut SkinningOutput) {
-    dispatch!(input.influences.per_vertex(), dq_kernel(input, palette, out));
-}
-
 /// Linear blend skinning with a matrix palette.
 ///
 /// # Errors
@@ -379,20 +378,65 @@ pub fn linear_blend(
     normal_mode: NormalMode,
     out: &mut SkinningOutput,
 ) -> Result<(), SkinningError> {
+    linear_blend_with(input, palette, normal_mode, Kernel::best(), out)
+}
+
+/// [`linear_blend`] with a chosen [`Kernel`] (one this CPU lacks runs as
+/// [`Kernel::Scalar`]), to compare the loops or pin one. Every kernel reads the
+/// influences in their [`Influences::layout`] and gives the same result up to float
+/// reassociation; [`NormalMode::InverseTranspose`] and palettes with extreme scales always
+/// run scalar loops.
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn linear_blend_with(
+    input: &SkinningInput,
+    palette: &[Mat4],
+    normal_mode: NormalMode,
+    kernel: Kernel,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
     validate(input, palette.len(), out)?;
+    let kernel = if kernel.available() { kernel } else { Kernel::Scalar };
+    if input.influences.joint_bound() == 0 || out.positions.is_empty() {
+        // Every vertex is unweighted.
+        keep_unweighted(input, out);
+        return Ok(());
+    }
     if out.normals.is_some() && extreme_linear_parts(palette) {
         lbs_extreme(input, palette, normal_mode, out);
         keep_unweighted(input, out);
         return Ok(());
     }
-    #[cfg(target_arch = "x86_64")]
-    if avx2() {
-        // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
-        unsafe { lbs_avx2(input, palette, normal_mode, out) };
+    let inverse_transpose = out.normals.is_some() && normal_mode == NormalMode::InverseTranspose;
+    if inverse_transpose && input.influences.layout() == InfluenceLayout::F32 {
+        #[cfg(target_arch = "x86_64")]
+        if kernel != Kernel::Scalar && avx2() {
+            // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
+            unsafe { lbs_avx2(input, palette, normal_mode, out) };
+            keep_unweighted(input, out);
+            return Ok(());
+        }
+        dispatch!(input.influences.per_vertex(), lbs_kernel(input, palette, normal_mode, out));
         keep_unweighted(input, out);
         return Ok(());
     }
-    dispatch!(input.influences.per_vertex(), lbs_kernel(input, palette, normal_mode, out));
+    let (nin, mode) = match (input.normals, normal_mode) {
+        (Some(n), _) if out.normals.is_none() => (n, fast::POS),
+        (Some(n), NormalMode::Direct) => (n, fast::UNIT),
+        (Some(n), NormalMode::DirectUnnormalized) => (n, fast::RAW),
+        (Some(n), NormalMode::InverseTranspose) => (n, fast::IT),
+        (None, _) => (&[][..], fast::POS),
+    };
+    let job = fast::Job {
+        per: input.influences.per_vertex(),
+        palette,
+        pos: input.positions,
+        nin,
+        out_p: &mut *out.positions,
+        out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+    };
+    fast::lbs(input.influences.view(), kernel, mode, job);
     keep_unweighted(input, out);
     Ok(())
 }
@@ -593,31 +637,48 @@ pub fn dual_quaternion(
     palette: &DqPalette,
     out: &mut SkinningOutput,
 ) -> Result<(), SkinningError> {
+    dual_quaternion_with(input, palette, Kernel::best(), out)
+}
+
+/// [`dual_quaternion`] with a chosen [`Kernel`] (one this CPU lacks runs as
+/// [`Kernel::Scalar`]). Rigid palettes run the kernel's loop over the influences'
+/// [`Influences::layout`]; palettes with scale run the scale-aware loop, which reads the
+/// `f32` weights.
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn dual_quaternion_with(
+    input: &SkinningInput,
+    palette: &DqPalette,
+    kernel: Kernel,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
     validate(input, palette.len(), out)?;
-    if palette.is_rigid() {
-        dq_rigid(input, palette.dual_quats(), out);
+    let kernel = if kernel.available() { kernel } else { Kernel::Scalar };
+    if input.influences.joint_bound() == 0 || out.positions.is_empty() {
+        // Every vertex is unweighted.
+    } else if palette.is_rigid() {
+        let normals = out.normals.is_some();
+        let job = fast::Job {
+            per: input.influences.per_vertex(),
+            palette: palette.dual_quats(),
+            pos: input.positions,
+            nin: input.normals.filter(|_| normals).unwrap_or(&[]),
+            out_p: &mut *out.positions,
+            out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+        };
+        fast::dq(input.influences.view(), kernel, normals, job);
     } else {
-        dq_scaled(input, palette, out);
+        dq_scaled(input, palette, kernel, out);
     }
     keep_unweighted(input, out);
     Ok(())
 }
 
-/// The rigid dual-quaternion loops, on AVX2 when the CPU has it.
-fn dq_rigid(input: &SkinningInput, palette: &[DualQuat], out: &mut SkinningOutput) {
-    #[cfg(target_arch = "x86_64")]
-    if avx2() {
-        // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
-        unsafe { dq_avx2(input, palette, out) };
-        return;
-    }
-    dispatch!(input.influences.per_vertex(), dq_kernel(input, palette, out));
-}
-
 /// The scale-aware dual-quaternion loops, on AVX2 when the CPU has it.
-fn dq_scaled(input: &SkinningInput, palette: &DqPalette, out: &mut SkinningOutput) {
+fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
     #[cfg(target_arch = "x86_64")]
-    if avx2() {
+    if kernel != Kernel::Scalar && avx2() {
         // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
         unsafe { dq_scaled_avx2(input, palette, out) };
         return;
@@ -724,6 +785,9 @@ fn rotate(r: &[f32; 4], v: [f32; 3]) -> [f32; 3] {
     [v[0] + r[3] * t[0] + u[0], v[1] + r[3] * t[1] + u[1], v[2] + r[3] * t[2] + u[2]]
 }
 
+/// The rigid DQ loop before the kernels of `fast` (kept as an independent baseline for the
+/// tests).
+#[cfg(test)]
 #[inline(always)]
 fn dq_kernel<const N: usize>(input: &SkinningInput, palette: &[DualQuat], out: &mut SkinningOutput) {
     let per = input.influences.per_vertex();

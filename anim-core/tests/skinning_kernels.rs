@@ -1,0 +1,219 @@
+//! The skinning kernels and influence layouts: every [`Kernel`] this CPU runs agrees with
+//! the scalar loop on every layout, the compact layouts agree with `f32` within their
+//! quantization bound, quantized weights sum to exactly one, and the fast renormalization
+//! stays within its error bound.
+
+use anim_core::mesh::{InfluenceLayout, UNORM16_ONE};
+use anim_core::skinning::{
+    Kernel, NormalMode, SkinningInput, SkinningOutput, dual_quaternion, dual_quaternion_with, linear_blend_with,
+};
+use anim_core::{DqPalette, Influences, SkinningError};
+use anim_math::{Mat4, Quat, Transform, Vec3};
+
+/// Small deterministic generator (xorshift32) so failures reproduce.
+struct Rng(u32);
+impl Rng {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        (self.0 >> 8) as f32 / (1u32 << 24) as f32
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next()
+    }
+    fn vec3(&mut self, r: f32) -> Vec3 {
+        Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
+    }
+}
+
+const LAYOUTS: [InfluenceLayout; 3] = [InfluenceLayout::F32, InfluenceLayout::U16Unorm16, InfluenceLayout::U8Unorm16];
+const KERNELS: [Kernel; 2] = [Kernel::Scalar, Kernel::Avx2Fma];
+
+/// A random mesh: `verts` vertices, `per` slots each (some zero, one vertex unweighted),
+/// positions within 2 units, unit normals; and a palette of `joints` rigid transforms with
+/// some uniform scale.
+fn scene(seed: u32, verts: usize, per: usize, joints: usize) -> (Influences, Vec<Vec3>, Vec<Vec3>, Vec<Mat4>) {
+    let mut rng = Rng(seed);
+    let mut js = Vec::new();
+    let mut ws = Vec::new();
+    for v in 0..verts {
+        for k in 0..per {
+            js.push((rng.next() * joints as f32) as u16 % joints as u16);
+            let zero = v == 3 || (k > 0 && rng.next() < 0.2);
+            ws.push(if zero { 0.0 } else { rng.range(0.05, 2.0) });
+        }
+    }
+    let inf = Influences::new(per, js, ws, joints).unwrap();
+    let pos: Vec<Vec3> = (0..verts).map(|_| rng.vec3(2.0)).collect();
+    let nrm: Vec<Vec3> = (0..verts).map(|_| (rng.vec3(1.0) + Vec3::new(0.0, 0.0, 1.5)).normalize()).collect();
+    let pal = (0..joints)
+        .map(|_| {
+            let r = Quat::from_euler_angles(rng.range(-3.0, 3.0), rng.range(-1.5, 1.5), rng.range(-3.0, 3.0));
+            let s = rng.range(0.8, 1.2);
+            Transform::new(rng.vec3(3.0), r, Vec3::new(s, s, s)).to_matrix()
+        })
+        .collect();
+    (inf, pos, nrm, pal)
+}
+
+const MODES: [Option<NormalMode>; 4] =
+    [None, Some(NormalMode::Direct), Some(NormalMode::DirectUnnormalized), Some(NormalMode::InverseTranspose)];
+
+fn lbs(
+    inf: &Influences,
+    pos: &[Vec3],
+    nrm: &[Vec3],
+    pal: &[Mat4],
+    mode: Option<NormalMode>,
+    kernel: Kernel,
+) -> (Vec<Vec3>, Vec<Vec3>) {
+    let (mut p, mut n) = (vec![Vec3::zeros(); pos.len()], vec![Vec3::zeros(); pos.len()]);
+    let input = SkinningInput { influences: inf, positions: pos, normals: mode.map(|_| nrm) };
+    let mut out = SkinningOutput { positions: &mut p, normals: mode.map(|_| &mut n[..]) };
+    linear_blend_with(&input, pal, mode.unwrap_or_default(), kernel, &mut out).unwrap();
+    (p, n)
+}
+
+/// Every kernel gives the scalar loop's result on every layout, influence count and normal
+/// mode, up to float reassociation (positions are within 7 units, so 1e-5 is a few ulps
+/// times the number of terms); renormalized normals are unit within the fast
+/// renormalization's bound. Unweighted vertex 3 keeps its rest position and normal.
+#[test]
+fn kernels_match_the_scalar_loop_on_every_layout() {
+    for per in [1usize, 2, 3, 4, 5, 8] {
+        let (inf, pos, nrm, pal) = scene(7 + per as u32, 37, per, 12);
+        for layout in LAYOUTS {
+            let inf = inf.clone().with_layout(layout).unwrap();
+            assert_eq!(inf.layout(), layout);
+            for mode in MODES {
+                let (rp, rn) = lbs(&inf, &pos, &nrm, &pal, mode, Kernel::Scalar);
+                for kernel in KERNELS.into_iter().filter(|k| k.available()) {
+                    let (p, n) = lbs(&inf, &pos, &nrm, &pal, mode, kernel);
+                    for v in 0..pos.len() {
+                        let what = format!("{per} influences, {layout:?}, {mode:?}, {kernel:?}, vertex {v}");
+                        assert!((p[v] - rp[v]).norm() < 1e-5, "{what}: {} vs {}", p[v], rp[v]);
+                        if mode.is_some() {
+                            assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
+                        }
+                        if mode.is_some_and(|m| m != NormalMode::DirectUnnormalized) {
+                            assert!((n[v].norm() - 1.0).abs() < 2e-6, "{what}: |n| = {}", n[v].norm());
+                        }
+                    }
+                    assert_eq!((p[3], mode.map(|_| n[3])), (pos[3], mode.map(|_| nrm[3])), "unweighted vertex");
+                }
+            }
+        }
+    }
+}
+
+/// Quantized weights: stored plus derived sum to exactly 65535 for every weighted vertex,
+/// each within 1/65535 of the validated weight (largest-remainder rounding); u8 joints are
+/// the u16 ones.
+#[test]
+fn unorm16_weights_sum_to_one_within_the_decode_bound() {
+    for per in [1usize, 2, 3, 4, 8] {
+        let (inf, ..) = scene(100 + per as u32, 500, per, 40);
+        for layout in [InfluenceLayout::U16Unorm16, InfluenceLayout::U8Unorm16] {
+            let q = inf.clone().with_layout(layout).unwrap();
+            let stored = q.unorm16_weights().expect("a compact layout stores unorm16 weights");
+            assert_eq!(stored.len(), q.vertex_count() * (per - 1));
+            if layout == InfluenceLayout::U8Unorm16 {
+                let j8: Vec<u16> = q.joints_u8().unwrap().iter().map(|&j| u16::from(j)).collect();
+                assert_eq!(j8, q.joints());
+            }
+            for v in 0..q.vertex_count() {
+                let w = &q.weights()[v * per..(v + 1) * per];
+                if w.iter().all(|&w| w == 0.0) {
+                    continue;
+                }
+                let s = &stored[v * (per - 1)..(v + 1) * (per - 1)];
+                let sum: u32 = s.iter().map(|&k| u32::from(k)).sum();
+                assert!(sum <= UNORM16_ONE, "vertex {v}: stored weights exceed one");
+                let mut k: Vec<u32> = s.iter().map(|&k| u32::from(k)).collect();
+                k.push(UNORM16_ONE - sum);
+                assert_eq!(k.iter().sum::<u32>(), UNORM16_ONE);
+                for (slot, (&k, &w)) in k.iter().zip(w).enumerate() {
+                    let err = (f64::from(k) / f64::from(UNORM16_ONE) - f64::from(w)).abs();
+                    assert!(err < 1.0 / 65535.0 + 1e-7, "vertex {v} slot {slot}: {k} for {w} (error {err})");
+                }
+            }
+        }
+        // The f32 copy is what joints()/weights() return whatever the layout.
+        let q = inf.clone().with_layout(InfluenceLayout::U16Unorm16).unwrap();
+        assert_eq!((q.joints(), q.weights()), (inf.joints(), inf.weights()));
+    }
+}
+
+/// A compact layout's skinned positions are within the bound its weights allow of the f32
+/// layout's: `Σ |Δwₖ| · |Pₖ p|` with each `|Δwₖ| < 1/65535`.
+#[test]
+fn compact_layouts_match_f32_within_the_quantization_bound() {
+    let (inf, pos, nrm, pal) = scene(5, 200, 4, 30);
+    let (rp, _) = lbs(&inf, &pos, &nrm, &pal, None, Kernel::best());
+    for layout in [InfluenceLayout::U16Unorm16, InfluenceLayout::U8Unorm16] {
+        let q = inf.clone().with_layout(layout).unwrap();
+        let (p, _) = lbs(&q, &pos, &nrm, &pal, None, Kernel::best());
+        for v in 0..pos.len() {
+            let largest = (0..4)
+                .map(|k| (pal[usize::from(inf.joints()[v * 4 + k])] * pos[v].push(1.0)).xyz().norm())
+                .fold(0.0f32, f32::max);
+            let bound = 4.0 * largest / 65535.0 + 1e-5;
+            assert!((p[v] - rp[v]).norm() <= bound, "{layout:?} vertex {v}: {} > {bound}", (p[v] - rp[v]).norm());
+        }
+    }
+}
+
+/// u8 joints hold at most 256 joints: a mesh using joint 300 is refused and keeps its layout.
+#[test]
+fn u8_layout_needs_at_most_256_joints() {
+    let mut inf = Influences::new(2, vec![0, 300, 255, 1], vec![0.5, 0.5, 1.0, 0.0], 301).unwrap();
+    assert!(matches!(inf.set_layout(InfluenceLayout::U8Unorm16), Err(SkinningError::Layout(_))));
+    assert_eq!(inf.layout(), InfluenceLayout::F32);
+    let inf = Influences::new(2, vec![0, 255, 255, 1], vec![0.5, 0.5, 1.0, 0.0], 256).unwrap();
+    let inf = inf.with_layout(InfluenceLayout::U8Unorm16).unwrap();
+    assert_eq!(inf.joints_u8(), Some(&[0u8, 255, 255, 0][..]));
+}
+
+/// Dual-quaternion kernels agree with the scalar loop on every layout and influence count
+/// (rigid palette), and renormalize nothing they should not: rotated normals stay unit.
+#[test]
+fn dq_kernels_match_the_scalar_loop_on_every_layout() {
+    for per in [1usize, 2, 3, 4, 8] {
+        let (inf, pos, nrm, mats) = scene(40 + per as u32, 29, per, 9);
+        let rigid: Vec<Mat4> = mats
+            .iter()
+            .map(|m| {
+                let s = m.fixed_view::<3, 1>(0, 0).norm();
+                let mut r = *m;
+                r.fixed_view_mut::<3, 3>(0, 0).scale_mut(1.0 / s);
+                r
+            })
+            .collect();
+        let pal = DqPalette::from_matrices(&rigid);
+        assert!(pal.is_rigid());
+        for layout in LAYOUTS {
+            let inf = inf.clone().with_layout(layout).unwrap();
+            let run = |kernel: Option<Kernel>| {
+                let (mut p, mut n) = (vec![Vec3::zeros(); pos.len()], vec![Vec3::zeros(); pos.len()]);
+                let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
+                let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
+                match kernel {
+                    Some(k) => dual_quaternion_with(&input, &pal, k, &mut out).unwrap(),
+                    None => dual_quaternion(&input, &pal, &mut out).unwrap(),
+                }
+                (p, n)
+            };
+            let (rp, rn) = run(Some(Kernel::Scalar));
+            for kernel in [None, Some(Kernel::Avx2Fma)] {
+                let (p, n) = run(kernel);
+                for v in 0..pos.len() {
+                    let what = format!("{per} influences, {layout:?}, {kernel:?}, vertex {v}");
+                    assert!((p[v] - rp[v]).norm() < 1e-5, "{what}: {} vs {}", p[v], rp[v]);
+                    assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
+                    assert!((n[v].norm() - 1.0).abs() < 2e-6, "{what}");
+                }
+            }
+        }
+    }
+}
