@@ -17,7 +17,7 @@
 
 use anim_core::crowd_job::{CrowdCharacter, CrowdJob, PaletteOutput};
 use anim_core::soa::SoaSampler;
-use anim_core::{BakedClip, Clip, Skeleton, Skin};
+use anim_core::{BakedClip, Clip, JointRadii, Mesh, RuntimeClip, Skeleton, Skin};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -28,21 +28,29 @@ const DT: f32 = 1.0 / 60.0;
 /// Rate the baked variant is sampled at.
 const BAKE_RATE: f32 = 30.0;
 
-/// Fox's skeleton, skin and Walk clip.
-fn fox() -> (Skeleton, Skin, Clip) {
+/// Fox's trimmed runtime skeleton, skin and Walk clip, and the runtime clip at 1 mm.
+fn fox() -> (Skeleton, Skin, Clip, RuntimeClip) {
     let path = format!("{}/../../shared/assets/Fox/Fox.glb", env!("CARGO_MANIFEST_DIR"));
     let model = anim_gltf::load(&path).unwrap_or_else(|e| panic!("Fox: {e}"));
     let walk = model.find_clip("Walk").expect("Fox has a Walk clip");
-    let skin = model.skins[0].skin.clone();
-    (model.skeleton, skin, model.clips[walk].clone())
+    let rt = model.runtime_skeleton().expect("an imported model is consistent");
+    let meshes: Vec<&Mesh> = model.meshes.iter().filter(|i| i.skin == Some(0)).map(|i| &i.data).collect();
+    let radii = JointRadii::from_skin(&rt.skeleton, &rt.skins[0], &meshes).expect("invertible binds");
+    let clip = rt.clips[walk].clone();
+    let runtime = RuntimeClip::compile(&clip, &rt.skeleton, &radii, 0.001).expect("Walk fits Fox");
+    (rt.skeleton, rt.skins[0].clone(), clip, runtime)
 }
 
 /// The 80-joint fixture with a skin over every joint.
-fn fixture() -> (Skeleton, Skin, Clip) {
+fn fixture() -> (Skeleton, Skin, Clip, RuntimeClip) {
     let skeleton = benches::skeleton(80);
     let clip = benches::clip(&skeleton, 4.0, 30.0);
     let skin = Skin::from_skeleton(&skeleton);
-    (skeleton, skin, clip)
+    let (positions, _, influences) = benches::mesh(10_000, 4, 80);
+    let mesh = Mesh { positions, influences: Some(influences), ..Mesh::default() };
+    let radii = JointRadii::from_skin(&skeleton, &skin, &[&mesh]).expect("invertible binds");
+    let runtime = RuntimeClip::compile(&clip, &skeleton, &radii, 0.001).expect("clip fits");
+    (skeleton, skin, clip, runtime)
 }
 
 /// Thread counts to measure: 1, 2 and every core, without repeats.
@@ -79,10 +87,15 @@ fn crowd<S: SoaSampler>(
     }
 }
 
-fn bench_character(c: &mut Criterion, name: &str, (skeleton, skin, clip): (Skeleton, Skin, Clip)) {
+fn bench_character(
+    c: &mut Criterion,
+    name: &str,
+    (skeleton, skin, clip, runtime): (Skeleton, Skin, Clip, RuntimeClip),
+) {
     let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Elements(INSTANCES as u64));
     let baked = [BakedClip::bake(&clip, skeleton.rest_pose(), BAKE_RATE).expect("the clip fits its skeleton")];
+    crowd(&mut g, "runtime", &skeleton, &skin, &[runtime]);
     crowd(&mut g, "exact", &skeleton, &skin, &[clip]);
     crowd(&mut g, "baked", &skeleton, &skin, &baked);
     g.finish();
