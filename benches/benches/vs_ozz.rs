@@ -266,6 +266,9 @@ fn ik(g: &mut BenchmarkGroup<WallTime>) {
 
 fn all(c: &mut Criterion) {
     let mut g = c.benchmark_group("vs_ozz");
+    // Twenty samples keep a round of every workload near a minute; the heaviest batches
+    // (a fixture crowd's worth of skinning is a million vertices) still fit the time.
+    g.sample_size(20);
     for case in [fox(), fixture()] {
         sampling(&mut g, &case);
         crowds(&mut g, &case);
