@@ -71,4 +71,4 @@ pub use error::IkError;
 pub use fabrik::FabrikSolver;
 pub use foot::{FootGrounding, FootSettings, Leg, LegReport, LegSolver};
 pub use ground::{GroundQuery, HeightField, RayHit, TriangleMesh, ray_triangle};
-pub use two_bone::{TwoBoneIk, TwoBoneResult, solve_two_bone};
+pub use two_bone::{TwoBoneCorrections, TwoBoneIk, TwoBoneJoints, TwoBoneResult, solve_two_bone, two_bone_corrections};

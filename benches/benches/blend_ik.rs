@@ -9,7 +9,8 @@ use anim_core::blend::{blend, blend_into};
 use anim_core::crossfade::CrossFadeController;
 use anim_core::{JointDesc, Pose, Skeleton, TimePolicy};
 use anim_ik::{
-    CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, aim, solve_two_bone,
+    CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, TwoBoneJoints, aim,
+    solve_two_bone, two_bone_corrections,
 };
 use anim_math::{Quat, Transform, Vec3};
 use benches::Rng;
@@ -117,7 +118,13 @@ fn ik(c: &mut Criterion) {
         });
     }
 
-    // Two-bone: ozz-animation's IKTwoBoneJob measured 230 ns/call on this machine kind.
+    // Two-bone (W6). `two_bone_per_call` is the whole `solve_two_bone`: it builds the three
+    // joints' world transforms from the parent's world transform and the locals, solves,
+    // writes both local rotations (renormalized) and rebuilds the chain to report the miss:
+    // ozz-animation's "from locals" variant (model matrices from locals + IKTwoBoneJob +
+    // corrections applied) plus the miss. `two_bone_job` is `two_bone_corrections` alone,
+    // from the joints' model-space positions and rotations to the two local corrections:
+    // ozz's IKTwoBoneJob alone (from model matrices).
     let parent = Transform::new(Vec3::new(0.1, 1.0, 0.0), Quat::from_euler_angles(0.1, 0.2, 0.0), Vec3::repeat(1.0));
     let upper = Transform::new(Vec3::new(0.1, 0.0, 0.0), Quat::from_euler_angles(0.2, 0.0, 0.1), Vec3::repeat(1.0));
     let middle = Transform::new(Vec3::new(0.0, -0.45, 0.0), Quat::from_euler_angles(-0.3, 0.0, 0.0), Vec3::repeat(1.0));
@@ -134,6 +141,23 @@ fn ik(c: &mut Criterion) {
             let (mut u, mut m) = (upper, middle);
             let r = solve_two_bone(&parent, &mut u, &mut m, &end, black_box(&targets[k]), Some(&pole));
             black_box((u, m, r))
+        })
+    });
+
+    let wa = parent.combine(&upper);
+    let wb = wa.combine(&middle);
+    let joints = TwoBoneJoints {
+        upper: wa.translation,
+        middle: wb.translation,
+        end: wb.transform_point(&end),
+        upper_rotation: wa.rotation,
+        middle_rotation: wb.rotation,
+    };
+    let mut k = 0;
+    g.bench_function("two_bone_job", |b| {
+        b.iter(|| {
+            k = (k + 1) % targets.len();
+            black_box(two_bone_corrections(black_box(&joints), black_box(&targets[k]), Some(&pole)))
         })
     });
 
