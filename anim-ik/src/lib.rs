@@ -64,7 +64,7 @@ mod foot;
 mod ground;
 mod two_bone;
 
-pub use aim::{aim, aim_joint};
+pub use aim::{aim, aim_correction, aim_joint};
 pub use ccd::{CcdSolver, SolveResult};
 pub use chain::{Constraint, IkChain};
 pub use error::IkError;

@@ -102,7 +102,8 @@ fn world_turns(a: &Vec3, b: &Vec3, c: &Vec3, target: &Vec3, pole: Option<&Vec3>)
         let hi = scale * (1.0 - 1e-5);
         let lat = lat_raw.clamp(lo.min(hi), hi);
         // Reciprocals, then products: one division a vector instead of three.
-        let (u, v) = (ab * (1.0 / lab), cb * (1.0 / lcb));
+        let (ilab, ilcb) = (1.0 / lab, 1.0 / lcb);
+        let (u, v) = (ab * ilab, cb * ilcb);
         // Bend-plane normal n, exactly orthogonal to the thigh. A bent leg takes it from
         // its bones; a straight or fully folded one (no plane to working precision) from
         // the pole, else from any side. The knee turns about n, so whichever way the
@@ -120,8 +121,11 @@ fn world_turns(a: &Vec3, b: &Vec3, c: &Vec3, target: &Vec3, pole: Option<&Vec3>)
         // φ: the signed angle from the thigh's direction to the shin's, about n. The new
         // one follows from the law of cosines, |a→c|² = lab² + lcb² + 2·lab·lcb·cos φ,
         // bending the same way as before (a straight leg bends to positive φ).
-        let (cos_0, sin_0) = unit_pair(u.dot(&v), n.dot(&u.cross(&v)));
-        let cos_1 = ((lat * lat - lab * lab - lcb * lcb) / (2.0 * lab * lcb)).clamp(-1.0, 1.0);
+        // u and v are unit and n is unit and orthogonal to u, so (u·v, n·(u × v)) is a
+        // unit pair already (Lagrange's identity; when n is not along u × v, that is
+        // below 1e-5 and the pair is (±1, ~0)): no normalization.
+        let (cos_0, sin_0) = (u.dot(&v), n.dot(&bent));
+        let cos_1 = ((lat * lat - lab * lab - lcb * lcb) * (0.5 * ilab * ilcb)).clamp(-1.0, 1.0);
         let sin_1 = (1.0 - cos_1 * cos_1).max(0.0).sqrt().copysign(if sin_0 < 0.0 { -1.0 } else { 1.0 });
         r_middle = rotation_cos_sin(&n, cos_1 * cos_0 + sin_1 * sin_0, sin_1 * cos_0 - cos_1 * sin_0);
         // The ankle after the knee turn, from the rotated shin itself (not from the
@@ -133,8 +137,9 @@ fn world_turns(a: &Vec3, b: &Vec3, c: &Vec3, target: &Vec3, pole: Option<&Vec3>)
         let m = (ac.norm_squared() * bent_ac.norm_squared()).sqrt();
         if m > 1e-10 * scale * scale {
             let im = 1.0 / m;
-            let (cos_h, sin_h) = unit_pair(bent_ac.dot(&ac) * im, n.dot(&bent_ac.cross(&ac)) * im);
-            r_upper = rotation_cos_sin(&n, cos_h, sin_h);
+            // Both lines lie across n (to rounding), so the pair divided by their lengths
+            // is unit already.
+            r_upper = rotation_cos_sin(&n, bent_ac.dot(&ac) * im, n.dot(&bent_ac.cross(&ac)) * im);
         }
         ac1 = r_upper * bent_ac;
     }
@@ -284,18 +289,6 @@ impl TwoBoneIk {
         locals[self.upper] = upper;
         locals[self.middle] = middle;
         Ok(r)
-    }
-}
-
-/// `(c, s)` scaled to a unit pair (a vanishing pair stays as it is).
-#[inline]
-fn unit_pair(c: f32, s: f32) -> (f32, f32) {
-    let r = (c * c + s * s).sqrt();
-    if r > 1e-20 {
-        let ir = 1.0 / r;
-        (c * ir, s * ir)
-    } else {
-        (c, s)
     }
 }
 

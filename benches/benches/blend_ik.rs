@@ -169,6 +169,11 @@ fn ik(c: &mut Criterion) {
     let looks: Vec<Vec3> =
         (0..64).map(|_| Vec3::new(rng.range(-2.0, 2.0), rng.range(0.5, 2.5), rng.range(0.5, 3.0))).collect();
     let (forward, up, world_up) = (Vec3::z(), Vec3::y(), Vec3::y());
+    // `aim_per_call` is the whole `aim`: the joint's world position from the parent's world
+    // transform and its local translation, the aim, and the new local rotation written
+    // (renormalized): ozz's "from locals" variant less the model matrices of joints it does
+    // not need. `aim_job` is `aim_correction` alone, from the joint's model-space position
+    // and rotation to the local correction: ozz's IKAimJob alone (from a model matrix).
     let mut k = 0;
     g.bench_function("aim_per_call", |b| {
         b.iter(|| {
@@ -176,6 +181,21 @@ fn ik(c: &mut Criterion) {
             let mut h = head;
             let r = aim(&neck, &mut h, black_box(&looks[k]), &forward, &up, &world_up);
             black_box((h, r))
+        })
+    });
+    let world = neck.combine(&head);
+    let mut k = 0;
+    g.bench_function("aim_job", |b| {
+        b.iter(|| {
+            k = (k + 1) % looks.len();
+            black_box(aim_correction(
+                black_box(&world.translation),
+                black_box(&world.rotation),
+                black_box(&looks[k]),
+                &forward,
+                &up,
+                &world_up,
+            ))
         })
     });
     g.finish();
