@@ -10,7 +10,7 @@ use anim_core::crossfade::CrossFadeController;
 use anim_core::{JointDesc, Pose, Skeleton, TimePolicy};
 use anim_ik::{
     CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, TwoBoneJoints, aim,
-    solve_two_bone, two_bone_corrections,
+    aim_correction, solve_two_bone, two_bone_corrections,
 };
 use anim_math::{Quat, Transform, Vec3};
 use benches::Rng;
