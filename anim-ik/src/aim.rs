@@ -165,6 +165,7 @@ const UNIT_TOLERANCE: f32 = 4.0 * f32::EPSILON;
 
 /// An orthonormal frame (forward, up, side) from a forward and a rough up axis; `None`
 /// when either is zero or they are parallel within 1e-4 rad (lengths do not matter).
+#[inline(always)]
 fn frame(forward: &Vec3, up: &Vec3) -> Option<(Vec3, Vec3, Vec3)> {
     let (lf2, lu2) = (forward.norm_squared(), up.norm_squared());
     if !(lf2 > 0.0 && lu2 > 0.0 && lf2.is_finite() && lu2.is_finite()) {
