@@ -144,24 +144,26 @@ fn world_turns(a: &Vec3, b: &Vec3, c: &Vec3, target: &Vec3, pole: Option<&Vec3>)
         ac1 = r_upper * bent_ac;
     }
     // Swing the ankle onto the hip–target line.
-    let mut post =
+    let post =
         if has_target_dir && ac1.norm_squared() > 1e-12 * scale * scale { swing(&ac1, &at) } else { Quat::identity() };
+    // The hip's turn so far, which also places the knee (one rotation of the thigh).
+    let mut total = post * r_upper;
     // Twist about the hip–target line so the knee faces the pole.
     if let Some(p) = pole
         && has_target_dir
     {
         let axis = at * (1.0 / lat_raw);
-        let knee = post * (r_upper * ab);
+        let knee = total * ab;
         let k = knee - axis * knee.dot(&axis);
         let q = p - axis * p.dot(&axis);
         let (k2, q2) = (k.norm_squared(), q.norm_squared());
         if k2 > 1e-10 * lab * lab && q2 > 1e-8 * p.norm_squared() {
             let kq = (k2 * q2).sqrt();
             let ikq = 1.0 / kq;
-            post = rotation_cos_sin(&axis, k.dot(&q) * ikq, axis.dot(&k.cross(&q)) * ikq) * post;
+            total = rotation_cos_sin(&axis, k.dot(&q) * ikq, axis.dot(&k.cross(&q)) * ikq) * total;
         }
     }
-    Turns { total: post * r_upper, middle: r_middle, target_distance: lat_raw, reach: scale }
+    Turns { total, middle: r_middle, target_distance: lat_raw, reach: scale }
 }
 
 /// What [`world_turns`] finds: the two world turns, and the lengths the solve measured on
