@@ -1,7 +1,9 @@
 //! Inverse kinematics for the anim runtime (the book's chapter 13, plus what ozz-animation
 //! offers): CCD and FABRIK solvers over [`IkChain`]s with ball-and-socket and hinge
 //! [`Constraint`]s applied inside every iteration, analytic two-bone IK with a pole
-//! direction ([`solve_two_bone`], [`TwoBoneIk`]), aim / look-at ([`aim`]), and the book's
+//! direction ([`solve_two_bone`], [`TwoBoneIk`]), aim / look-at ([`aim`]), each also as the
+//! job alone from model-space joints to local corrections ([`two_bone_corrections`],
+//! [`aim_correction`]: the same algorithm, nothing rebuilt or measured), and the book's
 //! foot-grounding pipeline ([`FootGrounding`]) over any [`GroundQuery`] ([`HeightField`],
 //! [`TriangleMesh`]).
 //!
