@@ -34,26 +34,71 @@ pub fn aim(
         return Err(IkError::InvalidSetting { what: "aim forward/up axes (zero or parallel)", value: 0.0 });
     };
     let position = parent_world.transform_point(&joint.translation);
+    // The joint's current up is only needed when world_up gives no direction.
+    let Some(world) =
+        aim_world(&position, target, &(f, u, s), world_up, || parent_world.rotation * (joint.rotation * u))
+    else {
+        return Ok(false);
+    };
+    joint.rotation = renormalize(conj_mul(&parent_world.rotation, &world));
+    Ok(true)
+}
+
+/// The world rotation that aims the frame `(f, u, s)` from `position` at `target` with its
+/// up towards `world_up` (or towards `current_up()`, the joint's up in world space now,
+/// when `world_up` gives no direction); `None` when the target is on the joint. The one
+/// algorithm behind [`aim`] and [`aim_correction`].
+#[inline]
+fn aim_world(
+    position: &Vec3,
+    target: &Vec3,
+    (f, u, s): &(Vec3, Vec3, Vec3),
+    world_up: &Vec3,
+    current_up: impl FnOnce() -> Vec3,
+) -> Option<Quat> {
     let to_target = target - position;
     // "On the joint" relative to where the two points are (both finite): closer than a few ulps of
     // their coordinates leaves no direction. Compared squared (no square roots).
     let lt2 = to_target.norm_squared();
     if lt2 <= 1e-12 * position.norm_squared().max(target.norm_squared()) {
-        return Ok(false);
+        return None;
     }
     let fw = to_target * (1.0 / lt2.sqrt());
-    // The joint's current up is only needed when world_up gives no direction.
-    let uw = pick_up(world_up, &fw)
-        .or_else(|| pick_up(&(parent_world.rotation * (joint.rotation * u)), &fw))
-        .unwrap_or_else(|| quat::any_orthogonal(&fw));
+    let uw =
+        pick_up(world_up, &fw).or_else(|| pick_up(&current_up(), &fw)).unwrap_or_else(|| quat::any_orthogonal(&fw));
     let sw = fw.cross(&uw);
     // The world rotation takes the local frame (f, u, s) onto (fw, uw, sw): the matrix
     // [fw uw sw]·[f u s]ᵀ, turned into a quaternion without building nalgebra types.
     let m = |r: usize, c: usize| fw[r] * f[c] + uw[r] * u[c] + sw[r] * s[c];
-    let world =
-        quat_from_rotation([[m(0, 0), m(0, 1), m(0, 2)], [m(1, 0), m(1, 1), m(1, 2)], [m(2, 0), m(2, 1), m(2, 2)]]);
-    joint.rotation = renormalize(conj_mul(&parent_world.rotation, &world));
-    Ok(true)
+    Some(quat_from_rotation([[m(0, 0), m(0, 1), m(0, 2)], [m(1, 0), m(1, 1), m(1, 2)], [m(2, 0), m(2, 1), m(2, 2)]]))
+}
+
+/// The job alone: the same aim as [`aim`] for a joint already in model (or world) space,
+/// at `position` with model-space `rotation`, returning the local correction (multiply the
+/// joint's local rotation by it on the right, `local · correction`) instead of writing the
+/// joint; `None` when the target is on the joint. All inputs are in the joint's space
+/// (model or world) except `forward` and `up`, which are joint-local axes as for [`aim`].
+/// The correction is unit up to rounding (not renormalized). Allocates nothing.
+///
+/// # Errors
+/// As [`aim`].
+pub fn aim_correction(
+    position: &Vec3,
+    rotation: &Quat,
+    target: &Vec3,
+    forward: &Vec3,
+    up: &Vec3,
+    world_up: &Vec3,
+) -> Result<Option<Quat>, IkError> {
+    check_finite_vec("goal", target)?;
+    check_finite_vec("forward axis", forward)?;
+    check_finite_vec("up axis", up)?;
+    check_finite_vec("world up", world_up)?;
+    let Some(frame) = frame(forward, up) else {
+        return Err(IkError::InvalidSetting { what: "aim forward/up axes (zero or parallel)", value: 0.0 });
+    };
+    // New local = parent⁻¹·world = local·(rotation⁻¹·world), as local = parent⁻¹·rotation.
+    Ok(aim_world(position, target, &frame, world_up, || rotation * frame.1).map(|w| conj_mul(rotation, &w)))
 }
 
 /// The part of `v` orthogonal to the unit `fw`, normalized, if `v` leans off `fw` by more
@@ -66,7 +111,8 @@ fn pick_up(v: &Vec3, fw: &Vec3) -> Option<Vec3> {
     if !(lv2 > 0.0 && lv2.is_finite()) {
         return None;
     }
-    let v = v * (1.0 / lv2.sqrt());
+    // An already-unit v (to a few ulps) is not normalized again.
+    let v = if (lv2 - 1.0).abs() <= UNIT_TOLERANCE { *v } else { v * (1.0 / lv2.sqrt()) };
     let p = v - fw * v.dot(fw);
     if p.norm_squared() > 1e-8 {
         let p = p - fw * p.dot(fw);
@@ -114,16 +160,26 @@ fn quat_from_rotation(r: [[f32; 3]; 3]) -> Quat {
     Quat::new_unchecked(nalgebra::Quaternion::new(w, x, y, z))
 }
 
+/// How far a squared length may be from 1 for the vector to count as unit (a few ulps).
+const UNIT_TOLERANCE: f32 = 4.0 * f32::EPSILON;
+
 /// An orthonormal frame (forward, up, side) from a forward and a rough up axis; `None`
 /// when either is zero or they are parallel within 1e-4 rad (lengths do not matter).
+#[inline(always)]
 fn frame(forward: &Vec3, up: &Vec3) -> Option<(Vec3, Vec3, Vec3)> {
-    let (lf, lu) = (forward.norm(), up.norm());
-    if !(lf > 0.0 && lu > 0.0 && lf.is_finite() && lu.is_finite()) {
+    let (lf2, lu2) = (forward.norm_squared(), up.norm_squared());
+    if !(lf2 > 0.0 && lu2 > 0.0 && lf2.is_finite() && lu2.is_finite()) {
         return None;
     }
+    // Unit axes at right angles (the usual case: two of the joint's axes) are the frame
+    // already; no square root.
+    let unit = |l2: f32| (l2 - 1.0).abs() <= UNIT_TOLERANCE;
+    if unit(lf2) && unit(lu2) && forward.dot(up) == 0.0 {
+        return Some((*forward, *up, forward.cross(up)));
+    }
     // Reciprocals, then products: one division a vector instead of three.
-    let f = forward * (1.0 / lf);
-    let u = up * (1.0 / lu);
+    let f = forward * (1.0 / lf2.sqrt());
+    let u = up * (1.0 / lu2.sqrt());
     let u = u - f * u.dot(&f);
     if u.norm_squared() <= 1e-8 {
         return None;
@@ -188,5 +244,38 @@ mod tests {
             worst = worst.max(conj_mul(&p, &q).angle_to(&(p.inverse() * q)));
         }
         assert!(worst < 1e-3, "{worst}");
+    }
+
+    /// The job alone and [`aim`] are one algorithm: the correction applied to the local
+    /// rotation gives the rotation `aim` writes, and the joint's forward then points at
+    /// the target (checked on the rebuilt joint).
+    #[test]
+    fn correction_matches_aim() {
+        let parent =
+            Transform::new(Vec3::new(0.0, 1.6, 0.05), Quat::from_euler_angles(0.1, 0.3, -0.05), Vec3::repeat(1.0));
+        let head =
+            Transform::new(Vec3::new(0.0, 0.12, 0.02), Quat::from_euler_angles(-0.2, 0.1, 0.0), Vec3::repeat(1.0));
+        let world = parent.combine(&head);
+        for i in 0..300 {
+            let f = i as f32;
+            let target = Vec3::new(2.0 * (f * 0.37).sin(), 1.5 + (f * 0.11).cos(), 1.7 + 1.2 * (f * 0.23).sin());
+            for (forward, up, world_up) in [
+                (Vec3::z(), Vec3::y(), Vec3::y()),
+                (Vec3::new(0.0, 0.3, 2.0), Vec3::new(0.1, 1.0, 0.0), Vec3::new(0.2, 3.0, 0.1)),
+                (Vec3::z(), Vec3::y(), Vec3::zeros()),
+            ] {
+                let mut h = head;
+                assert!(aim(&parent, &mut h, &target, &forward, &up, &world_up).unwrap());
+                let k = aim_correction(&world.translation, &world.rotation, &target, &forward, &up, &world_up)
+                    .unwrap()
+                    .expect("target off the joint");
+                let local = head.rotation * k;
+                assert!(local.angle_to(&h.rotation) < 1e-4, "{i}: {}", local.angle_to(&h.rotation));
+                let aimed = parent.combine(&Transform { rotation: local, ..head });
+                let dir = aimed.transform_vector(&forward).normalize();
+                let want = (target - aimed.translation).normalize();
+                assert!((dir - want).norm() < 1e-4, "{i}: {dir} vs {want}");
+            }
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! Inverse kinematics for the anim runtime (the book's chapter 13, plus what ozz-animation
 //! offers): CCD and FABRIK solvers over [`IkChain`]s with ball-and-socket and hinge
 //! [`Constraint`]s applied inside every iteration, analytic two-bone IK with a pole
-//! direction ([`solve_two_bone`], [`TwoBoneIk`]), aim / look-at ([`aim`]), and the book's
+//! direction ([`solve_two_bone`], [`TwoBoneIk`]), aim / look-at ([`aim`]), each also as the
+//! job alone from model-space joints to local corrections ([`two_bone_corrections`],
+//! [`aim_correction`]: the same algorithm, nothing rebuilt or measured), and the book's
 //! foot-grounding pipeline ([`FootGrounding`]) over any [`GroundQuery`] ([`HeightField`],
 //! [`TriangleMesh`]).
 //!
@@ -64,11 +66,11 @@ mod foot;
 mod ground;
 mod two_bone;
 
-pub use aim::{aim, aim_joint};
+pub use aim::{aim, aim_correction, aim_joint};
 pub use ccd::{CcdSolver, SolveResult};
 pub use chain::{Constraint, IkChain};
 pub use error::IkError;
 pub use fabrik::FabrikSolver;
 pub use foot::{FootGrounding, FootSettings, Leg, LegReport, LegSolver};
 pub use ground::{GroundQuery, HeightField, RayHit, TriangleMesh, ray_triangle};
-pub use two_bone::{TwoBoneIk, TwoBoneResult, solve_two_bone};
+pub use two_bone::{TwoBoneCorrections, TwoBoneIk, TwoBoneJoints, TwoBoneResult, solve_two_bone, two_bone_corrections};

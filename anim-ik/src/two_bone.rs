@@ -55,8 +55,32 @@ pub fn solve_two_bone(
     let wa = parent_world.combine(upper);
     let wb = wa.combine(middle);
     let a = wa.translation;
-    let b = wb.translation;
     let c = wb.transform_point(end);
+    let Turns { total, middle: r_middle, target_distance: lat_raw, reach: scale } =
+        world_turns(&a, &wb.translation, &c, target, pole);
+    let pr = parent_world.rotation;
+    // New local = parent⁻¹ · (world turn · old world); the old worlds are wa and wb.
+    upper.rotation = renormalize(pr.inverse() * (total * wa.rotation));
+    middle.rotation = renormalize(wa.rotation.inverse() * (r_middle * wb.rotation));
+
+    // The true miss: the chain is put together again from what was written. Only the
+    // rotations changed, so the hip's world position and both world scales are reused (the
+    // same operations `combine` and `transform_point` would do).
+    let ra = pr * upper.rotation;
+    let b1 = a + ra * wa.scale.component_mul(&middle.translation);
+    let c1 = b1 + (ra * middle.rotation) * wb.scale.component_mul(end);
+    let distance = (c1 - target).norm();
+    let reached = lat_raw <= scale && distance <= 1e-3 * scale.max(EPSILON);
+    Ok(TwoBoneResult { reached, distance })
+}
+
+/// The two world-space (model-space) turns of a solve: the hip's, which moves the whole
+/// leg, and the knee's, which moves the shin, both about the world origin of their joint.
+/// `a`, `b`, `c` are the hip, knee and ankle positions. The one algorithm behind
+/// [`solve_two_bone`] and [`two_bone_corrections`]; inputs are finite.
+#[inline]
+fn world_turns(a: &Vec3, b: &Vec3, c: &Vec3, target: &Vec3, pole: Option<&Vec3>) -> Turns {
+    let (a, b, c) = (*a, *b, *c);
     let ab = b - a;
     let cb = c - b;
     let lab = ab.norm();
@@ -78,7 +102,8 @@ pub fn solve_two_bone(
         let hi = scale * (1.0 - 1e-5);
         let lat = lat_raw.clamp(lo.min(hi), hi);
         // Reciprocals, then products: one division a vector instead of three.
-        let (u, v) = (ab * (1.0 / lab), cb * (1.0 / lcb));
+        let (ilab, ilcb) = (1.0 / lab, 1.0 / lcb);
+        let (u, v) = (ab * ilab, cb * ilcb);
         // Bend-plane normal n, exactly orthogonal to the thigh. A bent leg takes it from
         // its bones; a straight or fully folded one (no plane to working precision) from
         // the pole, else from any side. The knee turns about n, so whichever way the
@@ -96,8 +121,11 @@ pub fn solve_two_bone(
         // φ: the signed angle from the thigh's direction to the shin's, about n. The new
         // one follows from the law of cosines, |a→c|² = lab² + lcb² + 2·lab·lcb·cos φ,
         // bending the same way as before (a straight leg bends to positive φ).
-        let (cos_0, sin_0) = unit_pair(u.dot(&v), n.dot(&u.cross(&v)));
-        let cos_1 = ((lat * lat - lab * lab - lcb * lcb) / (2.0 * lab * lcb)).clamp(-1.0, 1.0);
+        // u and v are unit and n is unit and orthogonal to u, so (u·v, n·(u × v)) is a
+        // unit pair already (Lagrange's identity; when n is not along u × v, that is
+        // below 1e-5 and the pair is (±1, ~0)): no normalization.
+        let (cos_0, sin_0) = (u.dot(&v), n.dot(&bent));
+        let cos_1 = ((lat * lat - lab * lab - lcb * lcb) * (0.5 * ilab * ilcb)).clamp(-1.0, 1.0);
         let sin_1 = (1.0 - cos_1 * cos_1).max(0.0).sqrt().copysign(if sin_0 < 0.0 { -1.0 } else { 1.0 });
         r_middle = rotation_cos_sin(&n, cos_1 * cos_0 + sin_1 * sin_0, sin_1 * cos_0 - cos_1 * sin_0);
         // The ankle after the knee turn, from the rotated shin itself (not from the
@@ -109,44 +137,99 @@ pub fn solve_two_bone(
         let m = (ac.norm_squared() * bent_ac.norm_squared()).sqrt();
         if m > 1e-10 * scale * scale {
             let im = 1.0 / m;
-            let (cos_h, sin_h) = unit_pair(bent_ac.dot(&ac) * im, n.dot(&bent_ac.cross(&ac)) * im);
-            r_upper = rotation_cos_sin(&n, cos_h, sin_h);
+            // Both lines lie across n (to rounding), so the pair divided by their lengths
+            // is unit already.
+            r_upper = rotation_cos_sin(&n, bent_ac.dot(&ac) * im, n.dot(&bent_ac.cross(&ac)) * im);
         }
         ac1 = r_upper * bent_ac;
     }
     // Swing the ankle onto the hip–target line.
-    let mut post =
+    let post =
         if has_target_dir && ac1.norm_squared() > 1e-12 * scale * scale { swing(&ac1, &at) } else { Quat::identity() };
+    // The hip's turn so far, which also places the knee (one rotation of the thigh).
+    let mut total = post * r_upper;
     // Twist about the hip–target line so the knee faces the pole.
     if let Some(p) = pole
         && has_target_dir
     {
         let axis = at * (1.0 / lat_raw);
-        let knee = post * (r_upper * ab);
+        let knee = total * ab;
         let k = knee - axis * knee.dot(&axis);
         let q = p - axis * p.dot(&axis);
         let (k2, q2) = (k.norm_squared(), q.norm_squared());
         if k2 > 1e-10 * lab * lab && q2 > 1e-8 * p.norm_squared() {
             let kq = (k2 * q2).sqrt();
             let ikq = 1.0 / kq;
-            post = rotation_cos_sin(&axis, k.dot(&q) * ikq, axis.dot(&k.cross(&q)) * ikq) * post;
+            total = rotation_cos_sin(&axis, k.dot(&q) * ikq, axis.dot(&k.cross(&q)) * ikq) * total;
         }
     }
-    let total = post * r_upper;
-    let pr = parent_world.rotation;
-    // New local = parent⁻¹ · (world turn · old world); the old worlds are wa and wb.
-    upper.rotation = renormalize(pr.inverse() * (total * wa.rotation));
-    middle.rotation = renormalize(wa.rotation.inverse() * (r_middle * wb.rotation));
+    Turns { total, middle: r_middle, target_distance: lat_raw, reach: scale }
+}
 
-    // The true miss: the chain is put together again from what was written. Only the
-    // rotations changed, so the hip's world position and both world scales are reused (the
-    // same operations `combine` and `transform_point` would do).
-    let ra = pr * upper.rotation;
-    let b1 = a + ra * wa.scale.component_mul(&middle.translation);
-    let c1 = b1 + (ra * middle.rotation) * wb.scale.component_mul(end);
-    let distance = (c1 - target).norm();
-    let reached = lat_raw <= scale && distance <= 1e-3 * scale.max(EPSILON);
-    Ok(TwoBoneResult { reached, distance })
+/// What [`world_turns`] finds: the two world turns, and the lengths the solve measured on
+/// the way (for [`TwoBoneResult`]).
+struct Turns {
+    /// The hip's world turn (bend, swing and pole twist).
+    total: Quat,
+    /// The knee's world turn.
+    middle: Quat,
+    /// Hip–target distance.
+    target_distance: f32,
+    /// Thigh plus shin length.
+    reach: f32,
+}
+
+/// A two-bone chain in model (or world) space: the three joints' positions and the upper
+/// and middle joints' rotations, as read from their model matrices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoBoneJoints {
+    /// Position of the upper joint (hip, shoulder).
+    pub upper: Vec3,
+    /// Position of the middle joint (knee, elbow).
+    pub middle: Vec3,
+    /// Position of the end joint (ankle, wrist).
+    pub end: Vec3,
+    /// Model-space rotation of the upper joint.
+    pub upper_rotation: Quat,
+    /// Model-space rotation of the middle joint.
+    pub middle_rotation: Quat,
+}
+
+/// The two local corrections of a two-bone solve: multiply each joint's local rotation by
+/// its correction on the right (`local · correction`) to solve the chain.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoBoneCorrections {
+    /// Correction of the upper joint's local rotation.
+    pub upper: Quat,
+    /// Correction of the middle joint's local rotation.
+    pub middle: Quat,
+}
+
+/// The job alone: the same solve as [`solve_two_bone`] (same algorithm, same steps, same
+/// treatment of straight legs, unreachable targets and poles) from a chain already in model
+/// space, returning the two local corrections instead of rebuilding the chain and measuring
+/// the miss. `target` and `pole` are in the chain's space. The corrections are unit up to
+/// rounding (not renormalized). Allocates nothing.
+///
+/// # Errors
+/// A non-finite target or pole.
+pub fn two_bone_corrections(
+    joints: &TwoBoneJoints,
+    target: &Vec3,
+    pole: Option<&Vec3>,
+) -> Result<TwoBoneCorrections, IkError> {
+    check_finite_vec("goal", target)?;
+    if let Some(p) = pole {
+        check_finite_vec("pole", p)?;
+    }
+    let t = world_turns(&joints.upper, &joints.middle, &joints.end, target, pole);
+    // A world turn t of a joint with world rotation w is the local correction w⁻¹·t·w:
+    // parent⁻¹·(t·w) = local·(w⁻¹·t·w), as local = parent⁻¹·w.
+    let local = |w: &Quat, turn: &Quat| w.inverse() * (turn * w);
+    Ok(TwoBoneCorrections {
+        upper: local(&joints.upper_rotation, &t.total),
+        middle: local(&joints.middle_rotation, &t.middle),
+    })
 }
 
 /// Two-bone IK over three skeleton joints (`upper` → `middle` → `end`, each the parent of
@@ -211,18 +294,6 @@ impl TwoBoneIk {
     }
 }
 
-/// `(c, s)` scaled to a unit pair (a vanishing pair stays as it is).
-#[inline]
-fn unit_pair(c: f32, s: f32) -> (f32, f32) {
-    let r = (c * c + s * s).sqrt();
-    if r > 1e-20 {
-        let ir = 1.0 / r;
-        (c * ir, s * ir)
-    } else {
-        (c, s)
-    }
-}
-
 /// The shortest rotation taking the direction of `from` to that of `to` (both non-zero).
 /// Past a right angle it goes through a perpendicular: the one-step half-way formula
 /// loses the angle to cancellation near a half turn (millimetres over a leg).
@@ -252,4 +323,52 @@ fn rotation_cos_sin(axis: &Vec3, c: f32, s: f32) -> Quat {
     // the other half-angle formula.
     let half_sin = if half_cos > 0.5 { s * 0.5 / half_cos } else { ((1.0 - c) * 0.5).sqrt().copysign(s) };
     Quat::new_unchecked(nalgebra::Quaternion::new(half_cos, axis.x * half_sin, axis.y * half_sin, axis.z * half_sin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The job alone and the whole solve are one algorithm: the corrections applied to the
+    /// locals give the rotations `solve_two_bone` writes, and the rebuilt chain ends on the
+    /// target when it is in reach (checked independently of both, by composing transforms).
+    #[test]
+    fn corrections_match_the_whole_solve() {
+        let parent =
+            Transform::new(Vec3::new(0.1, 1.0, 0.0), Quat::from_euler_angles(0.1, 0.2, 0.0), Vec3::repeat(1.0));
+        let upper = Transform::new(Vec3::new(0.1, 0.0, 0.0), Quat::from_euler_angles(0.2, 0.0, 0.1), Vec3::repeat(1.0));
+        let middle =
+            Transform::new(Vec3::new(0.0, -0.45, 0.0), Quat::from_euler_angles(-0.3, 0.0, 0.0), Vec3::repeat(1.0));
+        let end = Vec3::new(0.0, -0.45, 0.0);
+        let wa = parent.combine(&upper);
+        let wb = wa.combine(&middle);
+        let joints = TwoBoneJoints {
+            upper: wa.translation,
+            middle: wb.translation,
+            end: wb.transform_point(&end),
+            upper_rotation: wa.rotation,
+            middle_rotation: wb.rotation,
+        };
+        let mut reached = 0;
+        for i in 0..200 {
+            let f = i as f32;
+            let target = Vec3::new(0.4 * (f * 0.37).sin(), 0.3 + 0.5 * (f * 0.11).cos(), 0.3 * (f * 0.23).sin());
+            for pole in [None, Some(Vec3::new(0.2, 0.1, 1.0))] {
+                let (mut u, mut m) = (upper, middle);
+                let r = solve_two_bone(&parent, &mut u, &mut m, &end, &target, pole.as_ref()).unwrap();
+                let k = two_bone_corrections(&joints, &target, pole.as_ref()).unwrap();
+                let (u2, m2) = (upper.rotation * k.upper, middle.rotation * k.middle);
+                assert!(u2.angle_to(&u.rotation) < 1e-4, "{i}: upper {}", u2.angle_to(&u.rotation));
+                assert!(m2.angle_to(&m.rotation) < 1e-4, "{i}: middle {}", m2.angle_to(&m.rotation));
+                let w1 = parent.combine(&Transform { rotation: u2, ..upper });
+                let ankle = w1.combine(&Transform { rotation: m2, ..middle }).transform_point(&end);
+                if (target - wa.translation).norm() < 0.85 {
+                    assert!((ankle - target).norm() < 1e-4, "{i}: miss {}", (ankle - target).norm());
+                    assert!(r.reached);
+                    reached += 1;
+                }
+            }
+        }
+        assert!(reached > 100, "{reached}");
+    }
 }

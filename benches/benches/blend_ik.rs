@@ -9,7 +9,8 @@ use anim_core::blend::{blend, blend_into};
 use anim_core::crossfade::CrossFadeController;
 use anim_core::{JointDesc, Pose, Skeleton, TimePolicy};
 use anim_ik::{
-    CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, aim, solve_two_bone,
+    CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, TwoBoneJoints, aim,
+    aim_correction, solve_two_bone, two_bone_corrections,
 };
 use anim_math::{Quat, Transform, Vec3};
 use benches::Rng;
@@ -117,7 +118,13 @@ fn ik(c: &mut Criterion) {
         });
     }
 
-    // Two-bone: ozz-animation's IKTwoBoneJob measured 230 ns/call on this machine kind.
+    // Two-bone (W6). `two_bone_per_call` is the whole `solve_two_bone`: it builds the three
+    // joints' world transforms from the parent's world transform and the locals, solves,
+    // writes both local rotations (renormalized) and rebuilds the chain to report the miss:
+    // ozz-animation's "from locals" variant (model matrices from locals + IKTwoBoneJob +
+    // corrections applied) plus the miss. `two_bone_job` is `two_bone_corrections` alone,
+    // from the joints' model-space positions and rotations to the two local corrections:
+    // ozz's IKTwoBoneJob alone (from model matrices).
     let parent = Transform::new(Vec3::new(0.1, 1.0, 0.0), Quat::from_euler_angles(0.1, 0.2, 0.0), Vec3::repeat(1.0));
     let upper = Transform::new(Vec3::new(0.1, 0.0, 0.0), Quat::from_euler_angles(0.2, 0.0, 0.1), Vec3::repeat(1.0));
     let middle = Transform::new(Vec3::new(0.0, -0.45, 0.0), Quat::from_euler_angles(-0.3, 0.0, 0.0), Vec3::repeat(1.0));
@@ -137,6 +144,23 @@ fn ik(c: &mut Criterion) {
         })
     });
 
+    let wa = parent.combine(&upper);
+    let wb = wa.combine(&middle);
+    let joints = TwoBoneJoints {
+        upper: wa.translation,
+        middle: wb.translation,
+        end: wb.transform_point(&end),
+        upper_rotation: wa.rotation,
+        middle_rotation: wb.rotation,
+    };
+    let mut k = 0;
+    g.bench_function("two_bone_job", |b| {
+        b.iter(|| {
+            k = (k + 1) % targets.len();
+            black_box(two_bone_corrections(black_box(&joints), black_box(&targets[k]), Some(&pole)))
+        })
+    });
+
     // Aim: a head joint under a turned neck looks at targets around it, forward +z, up +y,
     // world up +y (ozz-animation's IKAimJob with a pole vector does the same work).
     let neck = Transform::new(Vec3::new(0.0, 1.6, 0.05), Quat::from_euler_angles(0.1, 0.3, -0.05), Vec3::repeat(1.0));
@@ -145,6 +169,11 @@ fn ik(c: &mut Criterion) {
     let looks: Vec<Vec3> =
         (0..64).map(|_| Vec3::new(rng.range(-2.0, 2.0), rng.range(0.5, 2.5), rng.range(0.5, 3.0))).collect();
     let (forward, up, world_up) = (Vec3::z(), Vec3::y(), Vec3::y());
+    // `aim_per_call` is the whole `aim`: the joint's world position from the parent's world
+    // transform and its local translation, the aim, and the new local rotation written
+    // (renormalized): ozz's "from locals" variant less the model matrices of joints it does
+    // not need. `aim_job` is `aim_correction` alone, from the joint's model-space position
+    // and rotation to the local correction: ozz's IKAimJob alone (from a model matrix).
     let mut k = 0;
     g.bench_function("aim_per_call", |b| {
         b.iter(|| {
@@ -152,6 +181,21 @@ fn ik(c: &mut Criterion) {
             let mut h = head;
             let r = aim(&neck, &mut h, black_box(&looks[k]), &forward, &up, &world_up);
             black_box((h, r))
+        })
+    });
+    let world = neck.combine(&head);
+    let mut k = 0;
+    g.bench_function("aim_job", |b| {
+        b.iter(|| {
+            k = (k + 1) % looks.len();
+            black_box(aim_correction(
+                black_box(&world.translation),
+                black_box(&world.rotation),
+                black_box(&looks[k]),
+                &forward,
+                &up,
+                &world_up,
+            ))
         })
     });
     g.finish();
