@@ -19,7 +19,11 @@
 //!   meshes with their own palettes and outputs): `lbs4_pos`, `lbs4_pos_nrm` (normals not
 //!   renormalized, as ozz's job), `lbs4_pos_nrm_renorm` (the default), `dq_pos`,
 //!   `dq_pos_nrm`; per vertex.
-//! - `ik/two_bone`, `ik/aim`: the setups of `blend_ik`; per call.
+//! - `ik/two_bone_job`, `ik/aim_job`: the corrections alone from model-space joints
+//!   (ozz's IKTwoBoneJob and IKAimJob); `ik/two_bone`, `ik/aim`: the whole
+//!   `solve_two_bone` and `aim` from local transforms (ozz's job plus model matrices from
+//!   locals and the corrections applied; `solve_two_bone` also measures the miss); the
+//!   setups of `blend_ik`; per call.
 //!
 //! Run: `cargo bench -p benches --bench vs_ozz` (add `-- --warm-up-time 0.5
 //! --measurement-time 1.5` for the short rounds of a sitting).
@@ -32,7 +36,7 @@ use anim_core::{
     BakedClip, Clip, DqPalette, Influences, JointRadii, Mesh, Pose, RuntimeClip, SamplingCache, Skeleton, Skin,
     TimePolicy,
 };
-use anim_ik::{aim, solve_two_bone};
+use anim_ik::{TwoBoneJoints, aim, aim_correction, solve_two_bone, two_bone_corrections};
 use anim_math::{Mat4, Quat, Transform, Vec3};
 use benches::Rng;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime};
@@ -247,6 +251,21 @@ fn ik(g: &mut BenchmarkGroup<WallTime>) {
             black_box((u, m, r))
         })
     });
+    let wa = parent.combine(&upper);
+    let wb = wa.combine(&middle);
+    let joints = TwoBoneJoints {
+        upper: wa.translation,
+        middle: wb.translation,
+        end: wb.transform_point(&end),
+        upper_rotation: wa.rotation,
+        middle_rotation: wb.rotation,
+    };
+    g.bench_function("ik/two_bone_job", |b| {
+        b.iter(|| {
+            k = (k + 1) % targets.len();
+            black_box(two_bone_corrections(black_box(&joints), black_box(&targets[k]), Some(&pole)))
+        })
+    });
     let neck = Transform::new(Vec3::new(0.0, 1.6, 0.05), Quat::from_euler_angles(0.1, 0.3, -0.05), Vec3::repeat(1.0));
     let head = Transform::new(Vec3::new(0.0, 0.12, 0.02), Quat::from_euler_angles(-0.2, 0.1, 0.0), Vec3::repeat(1.0));
     let mut rng = Rng(11);
@@ -260,6 +279,14 @@ fn ik(g: &mut BenchmarkGroup<WallTime>) {
             let mut h = head;
             let r = aim(&neck, &mut h, black_box(&looks[k]), &forward, &up, &world_up);
             black_box((h, r))
+        })
+    });
+    let world = neck.combine(&head);
+    g.bench_function("ik/aim_job", |b| {
+        b.iter(|| {
+            k = (k + 1) % looks.len();
+            let p = black_box(&world.translation);
+            black_box(aim_correction(p, black_box(&world.rotation), black_box(&looks[k]), &forward, &up, &world_up))
         })
     });
 }
