@@ -245,8 +245,10 @@ fn byte_size_counts_keys_and_headers() {
     let rc = RuntimeClip::compile(&mixed_clip(), &skeleton, &JointRadii::from_skeleton(&skeleton), 0.001).unwrap();
     let keys: usize = rc.key_counts().iter().sum();
     let wide: usize = rc.wide_track_counts().iter().sum();
-    // 12 bytes a key, 24 bytes of range a translation and scale track, one flag a track.
-    let at_least = keys * 12 + 2 * 3 * 24 + 3 * 3 + rc.name().len();
+    // 12 bytes a key, 24 bytes of range a translation and scale track, one flag a track,
+    // and the decoded start state of the one lane group: 36 floats for translation and
+    // scale (times, inverse spans, two values of 3), 44 for rotation.
+    let at_least = keys * 12 + 2 * 3 * 24 + 3 * 3 + (2 * 36 + 44) * 4 + rc.name().len();
     assert!(rc.byte_size() >= at_least, "{} < {at_least}", rc.byte_size());
     assert!(wide > 0 || rc.byte_size() == at_least);
 }
