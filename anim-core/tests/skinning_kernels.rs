@@ -177,10 +177,12 @@ fn u8_layout_needs_at_most_256_joints() {
 
 /// Dual-quaternion kernels agree with the scalar loop on every layout and influence count
 /// (rigid palette), and renormalize nothing they should not: rotated normals stay unit.
+/// Vertex counts cover the AVX2 loop's blocks of eight alone (32), blocks and a remainder
+/// (29), and a remainder alone (5).
 #[test]
 fn dq_kernels_match_the_scalar_loop_on_every_layout() {
-    for per in [1usize, 2, 3, 4, 8] {
-        let (inf, pos, nrm, mats) = scene(40 + per as u32, 29, per, 9);
+    for (per, verts) in [1usize, 2, 3, 4, 8].into_iter().flat_map(|p| [(p, 5), (p, 29), (p, 32)]) {
+        let (inf, pos, nrm, mats) = scene(40 + per as u32 + verts as u32, verts, per, 9);
         let rigid: Vec<Mat4> = mats
             .iter()
             .map(|m| {
