@@ -312,11 +312,31 @@ mod x86 {
         // SAFETY: see `dq`: indices stay inside the validated slices.
         unsafe {
             let mut acc = 0;
+            let sign = _mm_set1_ps(-0.0);
+            if N == 4 {
+                // The four hemisphere tests at once: the dot products summed by two rounds
+                // of horizontal adds (the same order of additions as `dot4`), and each
+                // influence's sign applied to its dual quaternion as a mask.
+                let iw = [0, 1, 2, 3].map(|k| src.get(v, 4, k, &mut acc));
+                let q = iw.map(|(j, _)| _mm256_loadu_ps(pal.add(8 * j)));
+                let pivot = _mm256_castps256_ps128(q[0]);
+                let p = q.map(|q| _mm_mul_ps(_mm256_castps256_ps128(q), pivot));
+                let dots = _mm_hadd_ps(_mm_hadd_ps(p[0], p[1]), _mm_hadd_ps(p[2], p[3]));
+                let flip = _mm_and_ps(_mm_cmplt_ps(dots, _mm_setzero_ps()), sign);
+                let f = _mm256_set_m128(flip, flip);
+                // The first influence is its own pivot: its dot is |r|² ≥ 0, never flipped.
+                let mut b = _mm256_mul_ps(_mm256_set1_ps(iw[0].1), q[0]);
+                let m = _mm256_permute_ps::<0b01_01_01_01>(f);
+                b = _mm256_fmadd_ps(_mm256_set1_ps(iw[1].1), _mm256_xor_ps(q[1], m), b);
+                let m = _mm256_permute_ps::<0b10_10_10_10>(f);
+                b = _mm256_fmadd_ps(_mm256_set1_ps(iw[2].1), _mm256_xor_ps(q[2], m), b);
+                let m = _mm256_permute_ps::<0b11_11_11_11>(f);
+                return _mm256_fmadd_ps(_mm256_set1_ps(iw[3].1), _mm256_xor_ps(q[3], m), b);
+            }
             let (j, w) = src.get(v, n, 0, &mut acc);
             let q = _mm256_loadu_ps(pal.add(8 * j));
             let pivot = _mm256_castps256_ps128(q);
             let mut b = _mm256_mul_ps(_mm256_set1_ps(w), q);
-            let sign = _mm_set1_ps(-0.0);
             for k in 1..n {
                 let (j, w) = src.get(v, n, k, &mut acc);
                 let q = _mm256_loadu_ps(pal.add(8 * j));
@@ -523,20 +543,7 @@ mod x86 {
     ) {
         // SAFETY: see `dq`: indices stay inside the validated slices.
         unsafe {
-            let mut acc = 0;
-            let (j, w) = src.get(v, n, 0, &mut acc);
-            let q = _mm256_loadu_ps(pal.add(8 * j));
-            let pivot = _mm256_castps256_ps128(q);
-            let mut b = _mm256_mul_ps(_mm256_set1_ps(w), q);
-            let sign = _mm_set1_ps(-0.0);
-            for k in 1..n {
-                let (j, w) = src.get(v, n, k, &mut acc);
-                let q = _mm256_loadu_ps(pal.add(8 * j));
-                let d = dot4(_mm256_castps256_ps128(q), pivot);
-                let flip = _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), sign);
-                let w = _mm_xor_ps(_mm_set1_ps(w), flip);
-                b = _mm256_fmadd_ps(_mm256_set_m128(w, w), q, b);
-            }
+            let b = blend::<S, N>(src, v, n, pal);
             let (r, d) = (_mm256_castps256_ps128(b), _mm256_extractf128_ps::<1>(b));
             // Not normalized: with l2 = |r|², r·p·r* = l2·p + 2w(u×p) + 2u×(u×p) and the
             // translation is 2·(w_r·d_v − w_d·r_v + r_v × d_v) / l2, so one division by l2
