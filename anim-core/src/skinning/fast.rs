@@ -317,10 +317,24 @@ mod x86 {
                 // The four hemisphere tests at once: the dot products summed by two rounds
                 // of horizontal adds (the same order of additions as `dot4`), and each
                 // influence's sign applied to its dual quaternion as a mask.
-                let iw = [0, 1, 2, 3].map(|k| src.get(v, 4, k, &mut acc));
-                let q = iw.map(|(j, _)| _mm256_loadu_ps(pal.add(8 * j)));
+                let (j0, w0) = src.get(v, 4, 0, &mut acc);
+                let (j1, w1) = src.get(v, 4, 1, &mut acc);
+                let (j2, w2) = src.get(v, 4, 2, &mut acc);
+                let (j3, w3) = src.get(v, 4, 3, &mut acc);
+                let iw = [(j0, w0), (j1, w1), (j2, w2), (j3, w3)];
+                let q = [
+                    _mm256_loadu_ps(pal.add(8 * j0)),
+                    _mm256_loadu_ps(pal.add(8 * j1)),
+                    _mm256_loadu_ps(pal.add(8 * j2)),
+                    _mm256_loadu_ps(pal.add(8 * j3)),
+                ];
                 let pivot = _mm256_castps256_ps128(q[0]);
-                let p = q.map(|q| _mm_mul_ps(_mm256_castps256_ps128(q), pivot));
+                let p = [
+                    _mm_mul_ps(pivot, pivot),
+                    _mm_mul_ps(_mm256_castps256_ps128(q[1]), pivot),
+                    _mm_mul_ps(_mm256_castps256_ps128(q[2]), pivot),
+                    _mm_mul_ps(_mm256_castps256_ps128(q[3]), pivot),
+                ];
                 let dots = _mm_hadd_ps(_mm_hadd_ps(p[0], p[1]), _mm_hadd_ps(p[2], p[3]));
                 let flip = _mm_and_ps(_mm_cmplt_ps(dots, _mm_setzero_ps()), sign);
                 let f = _mm256_set_m128(flip, flip);
