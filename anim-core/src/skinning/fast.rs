@@ -266,8 +266,10 @@ mod x86 {
 
     /// The rigid dual-quaternion loop: each vertex blends its dual quaternions as one
     /// 256-bit register `[real | dual]` a joint, with the hemisphere test as a sign flip
-    /// of the weight; no normalization (one division by the squared norm at the end); point and normal
-    /// transformed with 128-bit cross products.
+    /// (skipped when the whole palette lies in one hemisphere); no normalization (one
+    /// division by the squared norm at the end). Blocks of eight vertices are then
+    /// transposed and transformed in structure-of-arrays form; the rest one at a time with
+    /// 128-bit cross products.
     ///
     /// # Safety
     /// As [`lbs`].
@@ -283,20 +285,24 @@ mod x86 {
         let nin = job.nin.as_ptr().cast::<f32>();
         let op = job.out_p.as_mut_ptr().cast::<f32>();
         let on = job.out_n.as_mut_ptr().cast::<f32>();
+        // Every real part within 45° of the identity (w > cos 45° with a margin for
+        // rounding): any two are then less than 90° apart on the unit sphere, every
+        // hemisphere test passes (dot > 0), and the blends skip them.
+        let uniform = job.palette.iter().all(|q| q.as_ref().real.w > 0.7072);
         // SAFETY (blocks): v + 8 <= count, so the block's 24 floats of each array exist.
         let mut v = 0;
         while v + 8 <= count {
-            unsafe { dq8::<S, N, NORMALS>(src, v, n, pal, pos, nin, op, on) };
+            unsafe { dq8::<S, N, NORMALS>(src, v, n, uniform, pal, pos, nin, op, on) };
             v += 8;
         }
         // SAFETY (the rest): v < count; every vertex but the last may load and store 16
         // bytes at its place (the next vertex's x is read but unused, or rewritten).
         while v + 1 < count {
-            unsafe { dq_vertex::<S, N, NORMALS, true>(src, v, n, pal, pos, nin, op, on) };
+            unsafe { dq_vertex::<S, N, NORMALS, true>(src, v, n, uniform, pal, pos, nin, op, on) };
             v += 1;
         }
         if v < count {
-            unsafe { dq_vertex::<S, N, NORMALS, false>(src, count - 1, n, pal, pos, nin, op, on) };
+            unsafe { dq_vertex::<S, N, NORMALS, false>(src, count - 1, n, uniform, pal, pos, nin, op, on) };
         }
     }
 
@@ -308,11 +314,20 @@ mod x86 {
     /// As [`dq_vertex`].
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    unsafe fn blend<S: Source, const N: usize>(src: S, v: usize, n: usize, pal: *const f32) -> __m256 {
+    unsafe fn blend<S: Source, const N: usize>(src: S, v: usize, n: usize, uniform: bool, pal: *const f32) -> __m256 {
         // SAFETY: see `dq`: indices stay inside the validated slices.
         unsafe {
             let mut acc = 0;
             let sign = _mm_set1_ps(-0.0);
+            if uniform {
+                let (j, w) = src.get(v, n, 0, &mut acc);
+                let mut b = _mm256_mul_ps(_mm256_set1_ps(w), _mm256_loadu_ps(pal.add(8 * j)));
+                for k in 1..n {
+                    let (j, w) = src.get(v, n, k, &mut acc);
+                    b = _mm256_fmadd_ps(_mm256_set1_ps(w), _mm256_loadu_ps(pal.add(8 * j)), b);
+                }
+                return b;
+            }
             if N == 4 {
                 // The four hemisphere tests at once: the dot products summed by two rounds
                 // of horizontal adds (the same order of additions as `dot4`), and each
@@ -336,10 +351,17 @@ mod x86 {
                     _mm_mul_ps(_mm256_castps256_ps128(q[3]), pivot),
                 ];
                 let dots = _mm_hadd_ps(_mm_hadd_ps(p[0], p[1]), _mm_hadd_ps(p[2], p[3]));
-                let flip = _mm_and_ps(_mm_cmplt_ps(dots, _mm_setzero_ps()), sign);
-                let f = _mm256_set_m128(flip, flip);
+                let neg = _mm_cmplt_ps(dots, _mm_setzero_ps());
                 // The first influence is its own pivot: its dot is |r|² ≥ 0, never flipped.
                 let mut b = _mm256_mul_ps(_mm256_set1_ps(iw[0].1), q[0]);
+                if _mm_movemask_ps(neg) == 0 {
+                    // The common case (neighbouring joints turn alike): nothing to flip.
+                    b = _mm256_fmadd_ps(_mm256_set1_ps(iw[1].1), q[1], b);
+                    b = _mm256_fmadd_ps(_mm256_set1_ps(iw[2].1), q[2], b);
+                    return _mm256_fmadd_ps(_mm256_set1_ps(iw[3].1), q[3], b);
+                }
+                let flip = _mm_and_ps(neg, sign);
+                let f = _mm256_set_m128(flip, flip);
                 let m = _mm256_permute_ps::<0b01_01_01_01>(f);
                 b = _mm256_fmadd_ps(_mm256_set1_ps(iw[1].1), _mm256_xor_ps(q[1], m), b);
                 let m = _mm256_permute_ps::<0b10_10_10_10>(f);
@@ -445,6 +467,7 @@ mod x86 {
         src: S,
         v: usize,
         n: usize,
+        uniform: bool,
         pal: *const f32,
         pos: *const f32,
         nin: *const f32,
@@ -452,7 +475,7 @@ mod x86 {
         on: *mut f32,
     ) {
         // SAFETY: v + k < count for every k below 8.
-        let b = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| unsafe { blend::<S, N>(src, v + k, n, pal) });
+        let b = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| unsafe { blend::<S, N>(src, v + k, n, uniform, pal) });
         // 8×8 transpose: row k = vertex k's [rx ry rz rw dx dy dz dw].
         let t = [0, 2, 4, 6].map(|k| (_mm256_unpacklo_ps(b[k], b[k + 1]), _mm256_unpackhi_ps(b[k], b[k + 1])));
         let s = [0, 2].map(|k| {
@@ -549,6 +572,7 @@ mod x86 {
         src: S,
         v: usize,
         n: usize,
+        uniform: bool,
         pal: *const f32,
         pos: *const f32,
         nin: *const f32,
@@ -557,7 +581,7 @@ mod x86 {
     ) {
         // SAFETY: see `dq`: indices stay inside the validated slices.
         unsafe {
-            let b = blend::<S, N>(src, v, n, pal);
+            let b = blend::<S, N>(src, v, n, uniform, pal);
             let (r, d) = (_mm256_castps256_ps128(b), _mm256_extractf128_ps::<1>(b));
             // Not normalized: with l2 = |r|², r·p·r* = l2·p + 2w(u×p) + 2u×(u×p) and the
             // translation is 2·(w_r·d_v − w_d·r_v + r_v × d_v) / l2, so one division by l2
