@@ -177,10 +177,12 @@ fn u8_layout_needs_at_most_256_joints() {
 
 /// Dual-quaternion kernels agree with the scalar loop on every layout and influence count
 /// (rigid palette), and renormalize nothing they should not: rotated normals stay unit.
+/// Vertex counts cover the AVX2 loop's blocks of eight alone (32), blocks and a remainder
+/// (29), and a remainder alone (5).
 #[test]
 fn dq_kernels_match_the_scalar_loop_on_every_layout() {
-    for per in [1usize, 2, 3, 4, 8] {
-        let (inf, pos, nrm, mats) = scene(40 + per as u32, 29, per, 9);
+    for (per, verts) in [1usize, 2, 3, 4, 8].into_iter().flat_map(|p| [(p, 5), (p, 29), (p, 32)]) {
+        let (inf, pos, nrm, mats) = scene(40 + per as u32 + verts as u32, verts, per, 9);
         let rigid: Vec<Mat4> = mats
             .iter()
             .map(|m| {
@@ -213,6 +215,47 @@ fn dq_kernels_match_the_scalar_loop_on_every_layout() {
                     assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
                     assert!((n[v].norm() - 1.0).abs() < 2e-6, "{what}");
                 }
+            }
+        }
+    }
+}
+
+/// A palette whose rotations all lie within 45° of the identity (every real part has
+/// w > cos 45°) takes the AVX2 loop's path without hemisphere tests: its results still
+/// equal the scalar loop's, which tests every influence.
+#[test]
+fn dq_kernels_without_hemisphere_tests_match_the_scalar_loop() {
+    let mut rng = Rng(77);
+    let joints = 7;
+    let mats: Vec<Mat4> = (0..joints)
+        .map(|_| {
+            let r = Quat::from_euler_angles(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), rng.range(-0.5, 0.5));
+            Transform::new(rng.vec3(3.0), r, Vec3::new(1.0, 1.0, 1.0)).to_matrix()
+        })
+        .collect();
+    let pal = DqPalette::from_matrices(&mats);
+    assert!(pal.is_rigid());
+    assert!(pal.dual_quats().iter().all(|q| q.as_ref().real.w > 0.75), "the palette takes the path under test");
+    for (per, verts) in [(4usize, 29usize), (4, 32), (3, 29), (2, 8)] {
+        let (inf, pos, nrm, _) = scene(90 + per as u32 + verts as u32, verts, per, joints);
+        for layout in LAYOUTS {
+            let inf = inf.clone().with_layout(layout).unwrap();
+            let run = |kernel: Kernel| {
+                let (mut p, mut n) = (vec![Vec3::zeros(); verts], vec![Vec3::zeros(); verts]);
+                let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
+                let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
+                dual_quaternion_with(&input, &pal, kernel, &mut out).unwrap();
+                (p, n)
+            };
+            let (rp, rn) = run(Kernel::Scalar);
+            if !Kernel::Avx2Fma.available() {
+                continue;
+            }
+            let (p, n) = run(Kernel::Avx2Fma);
+            for v in 0..verts {
+                let what = format!("{per} influences, {verts} vertices, {layout:?}, vertex {v}");
+                assert!((p[v] - rp[v]).norm() < 1e-5, "{what}: {} vs {}", p[v], rp[v]);
+                assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
             }
         }
     }

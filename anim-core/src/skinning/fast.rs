@@ -266,8 +266,10 @@ mod x86 {
 
     /// The rigid dual-quaternion loop: each vertex blends its dual quaternions as one
     /// 256-bit register `[real | dual]` a joint, with the hemisphere test as a sign flip
-    /// of the weight; no normalization (one division by the squared norm at the end); point and normal
-    /// transformed with 128-bit cross products.
+    /// (skipped when the whole palette lies in one hemisphere); no normalization (one
+    /// division by the squared norm at the end). Blocks of eight vertices are then
+    /// transposed and transformed in structure-of-arrays form; the rest one at a time with
+    /// 128-bit cross products.
     ///
     /// # Safety
     /// As [`lbs`].
@@ -283,12 +285,240 @@ mod x86 {
         let nin = job.nin.as_ptr().cast::<f32>();
         let op = job.out_p.as_mut_ptr().cast::<f32>();
         let on = job.out_n.as_mut_ptr().cast::<f32>();
-        // SAFETY (all calls): v < count; every vertex but the last may load and store 16
-        // bytes at its place (the next vertex's x is read but unused, or rewritten).
-        for v in 0..count - 1 {
-            unsafe { dq_vertex::<S, N, NORMALS, true>(src, v, n, pal, pos, nin, op, on) };
+        // Every real part within 45° of the identity (w > cos 45° with a margin for
+        // rounding): any two are then less than 90° apart on the unit sphere, every
+        // hemisphere test passes (dot > 0), and the blends skip them.
+        let uniform = job.palette.iter().all(|q| q.as_ref().real.w > 0.7072);
+        // SAFETY (blocks): v + 8 <= count, so the block's 24 floats of each array exist.
+        let mut v = 0;
+        while v + 8 <= count {
+            unsafe { dq8::<S, N, NORMALS>(src, v, n, uniform, pal, pos, nin, op, on) };
+            v += 8;
         }
-        unsafe { dq_vertex::<S, N, NORMALS, false>(src, count - 1, n, pal, pos, nin, op, on) };
+        // SAFETY (the rest): v < count; every vertex but the last may load and store 16
+        // bytes at its place (the next vertex's x is read but unused, or rewritten).
+        while v + 1 < count {
+            unsafe { dq_vertex::<S, N, NORMALS, true>(src, v, n, uniform, pal, pos, nin, op, on) };
+            v += 1;
+        }
+        if v < count {
+            unsafe { dq_vertex::<S, N, NORMALS, false>(src, count - 1, n, uniform, pal, pos, nin, op, on) };
+        }
+    }
+
+    /// Blends vertex `v`'s dual quaternions into one register `[real | dual]`, each
+    /// influence's weight negated when its real part lies in the other hemisphere from the
+    /// first influence's (not normalized).
+    ///
+    /// # Safety
+    /// As [`dq_vertex`].
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn blend<S: Source, const N: usize>(src: S, v: usize, n: usize, uniform: bool, pal: *const f32) -> __m256 {
+        // SAFETY: see `dq`: indices stay inside the validated slices.
+        unsafe {
+            let mut acc = 0;
+            let sign = _mm_set1_ps(-0.0);
+            if uniform {
+                let (j, w) = src.get(v, n, 0, &mut acc);
+                let mut b = _mm256_mul_ps(_mm256_set1_ps(w), _mm256_loadu_ps(pal.add(8 * j)));
+                for k in 1..n {
+                    let (j, w) = src.get(v, n, k, &mut acc);
+                    b = _mm256_fmadd_ps(_mm256_set1_ps(w), _mm256_loadu_ps(pal.add(8 * j)), b);
+                }
+                return b;
+            }
+            if N == 4 {
+                // The four hemisphere tests at once: the dot products summed by two rounds
+                // of horizontal adds (the same order of additions as `dot4`), and each
+                // influence's sign applied to its dual quaternion as a mask.
+                let (j0, w0) = src.get(v, 4, 0, &mut acc);
+                let (j1, w1) = src.get(v, 4, 1, &mut acc);
+                let (j2, w2) = src.get(v, 4, 2, &mut acc);
+                let (j3, w3) = src.get(v, 4, 3, &mut acc);
+                let iw = [(j0, w0), (j1, w1), (j2, w2), (j3, w3)];
+                let q = [
+                    _mm256_loadu_ps(pal.add(8 * j0)),
+                    _mm256_loadu_ps(pal.add(8 * j1)),
+                    _mm256_loadu_ps(pal.add(8 * j2)),
+                    _mm256_loadu_ps(pal.add(8 * j3)),
+                ];
+                let pivot = _mm256_castps256_ps128(q[0]);
+                let p = [
+                    _mm_mul_ps(pivot, pivot),
+                    _mm_mul_ps(_mm256_castps256_ps128(q[1]), pivot),
+                    _mm_mul_ps(_mm256_castps256_ps128(q[2]), pivot),
+                    _mm_mul_ps(_mm256_castps256_ps128(q[3]), pivot),
+                ];
+                let dots = _mm_hadd_ps(_mm_hadd_ps(p[0], p[1]), _mm_hadd_ps(p[2], p[3]));
+                let neg = _mm_cmplt_ps(dots, _mm_setzero_ps());
+                // The first influence is its own pivot: its dot is |r|² ≥ 0, never flipped.
+                let mut b = _mm256_mul_ps(_mm256_set1_ps(iw[0].1), q[0]);
+                if _mm_movemask_ps(neg) == 0 {
+                    // The common case (neighbouring joints turn alike): nothing to flip.
+                    b = _mm256_fmadd_ps(_mm256_set1_ps(iw[1].1), q[1], b);
+                    b = _mm256_fmadd_ps(_mm256_set1_ps(iw[2].1), q[2], b);
+                    return _mm256_fmadd_ps(_mm256_set1_ps(iw[3].1), q[3], b);
+                }
+                let flip = _mm_and_ps(neg, sign);
+                let f = _mm256_set_m128(flip, flip);
+                let m = _mm256_permute_ps::<0b01_01_01_01>(f);
+                b = _mm256_fmadd_ps(_mm256_set1_ps(iw[1].1), _mm256_xor_ps(q[1], m), b);
+                let m = _mm256_permute_ps::<0b10_10_10_10>(f);
+                b = _mm256_fmadd_ps(_mm256_set1_ps(iw[2].1), _mm256_xor_ps(q[2], m), b);
+                let m = _mm256_permute_ps::<0b11_11_11_11>(f);
+                return _mm256_fmadd_ps(_mm256_set1_ps(iw[3].1), _mm256_xor_ps(q[3], m), b);
+            }
+            let (j, w) = src.get(v, n, 0, &mut acc);
+            let q = _mm256_loadu_ps(pal.add(8 * j));
+            let pivot = _mm256_castps256_ps128(q);
+            let mut b = _mm256_mul_ps(_mm256_set1_ps(w), q);
+            for k in 1..n {
+                let (j, w) = src.get(v, n, k, &mut acc);
+                let q = _mm256_loadu_ps(pal.add(8 * j));
+                let d = dot4(_mm256_castps256_ps128(q), pivot);
+                let flip = _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), sign);
+                let w = _mm_xor_ps(_mm_set1_ps(w), flip);
+                b = _mm256_fmadd_ps(_mm256_set_m128(w, w), q, b);
+            }
+            b
+        }
+    }
+
+    /// Eight consecutive 3-float records at `p` as `[x, y, z]`, eight lanes each.
+    ///
+    /// # Safety
+    /// `p` is valid for 96 bytes of reads.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn load_soa8(p: *const f32) -> [__m256; 3] {
+        // SAFETY: six 16-byte loads inside the 96 bytes. Lane half 0 holds records 0 to 3,
+        // half 1 records 4 to 7, as a = [x0 y0 z0 x1], b = [y1 z1 x2 y2], c = [z2 x3 y3 z3].
+        let (a, b, c) = unsafe {
+            (
+                _mm256_set_m128(_mm_loadu_ps(p.add(12)), _mm_loadu_ps(p)),
+                _mm256_set_m128(_mm_loadu_ps(p.add(16)), _mm_loadu_ps(p.add(4))),
+                _mm256_set_m128(_mm_loadu_ps(p.add(20)), _mm_loadu_ps(p.add(8))),
+            )
+        };
+        let bc = _mm256_shuffle_ps::<0b10_01_11_10>(b, c); // x2 y2 x3 y3
+        let ab = _mm256_shuffle_ps::<0b01_00_10_01>(a, b); // y0 z0 y1 z1
+        let x = _mm256_shuffle_ps::<0b10_00_11_00>(a, bc);
+        let y = _mm256_shuffle_ps::<0b11_01_10_00>(ab, bc);
+        let z = _mm256_shuffle_ps::<0b11_00_11_01>(ab, c);
+        [x, y, z]
+    }
+
+    /// Stores `[x, y, z]` (eight lanes each) as eight consecutive 3-float records at `p`:
+    /// the inverse of [`load_soa8`].
+    ///
+    /// # Safety
+    /// `p` is valid for 96 bytes of writes.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn store_soa8(p: *mut f32, [x, y, z]: [__m256; 3]) {
+        let xy = _mm256_shuffle_ps::<0b10_00_10_00>(x, y); // x0 x2 y0 y2
+        let zx = _mm256_shuffle_ps::<0b11_01_10_00>(z, x); // z0 z2 x1 x3
+        let yz = _mm256_shuffle_ps::<0b11_01_11_01>(y, z); // y1 y3 z1 z3
+        let a = _mm256_shuffle_ps::<0b10_00_10_00>(xy, zx);
+        let b = _mm256_shuffle_ps::<0b11_01_10_00>(yz, xy);
+        let c = _mm256_shuffle_ps::<0b11_01_11_01>(zx, yz);
+        // SAFETY: six 16-byte stores inside the 96 bytes.
+        unsafe {
+            _mm256_storeu_ps(p, _mm256_permute2f128_ps::<0x20>(a, b));
+            _mm256_storeu_ps(p.add(8), _mm256_permute2f128_ps::<0x30>(c, a));
+            _mm256_storeu_ps(p.add(16), _mm256_permute2f128_ps::<0x31>(b, c));
+        }
+    }
+
+    /// `a × b` for three-lane-group vectors (eight lanes each).
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn cross8(a: &[__m256; 3], b: &[__m256; 3]) -> [__m256; 3] {
+        [
+            _mm256_fmsub_ps(a[1], b[2], _mm256_mul_ps(a[2], b[1])),
+            _mm256_fmsub_ps(a[2], b[0], _mm256_mul_ps(a[0], b[2])),
+            _mm256_fmsub_ps(a[0], b[1], _mm256_mul_ps(a[1], b[0])),
+        ]
+    }
+
+    /// `2·(w·(u×v) + u×(u×v))`, eight lanes: see [`rotation_offset`].
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn rotation_offset8(u: &[__m256; 3], w: __m256, v: &[__m256; 3]) -> [__m256; 3] {
+        let c = cross8(u, v);
+        let cc = cross8(u, &c);
+        [0, 1, 2].map(|i| {
+            let o = _mm256_fmadd_ps(w, c[i], cc[i]);
+            _mm256_add_ps(o, o)
+        })
+    }
+
+    /// Skins vertices `v..v + 8` with dual quaternions: each blended as in [`blend`], the
+    /// eight results transposed to structure-of-arrays form, and points and normals
+    /// transformed eight at a time with the formulas of [`dq_vertex`].
+    ///
+    /// # Safety
+    /// `v + 8 <= count`; otherwise as [`dq_vertex`].
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn dq8<S: Source, const N: usize, const NORMALS: bool>(
+        src: S,
+        v: usize,
+        n: usize,
+        uniform: bool,
+        pal: *const f32,
+        pos: *const f32,
+        nin: *const f32,
+        op: *mut f32,
+        on: *mut f32,
+    ) {
+        // SAFETY: v + k < count for every k below 8.
+        let b = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| unsafe { blend::<S, N>(src, v + k, n, uniform, pal) });
+        // 8×8 transpose: row k = vertex k's [rx ry rz rw dx dy dz dw].
+        let t = [0, 2, 4, 6].map(|k| (_mm256_unpacklo_ps(b[k], b[k + 1]), _mm256_unpackhi_ps(b[k], b[k + 1])));
+        let s = [0, 2].map(|k| {
+            [
+                _mm256_shuffle_ps::<0x44>(t[k].0, t[k + 1].0),
+                _mm256_shuffle_ps::<0xEE>(t[k].0, t[k + 1].0),
+                _mm256_shuffle_ps::<0x44>(t[k].1, t[k + 1].1),
+                _mm256_shuffle_ps::<0xEE>(t[k].1, t[k + 1].1),
+            ]
+        });
+        let r = [0, 1, 2, 3].map(|i| _mm256_permute2f128_ps::<0x20>(s[0][i], s[1][i]));
+        let d = [0, 1, 2, 3].map(|i| _mm256_permute2f128_ps::<0x31>(s[0][i], s[1][i]));
+        let l2 = _mm256_fmadd_ps(
+            r[0],
+            r[0],
+            _mm256_fmadd_ps(r[1], r[1], _mm256_fmadd_ps(r[2], r[2], _mm256_mul_ps(r[3], r[3]))),
+        );
+        let inv_l2 = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_max_ps(l2, _mm256_set1_ps(1e-30)));
+        let u = [r[0], r[1], r[2]];
+        let wr = r[3];
+        // The dual part quartered (see `dq_vertex`): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
+        let quarter = _mm256_set1_ps(0.25);
+        let dq = [0, 1, 2, 3].map(|i| _mm256_mul_ps(d[i], quarter));
+        let dv = [dq[0], dq[1], dq[2]];
+        let c = cross8(&u, &dv);
+        // SAFETY: the block's 24 floats of positions (and normals) exist.
+        let p = unsafe { load_soa8(pos.add(3 * v)) };
+        let off = rotation_offset8(&u, wr, &p);
+        let eight = _mm256_set1_ps(8.0);
+        let out = [0, 1, 2].map(|i| {
+            let t = _mm256_fmadd_ps(wr, dv[i], _mm256_fnmadd_ps(dq[3], u[i], c[i]));
+            _mm256_fmadd_ps(_mm256_fmadd_ps(eight, t, off[i]), inv_l2, p[i])
+        });
+        // SAFETY: as above.
+        unsafe { store_soa8(op.add(3 * v), out) };
+        if NORMALS {
+            // SAFETY: as above.
+            let m = unsafe { load_soa8(nin.add(3 * v)) };
+            let off = rotation_offset8(&u, wr, &m);
+            let out = [0, 1, 2].map(|i| _mm256_fmadd_ps(off[i], inv_l2, m[i]));
+            // SAFETY: as above.
+            unsafe { store_soa8(on.add(3 * v), out) };
+        }
     }
 
     /// The four-lane dot product of `a` and `b`, in every lane.
@@ -342,6 +572,7 @@ mod x86 {
         src: S,
         v: usize,
         n: usize,
+        uniform: bool,
         pal: *const f32,
         pos: *const f32,
         nin: *const f32,
@@ -350,20 +581,7 @@ mod x86 {
     ) {
         // SAFETY: see `dq`: indices stay inside the validated slices.
         unsafe {
-            let mut acc = 0;
-            let (j, w) = src.get(v, n, 0, &mut acc);
-            let q = _mm256_loadu_ps(pal.add(8 * j));
-            let pivot = _mm256_castps256_ps128(q);
-            let mut b = _mm256_mul_ps(_mm256_set1_ps(w), q);
-            let sign = _mm_set1_ps(-0.0);
-            for k in 1..n {
-                let (j, w) = src.get(v, n, k, &mut acc);
-                let q = _mm256_loadu_ps(pal.add(8 * j));
-                let d = dot4(_mm256_castps256_ps128(q), pivot);
-                let flip = _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), sign);
-                let w = _mm_xor_ps(_mm_set1_ps(w), flip);
-                b = _mm256_fmadd_ps(_mm256_set_m128(w, w), q, b);
-            }
+            let b = blend::<S, N>(src, v, n, uniform, pal);
             let (r, d) = (_mm256_castps256_ps128(b), _mm256_extractf128_ps::<1>(b));
             // Not normalized: with l2 = |r|², r·p·r* = l2·p + 2w(u×p) + 2u×(u×p) and the
             // translation is 2·(w_r·d_v − w_d·r_v + r_v × d_v) / l2, so one division by l2
