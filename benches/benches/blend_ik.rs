@@ -9,11 +9,11 @@ use anim_core::blend::{blend, blend_into};
 use anim_core::crossfade::CrossFadeController;
 use anim_core::{JointDesc, Pose, Skeleton, TimePolicy};
 use anim_ik::{
-    CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, TwoBoneJoints, aim,
-    aim_correction, solve_two_bone, two_bone_corrections,
+    CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, aim, aim_correction,
+    solve_two_bone, two_bone_corrections,
 };
 use anim_math::{Quat, Transform, Vec3};
-use benches::Rng;
+use benches::{AimSetup, Rng, TwoBoneSetup};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -125,14 +125,9 @@ fn ik(c: &mut Criterion) {
     // corrections applied) plus the miss. `two_bone_job` is `two_bone_corrections` alone,
     // from the joints' model-space positions and rotations to the two local corrections:
     // ozz's IKTwoBoneJob alone (from model matrices).
-    let parent = Transform::new(Vec3::new(0.1, 1.0, 0.0), Quat::from_euler_angles(0.1, 0.2, 0.0), Vec3::repeat(1.0));
-    let upper = Transform::new(Vec3::new(0.1, 0.0, 0.0), Quat::from_euler_angles(0.2, 0.0, 0.1), Vec3::repeat(1.0));
-    let middle = Transform::new(Vec3::new(0.0, -0.45, 0.0), Quat::from_euler_angles(-0.3, 0.0, 0.0), Vec3::repeat(1.0));
-    let end = Vec3::new(0.0, -0.45, 0.0);
-    let mut rng = Rng(5);
-    let targets: Vec<Vec3> =
-        (0..64).map(|_| Vec3::new(rng.range(-0.3, 0.5), rng.range(0.2, 0.7), rng.range(-0.3, 0.3))).collect();
-    let pole = Vec3::z();
+    let setup = TwoBoneSetup::new();
+    let joints = setup.joints();
+    let TwoBoneSetup { parent, upper, middle, end, targets, pole } = setup;
     let mut k = 0;
     g.throughput(Throughput::Elements(1));
     g.bench_function("two_bone_per_call", |b| {
@@ -144,15 +139,6 @@ fn ik(c: &mut Criterion) {
         })
     });
 
-    let wa = parent.combine(&upper);
-    let wb = wa.combine(&middle);
-    let joints = TwoBoneJoints {
-        upper: wa.translation,
-        middle: wb.translation,
-        end: wb.transform_point(&end),
-        upper_rotation: wa.rotation,
-        middle_rotation: wb.rotation,
-    };
     let mut k = 0;
     g.bench_function("two_bone_job", |b| {
         b.iter(|| {
@@ -163,12 +149,7 @@ fn ik(c: &mut Criterion) {
 
     // Aim: a head joint under a turned neck looks at targets around it, forward +z, up +y,
     // world up +y (ozz-animation's IKAimJob with a pole vector does the same work).
-    let neck = Transform::new(Vec3::new(0.0, 1.6, 0.05), Quat::from_euler_angles(0.1, 0.3, -0.05), Vec3::repeat(1.0));
-    let head = Transform::new(Vec3::new(0.0, 0.12, 0.02), Quat::from_euler_angles(-0.2, 0.1, 0.0), Vec3::repeat(1.0));
-    let mut rng = Rng(11);
-    let looks: Vec<Vec3> =
-        (0..64).map(|_| Vec3::new(rng.range(-2.0, 2.0), rng.range(0.5, 2.5), rng.range(0.5, 3.0))).collect();
-    let (forward, up, world_up) = (Vec3::z(), Vec3::y(), Vec3::y());
+    let AimSetup { neck, head, looks, forward, up, world_up } = AimSetup::new();
     // `aim_per_call` is the whole `aim`: the joint's world position from the parent's world
     // transform and its local translation, the aim, and the new local rotation written
     // (renormalized): ozz's "from locals" variant less the model matrices of joints it does

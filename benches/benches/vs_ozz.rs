@@ -36,9 +36,9 @@ use anim_core::{
     BakedClip, Clip, DqPalette, Influences, JointRadii, Mesh, Pose, RuntimeClip, SamplingCache, Skeleton, Skin,
     TimePolicy,
 };
-use anim_ik::{TwoBoneJoints, aim, aim_correction, solve_two_bone, two_bone_corrections};
-use anim_math::{Mat4, Quat, Transform, Vec3};
-use benches::Rng;
+use anim_ik::{aim, aim_correction, solve_two_bone, two_bone_corrections};
+use anim_math::{Mat4, Vec3};
+use benches::{AimSetup, TwoBoneSetup};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime};
 use std::hint::black_box;
 
@@ -234,14 +234,9 @@ fn skinning(g: &mut BenchmarkGroup<WallTime>, case: &Case) {
 
 fn ik(g: &mut BenchmarkGroup<WallTime>) {
     g.throughput(Throughput::Elements(1));
-    let parent = Transform::new(Vec3::new(0.1, 1.0, 0.0), Quat::from_euler_angles(0.1, 0.2, 0.0), Vec3::repeat(1.0));
-    let upper = Transform::new(Vec3::new(0.1, 0.0, 0.0), Quat::from_euler_angles(0.2, 0.0, 0.1), Vec3::repeat(1.0));
-    let middle = Transform::new(Vec3::new(0.0, -0.45, 0.0), Quat::from_euler_angles(-0.3, 0.0, 0.0), Vec3::repeat(1.0));
-    let end = Vec3::new(0.0, -0.45, 0.0);
-    let mut rng = Rng(5);
-    let targets: Vec<Vec3> =
-        (0..64).map(|_| Vec3::new(rng.range(-0.3, 0.5), rng.range(0.2, 0.7), rng.range(-0.3, 0.3))).collect();
-    let pole = Vec3::z();
+    let setup = TwoBoneSetup::new();
+    let joints = setup.joints();
+    let TwoBoneSetup { parent, upper, middle, end, targets, pole } = setup;
     let mut k = 0;
     g.bench_function("ik/two_bone", |b| {
         b.iter(|| {
@@ -251,27 +246,13 @@ fn ik(g: &mut BenchmarkGroup<WallTime>) {
             black_box((u, m, r))
         })
     });
-    let wa = parent.combine(&upper);
-    let wb = wa.combine(&middle);
-    let joints = TwoBoneJoints {
-        upper: wa.translation,
-        middle: wb.translation,
-        end: wb.transform_point(&end),
-        upper_rotation: wa.rotation,
-        middle_rotation: wb.rotation,
-    };
     g.bench_function("ik/two_bone_job", |b| {
         b.iter(|| {
             k = (k + 1) % targets.len();
             black_box(two_bone_corrections(black_box(&joints), black_box(&targets[k]), Some(&pole)))
         })
     });
-    let neck = Transform::new(Vec3::new(0.0, 1.6, 0.05), Quat::from_euler_angles(0.1, 0.3, -0.05), Vec3::repeat(1.0));
-    let head = Transform::new(Vec3::new(0.0, 0.12, 0.02), Quat::from_euler_angles(-0.2, 0.1, 0.0), Vec3::repeat(1.0));
-    let mut rng = Rng(11);
-    let looks: Vec<Vec3> =
-        (0..64).map(|_| Vec3::new(rng.range(-2.0, 2.0), rng.range(0.5, 2.5), rng.range(0.5, 3.0))).collect();
-    let (forward, up, world_up) = (Vec3::z(), Vec3::y(), Vec3::y());
+    let AimSetup { neck, head, looks, forward, up, world_up } = AimSetup::new();
     let mut k = 0;
     g.bench_function("ik/aim", |b| {
         b.iter(|| {

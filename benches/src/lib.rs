@@ -92,3 +92,108 @@ pub fn mesh(vertices: usize, per: usize, joints: usize) -> (Vec<Vec3>, Vec<Vec3>
     let influences = Influences::new(per, j, w, joints).expect("generated joints are in range");
     (positions, normals, influences)
 }
+
+/// The two-bone IK setup the `blend_ik` and `vs_ozz` benches share: a leg under a turned
+/// parent reaching 64 targets around it, bending towards +z.
+pub struct TwoBoneSetup {
+    /// The parent joint's world transform.
+    pub parent: Transform,
+    /// The upper joint's local transform.
+    pub upper: Transform,
+    /// The middle joint's local transform.
+    pub middle: Transform,
+    /// The end effector in the middle joint's space.
+    pub end: Vec3,
+    /// Targets, visited in turn.
+    pub targets: Vec<Vec3>,
+    /// Pole vector.
+    pub pole: Vec3,
+}
+
+impl TwoBoneSetup {
+    /// The setup (deterministic).
+    pub fn new() -> Self {
+        let mut rng = Rng(5);
+        let targets =
+            (0..64).map(|_| Vec3::new(rng.range(-0.3, 0.5), rng.range(0.2, 0.7), rng.range(-0.3, 0.3))).collect();
+        Self {
+            parent: Transform::new(Vec3::new(0.1, 1.0, 0.0), Quat::from_euler_angles(0.1, 0.2, 0.0), Vec3::repeat(1.0)),
+            upper: Transform::new(Vec3::new(0.1, 0.0, 0.0), Quat::from_euler_angles(0.2, 0.0, 0.1), Vec3::repeat(1.0)),
+            middle: Transform::new(
+                Vec3::new(0.0, -0.45, 0.0),
+                Quat::from_euler_angles(-0.3, 0.0, 0.0),
+                Vec3::repeat(1.0),
+            ),
+            end: Vec3::new(0.0, -0.45, 0.0),
+            targets,
+            pole: Vec3::z(),
+        }
+    }
+
+    /// The three joints in model space, as `anim_ik::two_bone_corrections` takes them.
+    pub fn joints(&self) -> anim_ik::TwoBoneJoints {
+        let wa = self.parent.combine(&self.upper);
+        let wb = wa.combine(&self.middle);
+        anim_ik::TwoBoneJoints {
+            upper: wa.translation,
+            middle: wb.translation,
+            end: wb.transform_point(&self.end),
+            upper_rotation: wa.rotation,
+            middle_rotation: wb.rotation,
+        }
+    }
+}
+
+impl Default for TwoBoneSetup {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The aim IK setup the `blend_ik` and `vs_ozz` benches share: a head joint under a turned
+/// neck looks at 64 targets around it, forward +z, up +y, world up +y.
+pub struct AimSetup {
+    /// The neck's world transform.
+    pub neck: Transform,
+    /// The head's local transform.
+    pub head: Transform,
+    /// Targets, visited in turn.
+    pub looks: Vec<Vec3>,
+    /// The head's forward axis.
+    pub forward: Vec3,
+    /// The head's up axis.
+    pub up: Vec3,
+    /// World up.
+    pub world_up: Vec3,
+}
+
+impl AimSetup {
+    /// The setup (deterministic).
+    pub fn new() -> Self {
+        let mut rng = Rng(11);
+        let looks =
+            (0..64).map(|_| Vec3::new(rng.range(-2.0, 2.0), rng.range(0.5, 2.5), rng.range(0.5, 3.0))).collect();
+        Self {
+            neck: Transform::new(
+                Vec3::new(0.0, 1.6, 0.05),
+                Quat::from_euler_angles(0.1, 0.3, -0.05),
+                Vec3::repeat(1.0),
+            ),
+            head: Transform::new(
+                Vec3::new(0.0, 0.12, 0.02),
+                Quat::from_euler_angles(-0.2, 0.1, 0.0),
+                Vec3::repeat(1.0),
+            ),
+            looks,
+            forward: Vec3::z(),
+            up: Vec3::y(),
+            world_up: Vec3::y(),
+        }
+    }
+}
+
+impl Default for AimSetup {
+    fn default() -> Self {
+        Self::new()
+    }
+}
