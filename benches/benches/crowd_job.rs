@@ -4,7 +4,7 @@
 //! clip into its SoA pose and builds its model matrices (`sample_ltm`), then also its
 //! matrix skinning palette (`sample_ltm_palette`).
 //!
-//! Two characters: Fox's Walk (/work/shared/assets/Fox/Fox.glb, read from
+//! Two characters: Fox's Walk (`../shared/assets/Fox/Fox.glb`, read from
 //! `../shared/assets` next to the repository) and the 80-joint fixture
 //! (`benches::skeleton(80)`, `benches::clip(&skeleton, 4.0, 30.0)`). Clips: the exact
 //! glTF/`Clip` path and the same clip baked at 30 Hz. Thread counts: 1, 2 and every core
