@@ -1,89 +1,60 @@
-//! The skeletal-animation runtime core.
+//! The skeletal-animation runtime core: what one character needs each frame, and the
+//! offline steps that prepare its data.
 //!
-//! Data flows one way, and every step is a function over slices the caller owns:
+//! Data flows one way, and every step is a function over slices the caller owns. The
+//! modules follow it, one stage each:
 //!
 //! ```text
-//! Skeleton + Clip ──sample──▶ Pose (local transforms)
-//!                 ──local_to_model──▶ model matrices
-//!                 ──palette──▶ skinning palette (matrices / dual quaternions)
-//!                 ──skin──▶ skinned positions and normals
+//! clip     Clip / BakedClip / RuntimeClip ──sample(t)──▶ Pose (local transforms)
+//! blend    poses ──blend / additive / layers / crossfade──▶ Pose
+//! pose     Pose + Skeleton ──local_to_model──▶ model matrices
+//! skin     model matrices + Skin ──Palette──▶ matrices or dual quaternions
+//!          Palette + Mesh ──skinning──▶ skinned positions and normals
+//! offline  Clip ──compile / bake / trim / extract root motion──▶ what playback reads
 //! ```
 //!
-//! This crate depends on `anim-math` and nalgebra only: no file format, no GPU, no window.
+//! - [`pose`]: [`Skeleton`](pose::Skeleton), [`Pose`](pose::Pose), the SIMD
+//!   structure-of-arrays pose and the hierarchy pass.
+//! - [`clip`]: tracks, the three clip forms (exact, baked, runtime) and their common
+//!   [`SoaSampler`](clip::SoaSampler) interface, [`Playback`](clip::Playback), events, root
+//!   motion, morph weights.
+//! - [`blend`]: two-pose blends, additive layers, masked N-layer blends, crossfades.
+//! - [`skin`]: skins, meshes and influences, morph targets, palettes, CPU skinning.
+//! - [`offline`]: runtime-clip compilation, baking, root-motion extraction, trimming, the
+//!   numeric range check. Nothing in it runs per frame.
+//!
+//! [`prelude`] brings the types most programs touch. This crate depends on `anim-math`,
+//! nalgebra, thiserror, bytemuck and half only: no file format, GPU, window or crowd code.
 //!
 //! ```
-//! use anim_core::{Skeleton, JointDesc, Pose, Skin, palette, skinning};
-//! use anim_math::{Transform, Vec3, Mat4};
+//! use anim_core::prelude::*;
+//! use anim_math::{Mat4, Transform, Vec3};
 //!
 //! // Two joints: a root at the origin and a child one unit up.
 //! let skeleton = Skeleton::new(vec![
 //!     JointDesc::new("root", None, Transform::IDENTITY),
 //!     JointDesc::new("tip", Some(0), Transform::from_translation(Vec3::new(0.0, 1.0, 0.0))),
-//! ]).unwrap();
+//! ])?;
 //! let pose = skeleton.rest_pose().clone();
 //! let mut model = vec![Mat4::identity(); skeleton.len()];
-//! pose.local_to_model(&skeleton, &mut model).unwrap();
+//! pose.local_to_model(&skeleton, &mut model)?;
 //! let skin = Skin::from_skeleton(&skeleton);
-//! let mut pal = vec![Mat4::identity(); skin.len()];
-//! palette::skinning_matrices(&model, &skin, &mut pal).unwrap();
+//! let mut palette = Palette::new(SkinMethod::Lbs);
+//! palette.update(&model, &skin)?;
 //! // The rest pose is the bind pose here, so the palette is the identity.
-//! assert!((pal[1] - Mat4::identity()).abs().max() < 1e-6);
+//! assert!((palette.matrices().unwrap()[1] - Mat4::identity()).abs().max() < 1e-6);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-
-//! What games build on clips: [`playback`] (time scale, ping-pong, loop counts, a
-//! `finished` signal), [`events`] (named times, and the in-order query of the events one
-//! step crossed), [`root_motion`] (the root's travel as a separate motion track) and
-//! [`layered`] (N-layer weighted blending with per-joint masks and additive layers).
-//! Each module's docs start with a runnable example.
 
 #![warn(missing_docs)]
 
-pub mod additive;
-pub mod anim_texture;
-pub mod bake;
 pub mod blend;
 pub mod clip;
-pub mod crossfade;
-pub mod crowd;
-pub mod crowd_job;
-mod error;
-pub mod events;
-pub mod hierarchy;
-pub mod layered;
-pub mod mesh;
-pub mod morph;
-pub mod palette;
-pub mod playback;
-mod pose;
-pub mod range;
-pub mod root_motion;
-pub mod runtime_clip;
-mod skeleton;
-mod skin;
-pub mod skinning;
-pub mod soa;
-pub mod track;
-pub mod trim;
-
-pub use anim_texture::{
-    AnimAtlas, AtlasClip, AtlasError, AtlasSource, BakeSettings, FramePair, TexelFormat, TextureLayout,
-};
-pub use bake::BakedClip;
-pub use clip::{Clip, JointTracks, SamplingCache, ScalarCurve, TimePolicy};
-pub use crowd::{CharacterDesc, Crowd, CrowdError, CrowdInstance};
-pub use error::{ClipError, LengthMismatch, PoseError, SkeletonError, SkinningError, TrackError};
-pub use mesh::{Influences, Mesh};
-pub use morph::{MorphError, MorphTargets, WeightTrack};
-pub use palette::{DqPalette, Palette};
-pub use pose::Pose;
-pub use runtime_clip::{JointRadii, RuntimeClip, RuntimeClipContext, RuntimeClipError};
-pub use skeleton::{JointDesc, Skeleton};
-pub use skin::Skin;
-pub use skinning::{SkinMethod, UnknownSkinMethod};
-pub use track::{Interpolation, Track};
+mod length;
+pub mod offline;
+pub mod pose;
+pub mod prelude;
+pub mod skin;
 
 pub use anim_math;
-
-pub use additive::{add, add_in_place, make_additive_base};
-pub use blend::{BlendError, blend, blend_into, blend_masked};
-pub use crossfade::{CrossFadeController, CrossFadeError};
+pub use length::LengthMismatch;

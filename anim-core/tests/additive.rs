@@ -1,7 +1,8 @@
 //! Additive layers: identity, the quaternion order against rotation matrices, weights.
 
-use anim_core::additive::{add, add_in_place, add_transform, make_additive_base, make_additive_base_at};
-use anim_core::{Clip, Interpolation, JointDesc, JointTracks, Pose, Skeleton, Track};
+use anim_core::blend::additive::{add, add_in_place, add_transform, make_additive_base, make_additive_base_at};
+use anim_core::clip::{Clip, Interpolation, JointTracks, Track};
+use anim_core::pose::{JointDesc, Pose, Skeleton};
 use anim_math::{Quat, Transform, Vec3};
 
 fn skeleton() -> Skeleton {

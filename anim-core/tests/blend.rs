@@ -1,7 +1,8 @@
 //! Pose blending, masks and errors.
 
+use anim_core::LengthMismatch;
 use anim_core::blend::{BlendError, blend, blend_into, blend_masked, subtree_mask};
-use anim_core::{JointDesc, LengthMismatch, Pose, Skeleton};
+use anim_core::pose::{JointDesc, Pose, Skeleton};
 use anim_math::{Quat, Transform, Vec3};
 
 /// root ─ spine ─ head, root ─ leg ─ foot (source order scrambled on purpose).

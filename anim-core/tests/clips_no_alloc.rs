@@ -1,12 +1,13 @@
 //! Steady frames of the issue-12 features allocate nothing: playback, event queries,
 //! root-motion deltas, the layered blend and a crossfade with root motion.
 
-use anim_core::crossfade::CrossFadeController;
-use anim_core::events::{ClipEvent, crossed_into};
-use anim_core::layered::{AdditiveLayer, Layer, blend_layers};
-use anim_core::playback::{LoopMode, Playback};
-use anim_core::root_motion::{RootMotionSettings, extract};
-use anim_core::{Clip, Interpolation, JointDesc, JointTracks, Skeleton, TimePolicy, Track};
+use anim_core::blend::crossfade::CrossFadeController;
+use anim_core::blend::layered::{AdditiveLayer, Layer, blend_layers};
+use anim_core::clip::events::{ClipEvent, crossed_into};
+use anim_core::clip::playback::{LoopMode, Playback};
+use anim_core::clip::{Clip, Interpolation, JointTracks, TimePolicy, Track};
+use anim_core::offline::root_motion::{RootMotionSettings, extract};
+use anim_core::pose::{JointDesc, Skeleton};
 use anim_math::{Transform, Vec3};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;

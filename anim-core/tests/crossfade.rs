@@ -1,7 +1,8 @@
 //! The crossfade controller's timeline against hand-computed weights.
 
-use anim_core::crossfade::{CrossFadeController, CrossFadeError};
-use anim_core::{Clip, Interpolation, JointDesc, JointTracks, Skeleton, TimePolicy, Track};
+use anim_core::blend::crossfade::{CrossFadeController, CrossFadeError};
+use anim_core::clip::{Clip, Interpolation, JointTracks, TimePolicy, Track};
+use anim_core::pose::{JointDesc, Skeleton};
 use anim_math::{Transform, Vec3};
 use std::sync::Arc;
 
@@ -125,7 +126,7 @@ fn overflowing_the_pool_still_works_and_errors_are_typed() {
 /// (weight `w`), within 1e-6.
 #[test]
 fn crossfade_equals_the_layered_job() {
-    use anim_core::layered::{Layer, blend_layers};
+    use anim_core::blend::layered::{Layer, blend_layers};
     let s = skeleton();
     let a = ramp("a", Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 1.0, 0.3), 2.0);
     let b = ramp("b", Vec3::new(4.0, 0.0, -1.0), Vec3::new(1.0, 0.0, 0.0), 2.0);

@@ -3,7 +3,9 @@
 //! binary search, a division per segment). They agree exactly at key times and within a few
 //! units of rounding between them, over forward playback, backward jumps and random times.
 
-use anim_core::{Clip, Interpolation, JointTracks, Pose, SamplingCache, TimePolicy, Track};
+use anim_core::clip::{Clip, Interpolation, JointTracks, SamplingCache, TimePolicy, Track};
+
+use anim_core::pose::Pose;
 use anim_math::{Quat, Vec3};
 use nalgebra::Quaternion;
 

@@ -2,9 +2,12 @@
 //! whole pipeline (clip → pose → model matrices → palette → skinned vertices), each checked
 //! for finiteness and against the value it must have.
 
-use anim_core::skinning::{NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Clip, Influences, Interpolation, JointDesc, JointTracks, Palette, Skeleton, Skin, SkinMethod, Track};
-use anim_core::{TimePolicy, skinning};
+use anim_core::clip::TimePolicy;
+use anim_core::clip::{Clip, Interpolation, JointTracks, Track};
+use anim_core::pose::{JointDesc, Skeleton};
+use anim_core::skin::skinning;
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput};
+use anim_core::skin::{Influences, Palette, Skin, SkinMethod};
 use anim_math::{Mat4, Quat, Transform, Vec3};
 
 fn finite(v: &Vec3) -> bool {

@@ -1,8 +1,8 @@
 //! The N-layer blend against hand-computed two-joint cases.
 
 use anim_core::blend::blend;
-use anim_core::layered::{AdditiveLayer, Layer, blend_layers};
-use anim_core::{JointDesc, Pose, Skeleton};
+use anim_core::blend::layered::{AdditiveLayer, Layer, blend_layers};
+use anim_core::pose::{JointDesc, Pose, Skeleton};
 use anim_math::{Quat, Transform, Vec3};
 
 fn skeleton() -> Skeleton {
@@ -165,9 +165,9 @@ fn two_layer_fast_path_equals_general_job() {
             .unwrap();
         let t = w1 / (w0 + w1);
         let mut two = s.rest_pose().clone();
-        anim_core::layered::blend_two(&mut two, &a, &b, t, &s).unwrap();
+        anim_core::blend::layered::blend_two(&mut two, &a, &b, t, &s).unwrap();
         let mut into = a.clone();
-        anim_core::layered::blend_two_into(&mut into, &b, t, &s).unwrap();
+        anim_core::blend::layered::blend_two_into(&mut into, &b, t, &s).unwrap();
         assert_eq!(two, fast, "round {round}");
         assert_eq!(into, fast, "round {round}");
         for (x, y) in fast.locals().iter().zip(general.locals()) {
@@ -178,7 +178,7 @@ fn two_layer_fast_path_equals_general_job() {
     }
     let mut out = s.rest_pose().clone();
     assert!(matches!(
-        anim_core::layered::blend_two(&mut out, &zero, &zero, 1.5, &s),
-        Err(anim_core::blend::BlendError::WeightOutOfRange { .. })
+        anim_core::blend::layered::blend_two(&mut out, &zero, &zero, 1.5, &s),
+        Err(anim_core::blend::mix::BlendError::WeightOutOfRange { .. })
     ));
 }

@@ -1,9 +1,9 @@
 //! Playback times (ping-pong, clamp, loop counts, reverse) and the event query, against
 //! hand-computed values.
 
-use anim_core::events::{ClipEvent, FiredEvent, crossed_into};
-use anim_core::playback::{LoopMode, Playback};
-use anim_core::{Clip, Interpolation, JointTracks, Track};
+use anim_core::clip::events::{ClipEvent, FiredEvent, crossed_into};
+use anim_core::clip::playback::{LoopMode, Playback};
+use anim_core::clip::{Clip, Interpolation, JointTracks, Track};
 use anim_math::Vec3;
 
 fn near(a: f32, b: f32) -> bool {
@@ -148,7 +148,7 @@ fn clip_events_are_sorted_and_checked() {
     let clip = clip.with_events(vec![ClipEvent::new("late", 1.5), ClipEvent::new("early", 0.5)]).unwrap();
     assert_eq!(clip.events()[0].name, "early");
     let bad = clip.clone().with_events(vec![ClipEvent::new("x", 2.5)]);
-    assert!(matches!(bad, Err(anim_core::events::EventError::TimeOutOfRange { index: 0, .. })));
+    assert!(matches!(bad, Err(anim_core::clip::events::EventError::TimeOutOfRange { index: 0, .. })));
     let nan = clip.with_events(vec![ClipEvent::new("x", f32::NAN)]);
     assert!(nan.is_err());
 }
@@ -158,38 +158,22 @@ fn foot_contact_curve_gives_down_and_up_events() {
     // Planted 0..0.4, lifting linearly to 0 at 0.6, down again linearly 0.8..1.0.
     let curve =
         Track::new(Interpolation::Linear, vec![0.0, 0.4, 0.6, 0.8, 1.0], vec![1.0f32, 1.0, 0.0, 0.0, 1.0]).unwrap();
-    let ev = anim_core::events::threshold_events(&curve, 0.5, "foot_down", "foot_up");
+    let ev = anim_core::clip::events::threshold_events(&curve, 0.5, "foot_down", "foot_up");
     assert_eq!(ev.len(), 2);
     assert_eq!(ev[0].name, "foot_up");
     assert!(near(ev[0].time, 0.5));
     assert_eq!(ev[1].name, "foot_down");
     assert!(near(ev[1].time, 0.9));
     let step = Track::new(Interpolation::Step, vec![0.0, 0.3], vec![0.0f32, 1.0]).unwrap();
-    let ev = anim_core::events::threshold_events(&step, 0.5, "down", "up");
+    let ev = anim_core::clip::events::threshold_events(&step, 0.5, "down", "up");
     assert_eq!((ev[0].name.as_str(), ev[0].time), ("down", 0.3));
 }
 
 #[test]
-fn crowd_columns_come_from_a_playback() {
-    let mut p = Playback::new(2.0, LoopMode::PingPong).with_speed(-0.5);
-    p.seek(2.5); // second cycle, backwards: time 2 - 0.5
-    let d = anim_core::CharacterDesc {
-        position: Vec3::zeros(),
-        rotation: anim_math::Quat::identity(),
-        scale: 1.0,
-        clip: 0,
-        time: 0.0,
-        speed: 1.0,
-    }
-    .with_playback(&p);
-    assert!(near(d.time, 1.5));
-    assert_eq!(d.speed, -0.5);
-}
-
-#[test]
 fn crossfade_reports_the_current_clips_events() {
-    use anim_core::crossfade::CrossFadeController;
-    use anim_core::{JointDesc, Skeleton, TimePolicy};
+    use anim_core::blend::crossfade::CrossFadeController;
+    use anim_core::clip::TimePolicy;
+    use anim_core::pose::{JointDesc, Skeleton};
     let s = Skeleton::new(vec![JointDesc::new("root", None, anim_math::Transform::IDENTITY)]).unwrap();
     let mut jt = JointTracks::new(0);
     jt.translation = Some(Track::new(Interpolation::Linear, vec![0.0, 1.0], vec![Vec3::zeros(); 2]).unwrap());

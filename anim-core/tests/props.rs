@@ -2,7 +2,9 @@
 //! keys, cached sampling agrees with searching, and local-to-model agrees with a naive
 //! recursive product of matrices on random skeletons.
 
-use anim_core::{Interpolation, JointDesc, Pose, Skeleton, Track};
+use anim_core::clip::{Interpolation, Track};
+
+use anim_core::pose::{JointDesc, Pose, Skeleton};
 use anim_math::{Mat4, Quat, Transform, Vec3};
 use nalgebra::{Quaternion, Unit};
 use proptest::prelude::*;

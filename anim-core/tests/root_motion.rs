@@ -1,9 +1,10 @@
 //! Root-motion extraction and per-step deltas: loops, reverse play, yaw, crossfades.
 
-use anim_core::crossfade::CrossFadeController;
-use anim_core::playback::{LoopMode, Playback};
-use anim_core::root_motion::{RootMotionSettings, extract};
-use anim_core::{Clip, Interpolation, JointDesc, JointTracks, Skeleton, TimePolicy, Track};
+use anim_core::blend::crossfade::CrossFadeController;
+use anim_core::clip::playback::{LoopMode, Playback};
+use anim_core::clip::{Clip, Interpolation, JointTracks, TimePolicy, Track};
+use anim_core::offline::root_motion::{RootMotionSettings, extract};
+use anim_core::pose::{JointDesc, Skeleton};
 use anim_math::{Quat, Transform, Vec3};
 use std::sync::Arc;
 
@@ -132,7 +133,7 @@ fn errors() {
     let bad = RootMotionSettings { joint: 5, ..RootMotionSettings::new(0) };
     assert!(matches!(
         extract(&clip, &s, &bad),
-        Err(anim_core::root_motion::RootMotionError::JointOutOfRange { joint: 5, count: 2 })
+        Err(anim_core::offline::root_motion::RootMotionError::JointOutOfRange { joint: 5, count: 2 })
     ));
     let up = RootMotionSettings { up: Vec3::zeros(), ..RootMotionSettings::new(0) };
     assert!(extract(&clip, &s, &up).is_err());

@@ -1,9 +1,15 @@
 //! Runtime clips: analytic cases, the smallest-three bound, STEP and CUBICSPLINE
 //! conversion within tolerance, and cursor correctness for any time sequence.
 
-use anim_core::runtime_clip::{JointRadii, RuntimeClip, RuntimeClipError, decode_rotation, encode_rotation};
-use anim_core::soa::{SoaPose, SoaSampler};
-use anim_core::{Clip, ClipError, Interpolation, JointDesc, JointTracks, Pose, Skeleton, TimePolicy, Track};
+use anim_core::clip::runtime::{RuntimeClip, decode_rotation};
+
+use anim_core::offline::{JointRadii, RuntimeClipError};
+
+use anim_core::clip::SoaSampler;
+use anim_core::clip::{Clip, ClipError, Interpolation, JointTracks, TimePolicy, Track};
+use anim_core::offline::compile::encode_rotation;
+use anim_core::pose::soa::SoaPose;
+use anim_core::pose::{JointDesc, Pose, Skeleton};
 use anim_math::{Quat, Transform, Vec3};
 use nalgebra::Quaternion;
 

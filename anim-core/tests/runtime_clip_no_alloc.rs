@@ -6,9 +6,13 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anim_core::runtime_clip::{JointRadii, RuntimeClip};
-use anim_core::soa::{SoaPose, SoaSampler};
-use anim_core::{Clip, Interpolation, JointDesc, JointTracks, Skeleton, TimePolicy, Track};
+use anim_core::clip::runtime::RuntimeClip;
+
+use anim_core::clip::SoaSampler;
+use anim_core::clip::{Clip, Interpolation, JointTracks, TimePolicy, Track};
+use anim_core::offline::JointRadii;
+use anim_core::pose::soa::SoaPose;
+use anim_core::pose::{JointDesc, Skeleton};
 use anim_math::{Quat, Transform, Vec3};
 
 struct Counting;

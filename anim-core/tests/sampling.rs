@@ -1,6 +1,8 @@
 //! Track and clip sampling against analytic values.
 
-use anim_core::{Clip, Interpolation, JointTracks, Pose, SamplingCache, TimePolicy, Track};
+use anim_core::clip::{Clip, Interpolation, JointTracks, SamplingCache, TimePolicy, Track};
+
+use anim_core::pose::Pose;
 use anim_math::{Quat, Vec3};
 use nalgebra::Quaternion;
 

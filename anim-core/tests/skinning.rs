@@ -1,10 +1,11 @@
 //! CPU skinning: hand-computed values and agreement between independent paths.
 
-use anim_core::palette::{skinning_dual_quats, skinning_matrices, skinning_transforms};
-use anim_core::skinning::{
+use anim_core::pose::{JointDesc, Pose, Skeleton};
+use anim_core::skin::palette::{skinning_dual_quats, skinning_matrices, skinning_transforms};
+use anim_core::skin::skinning::{
     NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend, linear_blend_transforms, rigid,
 };
-use anim_core::{DqPalette, Influences, JointDesc, Palette, Pose, Skeleton, Skin, SkinMethod, SkinningError};
+use anim_core::skin::{DqPalette, Influences, Palette, Skin, SkinMethod, SkinningError};
 use anim_math::{DualQuat, Mat3, Mat4, Quat, Transform, Vec3, dual};
 use std::f32::consts::FRAC_PI_2;
 
@@ -33,7 +34,7 @@ fn run_skin(
     inf: &Influences,
     pos: &[Vec3],
     nrm: Option<&[Vec3]>,
-    skin: impl FnOnce(&SkinningInput, &mut SkinningOutput) -> Result<(), anim_core::SkinningError>,
+    skin: impl FnOnce(&SkinningInput, &mut SkinningOutput) -> Result<(), anim_core::skin::SkinningError>,
 ) -> (Vec<Vec3>, Vec<Vec3>) {
     let mut out_p = vec![Vec3::zeros(); pos.len()];
     let mut out_n = vec![Vec3::zeros(); pos.len()];
@@ -333,7 +334,7 @@ fn bad_input_is_an_error_not_a_panic() {
 
 #[test]
 fn full_pipeline_from_clip_to_vertices() {
-    use anim_core::{Clip, Interpolation, JointTracks, TimePolicy, Track};
+    use anim_core::clip::{Clip, Interpolation, JointTracks, TimePolicy, Track};
     let (s, _) = two_joint_chain();
     let mut jt = JointTracks::new(1);
     let q0 = Quat::identity().into_inner();
@@ -450,7 +451,7 @@ fn scaled_dq_single_influence_equals_lbs() {
     let dq = Palette::from_matrices(SkinMethod::Dq, &mats);
     let lbs = Palette::from_matrices(SkinMethod::Lbs, &mats);
     let skin = |p: &Palette| {
-        run_skin(&inf, &pos, Some(&nrm), |i, o| anim_core::skinning::skin(i, p, NormalMode::InverseTranspose, o))
+        run_skin(&inf, &pos, Some(&nrm), |i, o| anim_core::skin::skinning::skin(i, p, NormalMode::InverseTranspose, o))
     };
     let ((dp, dn), (lp, ln)) = (skin(&dq), skin(&lbs));
     for v in 0..pos.len() {

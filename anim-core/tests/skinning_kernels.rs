@@ -3,11 +3,11 @@
 //! quantization bound, quantized weights sum to exactly one, and the fast renormalization
 //! stays within its error bound.
 
-use anim_core::mesh::{InfluenceLayout, UNORM16_ONE};
-use anim_core::skinning::{
+use anim_core::skin::mesh::{InfluenceLayout, UNORM16_ONE};
+use anim_core::skin::skinning::{
     Kernel, NormalMode, SkinningInput, SkinningOutput, dual_quaternion, dual_quaternion_with, linear_blend_with,
 };
-use anim_core::{DqPalette, Influences, SkinningError};
+use anim_core::skin::{DqPalette, Influences, SkinningError};
 use anim_math::{Mat4, Quat, Transform, Vec3};
 
 /// Small deterministic generator (xorshift32) so failures reproduce.

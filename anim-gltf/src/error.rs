@@ -118,7 +118,7 @@ pub enum GltfError {
     #[error("export: {0}")]
     Export(String),
     /// Finite values that could take the model out of the runtime's documented numeric
-    /// range ([`anim_core::range`]): a node's translation or scale, an animation channel's
+    /// range ([`anim_core::offline::range`]): a node's translation or scale, an animation channel's
     /// keys, a skin's inverse bind matrices or a mesh's positions, alone or down the
     /// hierarchy.
     #[error("{path}: out of range: {source}")]
@@ -126,7 +126,7 @@ pub enum GltfError {
         /// Element at fault (`/nodes/5/translation`, `/animations/0/channels/3`, …).
         path: String,
         /// What the range check found.
-        source: anim_core::range::RangeError,
+        source: anim_core::offline::range::RangeError,
     },
 }
 

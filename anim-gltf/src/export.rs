@@ -1,7 +1,9 @@
 //! Skeleton, meshes and clips → binary glTF.
 
 use crate::{CURVES_KEY, GltfError};
-use anim_core::{Clip, Interpolation, Mesh, MorphTargets, Skeleton, Skin, Track};
+use anim_core::clip::{Clip, Interpolation, Track};
+use anim_core::pose::Skeleton;
+use anim_core::skin::{Mesh, MorphTargets, Skin};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -141,7 +143,7 @@ pub fn export_glb(skeleton: &Skeleton, meshes: &[ExportMesh], clips: &[Clip]) ->
 /// [`export_glb`] with morph targets: `morphs[i]` (when present and `Some`) becomes the
 /// `targets` of mesh `i` (POSITION with min/max, NORMAL and TANGENT deltas where the
 /// targets have them), its default weights `mesh.weights` and its names
-/// `mesh.extras.targetNames`. A clip's [`anim_core::WeightTrack`] whose target is
+/// `mesh.extras.targetNames`. A clip's [`anim_core::clip::WeightTrack`] whose target is
 /// `skeleton.len() + i` (the node mesh `i` gets in the file) becomes a `weights` channel
 /// of that node.
 ///

@@ -6,10 +6,10 @@
 //! and `.glb` into a [`Model`]:
 //!
 //! - **Skeleton.** *Every* node of the document becomes a joint of [`Model::skeleton`], with
-//!   the node's index as its source index ([`anim_core::Skeleton::from_source_index`]) and
+//!   the node's index as its source index ([`anim_core::pose::Skeleton::from_source_index`]) and
 //!   the node's authored TRS (a `matrix` is decomposed) as its rest transform. So skin
 //!   joints, their non-joint ancestors (which may be animated), animated non-joint nodes
-//!   and mesh nodes all get a world matrix from one [`anim_core::Pose::local_to_model`]
+//!   and mesh nodes all get a world matrix from one [`anim_core::pose::Pose::local_to_model`]
 //!   pass, and a skin or a channel that refers to a node outside the default scene still
 //!   works (that node is a root of its own tree). `nodes[]` may list children before
 //!   parents; a node with two parents or a cycle is an error.
@@ -21,12 +21,12 @@
 //! - **Meshes.** One [`MeshInstance`] per primitive of every node with a mesh in the
 //!   default scene (scene 0 when `scene` is absent, every node when there are no scenes),
 //!   ordered by node index then primitive index. Joint indices stay skin-relative; the
-//!   `JOINTS_n`/`WEIGHTS_n` sets are concatenated into one [`anim_core::Influences`] with
+//!   `JOINTS_n`/`WEIGHTS_n` sets are concatenated into one [`anim_core::skin::Influences`] with
 //!   `4·sets` influences a vertex (weights divided by their sum).
 //! - **Clips.** Translation, rotation and scale channels with STEP, LINEAR and CUBICSPLINE;
 //!   times are kept raw (a clip whose first key is at 1/24 s is not shifted); the duration
 //!   is the latest key of any channel; a channel holds its first/last value outside its
-//!   keys. `weights` channels become the clip's [`anim_core::WeightTrack`]s.
+//!   keys. `weights` channels become the clip's [`anim_core::clip::WeightTrack`]s.
 //! - **Morph targets.** Each primitive's `targets` (POSITION, NORMAL and TANGENT deltas,
 //!   sparse accessors too) become [`MeshInstance::morph`], with the node's default weights
 //!   (`node.weights`, else `mesh.weights`, else zeros) and the names in
@@ -74,7 +74,7 @@
 //! ignored, as glTF requires), unskinned ones `world(node) · p`.
 //!
 //! # Morph targets
-//! Data flows file → [`MeshInstance::morph`] ([`anim_core::MorphTargets`]) → weights
+//! Data flows file → [`MeshInstance::morph`] ([`anim_core::skin::MorphTargets`]) → weights
 //! sampled into a caller-owned `&mut [f32]` ([`Model::sample_weights`]: the clip's
 //! `weights` channel, else the defaults) → morphed, then skinned, into caller-owned buffers
 //! ([`Model::skin_instance_weighted`]: `p = base + Σ wᵢ·Δᵢ` first, skinning second, as
@@ -85,7 +85,8 @@
 //! mesh); the renderer's vertex-shader path and the crowd paths do not morph.
 //!
 //! ```
-//! use anim_core::{SkinMethod, TimePolicy};
+//! use anim_core::clip::TimePolicy;
+//! use anim_core::skin::SkinMethod;
 //! use anim_gltf::SkinScratch;
 //! use anim_math::{Mat4, Vec3};
 //!
@@ -130,7 +131,11 @@ pub use import::MAX_INFLUENCE_SETS;
 pub use skinning::SkinScratch;
 pub use trim::RuntimeSkeleton;
 
-use anim_core::{Clip, Interpolation, Mesh, MorphTargets, Pose, Skeleton, Skin, TimePolicy};
+use anim_core::clip::{Clip, Interpolation, TimePolicy};
+
+use anim_core::pose::{Pose, Skeleton};
+
+use anim_core::skin::{Mesh, MorphTargets, Skin};
 use anim_math::Mat4;
 use std::path::{Path, PathBuf};
 
@@ -140,7 +145,7 @@ use std::path::{Path, PathBuf};
 pub const CURVES_KEY: &str = "animScalarCurves";
 
 /// Key of the clip events in an animation's `extras`: an array of
-/// `{"name": string, "time": seconds}` objects, read into [`anim_core::Clip::events`] and
+/// `{"name": string, "time": seconds}` objects, read into [`anim_core::clip::Clip::events`] and
 /// written by [`export_glb`].
 pub const EVENTS_KEY: &str = "animEvents";
 

@@ -3,8 +3,9 @@
 //! follows [`SkinMethod`]'s definitions; linear blend normals use the inverse transpose.
 
 use crate::{GltfError, Model};
-use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Palette, SkinMethod};
+use anim_core::skin::skinning;
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput};
+use anim_core::skin::{Palette, SkinMethod};
 use anim_math::{Mat4, Vec3};
 
 /// Buffers [`Model::skin_instance`] reuses between calls (it allocates only while they grow).
@@ -37,7 +38,7 @@ impl Model {
         clip: usize,
         instance: usize,
         time: f32,
-        policy: anim_core::TimePolicy,
+        policy: anim_core::clip::TimePolicy,
         out: &mut [f32],
     ) -> Result<(), GltfError> {
         let c = self.clips.get(clip).ok_or_else(|| GltfError::Argument(format!("no clip {clip}")))?;
@@ -67,7 +68,7 @@ impl Model {
     pub fn skin_pose(
         &self,
         instance: usize,
-        pose: &anim_core::Pose,
+        pose: &anim_core::pose::Pose,
         method: SkinMethod,
         scratch: &mut SkinScratch,
         positions: &mut [Vec3],
@@ -160,7 +161,7 @@ impl Model {
             return Err(GltfError::Argument(format!("output buffers must hold {n} vertices")));
         }
         let normals = if mesh.normals.is_empty() { None } else { normals };
-        let arg = |e: anim_core::SkinningError| GltfError::Argument(e.to_string());
+        let arg = |e: anim_core::skin::SkinningError| GltfError::Argument(e.to_string());
         let weights = weights.or_else(|| inst.morph.as_ref().map(|m| m.default_weights()));
         // Morph first, into scratch, when some target has a non-zero weight.
         let (base_positions, base_normals) = match (&inst.morph, weights) {

@@ -16,11 +16,13 @@
 //! rule above keeps it, and nodes that are only the target of morph `weights` channels
 //! (sample those from the [`crate::Model`]'s clips with [`crate::Model::sample_weights`]:
 //! clip indices are the same). Clips keep their time line (see
-//! [`anim_core::trim::JointMap::clip`]).
+//! [`anim_core::offline::trim::JointMap::clip`]).
 
 use crate::{GltfError, Model};
-use anim_core::trim::JointMap;
-use anim_core::{Clip, Skeleton, Skin};
+use anim_core::clip::Clip;
+use anim_core::offline::trim::JointMap;
+use anim_core::pose::Skeleton;
+use anim_core::skin::Skin;
 
 /// A model's skeleton trimmed to what its skins and rigid meshes need, with its clips and
 /// skins carried over (see the [module docs](self) for the rule).
@@ -57,7 +59,8 @@ impl Model {
         for m in self.meshes.iter().filter(|m| m.skin.is_none()) {
             keep[m.joint] = true;
         }
-        let fail = |what: String| move |e: anim_core::trim::TrimError| GltfError::Argument(format!("{what}: {e}"));
+        let fail =
+            |what: String| move |e: anim_core::offline::trim::TrimError| GltfError::Argument(format!("{what}: {e}"));
         let (skeleton, map) = self.skeleton.extract(&keep).map_err(fail("trimming the skeleton".into()))?;
         let clips = self
             .clips

@@ -1,7 +1,8 @@
 //! The shared test models: counts against `MODELS.md`/`facts.json`, and hand-computed values.
 
-use anim_core::SkinMethod;
-use anim_core::{Pose, TimePolicy};
+use anim_core::clip::TimePolicy;
+use anim_core::pose::Pose;
+use anim_core::skin::SkinMethod;
 use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Quat, Vec3};
 use nalgebra::Quaternion;

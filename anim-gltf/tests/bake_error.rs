@@ -5,8 +5,11 @@
 //!
 //! `cargo test -p anim-gltf --test bake_error -- --nocapture` prints the table.
 
-use anim_core::anim_texture::{AtlasError, bake_error};
-use anim_core::{AnimAtlas, AtlasSource, BakeSettings, Clip, Mesh, Skeleton, Skin, TexelFormat, TextureLayout};
+use anim_core::clip::Clip;
+use anim_core::pose::Skeleton;
+use anim_core::skin::{Mesh, Skin};
+use anim_crowd::atlas::{AnimAtlas, AtlasSource, BakeSettings, TexelFormat, TextureLayout};
+use anim_crowd::atlas::{AtlasError, bake_error};
 
 fn asset(rel: &str) -> String {
     format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"))

@@ -1,8 +1,9 @@
 //! Clip events through the project's glTF `extras` schema: export → import round trip,
 //! and typed errors naming the JSON path of a bad event.
 
-use anim_core::events::ClipEvent;
-use anim_core::{Clip, Interpolation, JointDesc, JointTracks, Skeleton, Track};
+use anim_core::clip::events::ClipEvent;
+use anim_core::clip::{Clip, Interpolation, JointTracks, Track};
+use anim_core::pose::{JointDesc, Skeleton};
 use anim_gltf::{GltfError, export_glb, load_from_bytes};
 use anim_math::{Transform, Vec3};
 

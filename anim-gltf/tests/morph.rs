@@ -4,7 +4,9 @@
 
 mod common;
 
-use anim_core::{Interpolation, SkinMethod, TimePolicy};
+use anim_core::clip::{Interpolation, TimePolicy};
+
+use anim_core::skin::SkinMethod;
 use anim_gltf::{GltfError, Model, SkinScratch, load_from_bytes};
 use anim_math::{Mat4, Vec3, Vec4};
 use common::{Data, base64, doc};

@@ -3,7 +3,9 @@
 //! breathing idle performs no heap allocation. Counted with a global allocator; this file
 //! holds one test so that no other test allocates meanwhile.
 
-use anim_core::{SkinMethod, TimePolicy};
+use anim_core::clip::TimePolicy;
+
+use anim_core::skin::SkinMethod;
 use anim_gltf::SkinScratch;
 use anim_math::{Mat4, Vec3};
 use std::alloc::{GlobalAlloc, Layout, System};

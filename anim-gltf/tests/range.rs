@@ -1,9 +1,9 @@
 //! Files whose finite values could take the model out of the runtime's numeric range
-//! (`anim_core::range`) are rejected at import, naming the element that does it.
+//! (`anim_core::offline::range`) are rejected at import, naming the element that does it.
 
 mod common;
 
-use anim_core::range::{Origin, Quantity, RangeError};
+use anim_core::offline::range::{Origin, Quantity, RangeError};
 use anim_gltf::{GltfError, load_from_bytes};
 use common::{Data, doc};
 use serde_json::{Value, json};

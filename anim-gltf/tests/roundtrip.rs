@@ -1,6 +1,8 @@
 //! Export → import round trip of the default character, and the Khronos validator on it.
 
-use anim_core::{Skin, TimePolicy};
+use anim_core::clip::TimePolicy;
+
+use anim_core::skin::Skin;
 use anim_gltf::{ExportMesh, export_glb_with_morphs, load_from_bytes};
 use std::path::{Path, PathBuf};
 use std::process::Command;

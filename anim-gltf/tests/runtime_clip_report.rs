@@ -6,9 +6,12 @@
 //! with `RUNTIME_CLIP_REPORT=docs/runtime-clips.md` (relative to the workspace root) it is
 //! also written there.
 
-use anim_core::skinning::{NormalMode, SkinningInput, SkinningOutput, linear_blend};
-use anim_core::soa::SoaSampler;
-use anim_core::{Clip, JointRadii, Mesh, Pose, RuntimeClip, Skeleton, Skin, TimePolicy, palette};
+use anim_core::clip::SoaSampler;
+use anim_core::clip::{Clip, RuntimeClip, TimePolicy};
+use anim_core::offline::JointRadii;
+use anim_core::pose::{Pose, Skeleton};
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput, linear_blend};
+use anim_core::skin::{Mesh, Skin, palette};
 use anim_math::{Mat4, Vec3};
 
 fn asset(rel: &str) -> String {

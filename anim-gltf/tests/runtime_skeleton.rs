@@ -5,8 +5,10 @@
 
 mod common;
 
-use anim_core::soa::SoaPose;
-use anim_core::{SkinMethod, TimePolicy, hierarchy};
+use anim_core::clip::TimePolicy;
+use anim_core::pose::hierarchy;
+use anim_core::pose::soa::SoaPose;
+use anim_core::skin::SkinMethod;
 use anim_gltf::{Model, RuntimeSkeleton, SkinScratch};
 use anim_math::{Mat4, Point3, Vec3};
 use serde_json::json;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use anim_core::TimePolicy;
+use anim_core::clip::TimePolicy;
 use anim_gltf::{GltfError, load_from_bytes};
 use common::{Data, doc};
 use serde_json::json;

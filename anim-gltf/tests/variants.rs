@@ -3,8 +3,8 @@
 
 mod common;
 
-use anim_core::SkinMethod;
-use anim_core::TimePolicy;
+use anim_core::clip::TimePolicy;
+use anim_core::skin::SkinMethod;
 use anim_gltf::{Model, SkinScratch, load_from_bytes};
 use anim_math::{Mat4, Vec3};
 use common::{Data, base64, doc};

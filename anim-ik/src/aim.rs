@@ -196,8 +196,8 @@ fn frame(forward: &Vec3, up: &Vec3) -> Option<(Vec3, Vec3, Vec3)> {
 /// A joint out of range, a pose that does not match the skeleton, or as [`aim`].
 #[allow(clippy::too_many_arguments)]
 pub fn aim_joint(
-    skeleton: &anim_core::Skeleton,
-    pose: &mut anim_core::Pose,
+    skeleton: &anim_core::pose::Skeleton,
+    pose: &mut anim_core::pose::Pose,
     joint: usize,
     model_to_world: &Transform,
     target: &Vec3,

@@ -1,7 +1,8 @@
 //! IK chains: local transforms under a parent-world (root) transform, and joint constraints.
 
 use crate::error::IkError;
-use anim_core::{LengthMismatch, Pose, Skeleton};
+use anim_core::LengthMismatch;
+use anim_core::pose::{Pose, Skeleton};
 use anim_math::{EPSILON, Quat, Transform, Vec3, quat};
 use nalgebra::Unit;
 

@@ -6,7 +6,9 @@ use crate::error::IkError;
 use crate::fabrik::FabrikSolver;
 use crate::ground::{GroundQuery, RayHit};
 use crate::two_bone::solve_two_bone;
-use anim_core::{Clip, LengthMismatch, Pose, Skeleton, TimePolicy};
+use anim_core::LengthMismatch;
+use anim_core::clip::{Clip, TimePolicy};
+use anim_core::pose::{Pose, Skeleton};
 use anim_math::{Quat, Transform, Vec3, quat};
 
 /// One leg: four skeleton joints, each the parent of the next, and the name of the clip
@@ -193,15 +195,15 @@ impl FootGrounding {
 
     /// `foot_down:<curve>` / `foot_up:<curve>` events for every leg whose contact curve
     /// `clip` carries, where the curve crosses 0.5 (see
-    /// [`anim_core::events::threshold_events`]); attach them with [`Clip::with_events`].
+    /// [`anim_core::clip::events::threshold_events`]); attach them with [`Clip::with_events`].
     /// Allocates (load-time work).
-    pub fn contact_events(&self, clip: &Clip) -> Vec<anim_core::events::ClipEvent> {
+    pub fn contact_events(&self, clip: &Clip) -> Vec<anim_core::clip::events::ClipEvent> {
         let mut out = Vec::new();
         for l in &self.legs {
             let name = &l.leg.contact_curve;
             if let Some(c) = clip.curve_index(name).map(|i| &clip.curves()[i]) {
                 let (down, up) = (format!("foot_down:{name}"), format!("foot_up:{name}"));
-                out.extend(anim_core::events::threshold_events(&c.track, 0.5, &down, &up));
+                out.extend(anim_core::clip::events::threshold_events(&c.track, 0.5, &down, &up));
             }
         }
         out.sort_by(|a, b| a.time.total_cmp(&b.time));

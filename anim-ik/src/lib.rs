@@ -7,14 +7,14 @@
 //! foot-grounding pipeline ([`FootGrounding`]) over any [`GroundQuery`] ([`HeightField`],
 //! [`TriangleMesh`]).
 //!
-//! Everything works on the local transforms of an [`anim_core::Pose`]: read a chain from
+//! Everything works on the local transforms of an [`anim_core::pose::Pose`]: read a chain from
 //! the pose, solve in world space, write the rotations back. Degenerate input (zero-length
 //! bones, a goal on the chain's base, an unreachable goal) never produces NaN; non-finite
 //! input is an [`IkError`]. Solvers allocate nothing per call once built.
 //!
 //! # How a demo uses this
 //! ```
-//! use anim_core::{JointDesc, Skeleton};
+//! use anim_core::pose::{JointDesc, Skeleton};
 //! use anim_ik::{CcdSolver, Constraint, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg};
 //! use anim_math::{Transform, Vec3};
 //!

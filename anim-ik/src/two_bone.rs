@@ -2,7 +2,8 @@
 
 use crate::chain::renormalize;
 use crate::error::{IkError, check_finite_vec};
-use anim_core::{LengthMismatch, Pose, Skeleton};
+use anim_core::LengthMismatch;
+use anim_core::pose::{Pose, Skeleton};
 use anim_math::{EPSILON, Quat, Transform, Vec3, quat};
 
 /// What a two-bone solve did.

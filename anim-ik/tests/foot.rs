@@ -2,7 +2,7 @@
 
 mod common;
 
-use anim_core::{Clip, Interpolation, ScalarCurve, Track};
+use anim_core::clip::{Clip, Interpolation, ScalarCurve, Track};
 use anim_ik::{
     CcdSolver, FootGrounding, FootSettings, GroundQuery, HeightField, IkError, Leg, LegSolver, TriangleMesh,
     ray_triangle,
@@ -74,7 +74,7 @@ fn height_field_and_mesh_match_the_analytic_plane() {
     ));
 }
 
-fn grounding(solver: LegSolver) -> (anim_core::Skeleton, FootGrounding) {
+fn grounding(solver: LegSolver) -> (anim_core::pose::Skeleton, FootGrounding) {
     let s = legs();
     let leg = |side: &str| Leg {
         hip: s.find(&format!("hip_{side}")).unwrap(),
@@ -185,15 +185,15 @@ fn contacts_come_from_clip_curves() {
         Clip::new("walk", vec![], vec![curve("foot_contact_l", [1.0, 0.0]), curve("foot_contact_r", [0.0, 1.0])])
             .unwrap();
     let mut c = [0.0; 2];
-    g.sample_contacts(&clip, 0.25, anim_core::TimePolicy::Wrap, &mut c).unwrap();
+    g.sample_contacts(&clip, 0.25, anim_core::clip::TimePolicy::Wrap, &mut c).unwrap();
     assert_eq!(c, [0.75, 0.25]);
-    g.sample_contacts(&clip, 1.75, anim_core::TimePolicy::Wrap, &mut c).unwrap();
+    g.sample_contacts(&clip, 1.75, anim_core::clip::TimePolicy::Wrap, &mut c).unwrap();
     assert_eq!(c, [0.25, 0.75]);
     let bare = Clip::new("idle", vec![], vec![]).unwrap();
-    g.sample_contacts(&bare, 0.5, anim_core::TimePolicy::Wrap, &mut c).unwrap();
+    g.sample_contacts(&bare, 0.5, anim_core::clip::TimePolicy::Wrap, &mut c).unwrap();
     assert_eq!(c, [1.0, 1.0]);
     assert!(matches!(
-        g.sample_contacts(&clip, 0.0, anim_core::TimePolicy::Wrap, &mut [0.0; 3]),
+        g.sample_contacts(&clip, 0.0, anim_core::clip::TimePolicy::Wrap, &mut [0.0; 3]),
         Err(IkError::WrongLength(_))
     ));
 }

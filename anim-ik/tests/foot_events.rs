@@ -2,7 +2,7 @@
 
 mod common;
 
-use anim_core::{Clip, Interpolation, ScalarCurve, Track};
+use anim_core::clip::{Clip, Interpolation, ScalarCurve, Track};
 use anim_ik::{FootGrounding, FootSettings, Leg};
 use common::legs;
 

@@ -16,12 +16,15 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use anim_core::blend::subtree_mask;
-use anim_core::skinning::{NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend};
-use anim_core::{
-    AtlasClip, BakedClip, CharacterDesc, CrossFadeController, Crowd, DqPalette, Palette, SamplingCache, Skin,
-    SkinMethod, TimePolicy, add, add_in_place, blend, blend_into, blend_masked, make_additive_base, palette,
-};
+use anim_core::blend::additive::{add, add_in_place, make_additive_base};
+use anim_core::blend::blend;
+use anim_core::blend::mix::subtree_mask;
+use anim_core::blend::{CrossFadeController, blend_into, blend_masked};
+use anim_core::clip::{BakedClip, SamplingCache, TimePolicy};
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend};
+use anim_core::skin::{DqPalette, Palette, Skin, SkinMethod, palette};
+use anim_crowd::atlas::AtlasClip;
+use anim_crowd::crowd::{CharacterDesc, Crowd};
 use anim_ik::{
     CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, TwoBoneIk, aim,
     aim_joint, solve_two_bone,
@@ -199,7 +202,7 @@ fn steady_frames_allocate_nothing() {
     });
     cases.check("skinning::skin (palette)", |_| {
         let mut out = SkinningOutput { positions: &mut out_p, normals: Some(&mut out_n) };
-        anim_core::skinning::skin(&input, &dq_any, NormalMode::Direct, &mut out).expect("buffers fit");
+        anim_core::skin::skinning::skin(&input, &dq_any, NormalMode::Direct, &mut out).expect("buffers fit");
     });
     let rigid = DqPalette::from_rigid(dq_palette.dual_quats());
     cases.check("skinning::dual_quaternion (rigid)", |_| {
@@ -349,11 +352,11 @@ fn steady_frames_allocate_nothing() {
     cases.check("Crowd::update_parallel (9000 characters, 3 threads)", |_| big.update_parallel(DT, 3));
     ALL_THREADS.store(false, Ordering::Relaxed);
 
-    // The crowd job (anim_core::crowd_job): exact and baked clips, matrix and
+    // The crowd job (anim_crowd::job): exact and baked clips, matrix and
     // dual-quaternion palettes, on one thread and on every core (at least two, so the
     // job's own worker threads run; started in the warm-up, every thread counted).
     {
-        use anim_core::crowd_job::{CrowdCharacter, CrowdJob, PaletteOutput};
+        use anim_crowd::job::{CrowdCharacter, CrowdJob, PaletteOutput};
         let exact = [walk.clone(), run.clone()];
         let baked_clips = [baked.clone(), BakedClip::bake(walk, skeleton.rest_pose(), 30.0).expect("the walk bakes")];
         let mut exact_job =

@@ -3,7 +3,7 @@
 
 mod common;
 
-use anim_core::Pose;
+use anim_core::pose::Pose;
 use anim_ik::{CcdSolver, Constraint, FabrikSolver, IkChain, IkError, aim, solve_two_bone};
 use anim_math::{Quat, Transform, Vec3, quat};
 use common::{Rng, legs, t};

@@ -4,7 +4,8 @@
 //! use it. It depends on `anim-core`, `anim-math` and nalgebra only.
 //!
 //! ```
-//! use anim_core::{Skin, TimePolicy, palette};
+//! use anim_core::clip::TimePolicy;
+//! use anim_core::skin::{palette, Skin};
 //! use anim_math::Mat4;
 //! use anim_mannequin::{ANKLE_HEIGHT, JOINT_NAMES, Side};
 //!
@@ -68,10 +69,11 @@
 
 #![warn(missing_docs)]
 
-use anim_core::{
-    Clip, Influences, Interpolation, JointDesc, JointTracks, Mesh, MorphTargets, ScalarCurve, Skeleton, Track,
-    WeightTrack,
-};
+use anim_core::clip::{Clip, Interpolation, JointTracks, ScalarCurve, Track, WeightTrack};
+
+use anim_core::pose::{JointDesc, Skeleton};
+
+use anim_core::skin::{Influences, Mesh, MorphTargets};
 use anim_math::{Quat, Transform, Vec3};
 use nalgebra::{Quaternion, Unit};
 use std::f32::consts::{PI, TAU};
@@ -169,10 +171,10 @@ pub struct Mannequin {
     /// pose is the T-pose.
     pub skeleton: Skeleton,
     /// The skinned mesh; influence joint indices are skeleton indices (bind it with
-    /// [`anim_core::Skin::from_skeleton`]).
+    /// [`anim_core::skin::Skin::from_skeleton`]).
     pub mesh: Mesh,
     /// `idle`, `walk`, `run`, `jump`, `punch`, `lean_left`, in this order. `idle`, `walk`
-    /// and `run` also animate the mesh's morph weights (a [`anim_core::WeightTrack`] for
+    /// and `run` also animate the mesh's morph weights (a [`anim_core::clip::WeightTrack`] for
     /// [`MESH_NODE`]): a breath and a brow raise in the idle, a breath a stride when moving.
     pub clips: Vec<Clip>,
     /// Morph targets of [`Mannequin::mesh`], named as in [`MORPH_TARGETS`]: `breathe`
@@ -871,7 +873,9 @@ fn lean_left() -> Clip {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use anim_core::{Pose, Skin, TimePolicy, palette, skinning};
+    use anim_core::clip::TimePolicy;
+    use anim_core::pose::Pose;
+    use anim_core::skin::{Skin, palette, skinning};
     use anim_math::Mat4;
 
     fn world(m: &Mannequin, pose: &Pose) -> Vec<Mat4> {

@@ -76,9 +76,44 @@ pub fn normal_matrix(m: &Mat3) -> Mat3 {
     if c0.dot(&c1.cross(&c2)) < 0.0 { -cofactor } else { cofactor }
 }
 
+/// The product `a · b` of two affine matrices (last row `0 0 0 1`), skipping the projective
+/// row: the model-matrix product of local-to-model and the skinning palettes.
+#[inline]
+#[must_use]
+pub fn affine_mul(a: &Mat4, b: &Mat4) -> Mat4 {
+    let a = a.as_slice();
+    let b = b.as_slice();
+    let mut r = [0.0f32; 16];
+    for c in 0..4 {
+        let (b0, b1, b2) = (b[c * 4], b[c * 4 + 1], b[c * 4 + 2]);
+        for row in 0..3 {
+            r[c * 4 + row] = a[row] * b0 + a[4 + row] * b1 + a[8 + row] * b2;
+        }
+    }
+    for row in 0..3 {
+        r[12 + row] += a[12 + row];
+    }
+    r[15] = 1.0;
+    Mat4::from_column_slice(&r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn affine_mul_matches_full_product() {
+        let a =
+            Transform::new(Vec3::new(1.0, 2.0, 3.0), Quat::from_euler_angles(0.1, 0.7, -0.3), Vec3::new(1.0, 2.0, 0.5))
+                .to_matrix();
+        let b = Transform::new(
+            Vec3::new(-1.0, 0.0, 4.0),
+            Quat::from_euler_angles(1.1, -0.2, 0.3),
+            Vec3::new(3.0, 1.0, 1.0),
+        )
+        .to_matrix();
+        assert!((affine_mul(&a, &b) - a * b).abs().max() < 1e-5);
+    }
 
     /// The normal matrix is the inverse transpose up to a positive factor, also for a
     /// reflection, and stays finite for a singular map.

@@ -42,9 +42,9 @@ use crate::pipelines::{GraphicsDesc, Pipeline, VertexLayout, compute_pipeline_wi
 use crate::renderer::{FRAMES_IN_FLIGHT, Renderer};
 use crate::resources::{Buffer, Image, StagedBuffer, buffer_barrier, copy_buffer, image_barrier};
 use crate::shaders;
-use anim_core::SkinMethod;
-use anim_core::anim_texture::{AnimAtlas, TexelFormat, TextureLayout};
-use anim_core::crowd::CrowdInstance;
+use anim_core::skin::SkinMethod;
+use anim_crowd::atlas::{AnimAtlas, TexelFormat, TextureLayout};
+use anim_crowd::crowd::CrowdInstance;
 use anim_math::{Mat4, Quat, Vec3};
 use ash::vk;
 use bytemuck::{Pod, Zeroable};

@@ -85,7 +85,7 @@ pub enum RenderError {
         /// The path asked for.
         path: crate::frame::SkinPath,
         /// The palette's method.
-        method: anim_core::SkinMethod,
+        method: anim_core::skin::SkinMethod,
     },
     /// More morph targets have a non-zero weight in one draw than the GPU passes apply
     /// ([`crate::MAX_ACTIVE_MORPH_TARGETS`]).
@@ -110,7 +110,7 @@ pub enum RenderError {
     Crowd(#[from] crate::crowd::CrowdError),
     /// CPU-side skinning validation failed.
     #[error(transparent)]
-    Skinning(#[from] anim_core::SkinningError),
+    Skinning(#[from] anim_core::skin::SkinningError),
     /// The surface offers no usable format or the window has no usable handle.
     #[error("window surface: {0}")]
     Surface(String),

@@ -7,7 +7,7 @@
 use crate::crowd::CrowdDraw;
 use crate::error::RenderError;
 use crate::mesh::GpuVertex;
-use anim_core::{DqPalette, Palette, SkinMethod};
+use anim_core::skin::{DqPalette, Palette, SkinMethod};
 use anim_math::{DualQuat, Mat3, Mat4, Vec3};
 use bytemuck::{Pod, Zeroable};
 

@@ -6,7 +6,7 @@
 use crate::context::Context;
 use crate::error::RenderError;
 use crate::resources::Buffer;
-use anim_core::{Influences, Mesh, MorphTargets};
+use anim_core::skin::{Influences, Mesh, MorphTargets};
 use anim_math::Vec3;
 use ash::vk;
 use bytemuck::{Pod, Zeroable};

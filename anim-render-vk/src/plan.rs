@@ -11,7 +11,7 @@ use crate::error::RenderError;
 use crate::frame::{Deform, FrameData, MorphRange, SkinPath, active_morph_targets};
 use crate::mesh::{GpuMesh, GpuVertex};
 use crate::pipelines::{FLAG_DQ_SCALE, Push, binding};
-use anim_core::SkinMethod;
+use anim_core::skin::SkinMethod;
 
 /// A graphics pipeline of [`crate::pipelines::GraphicsPipelines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -31,7 +31,7 @@ use crate::pipelines::{ComputePipelines, Descriptors, GraphicsPipelines, Pipelin
 use crate::plan::{Comp, FramePlan, Gfx, PaletteBuffer, PlanItem, Res, VertexSource};
 use crate::resources::{Buffer, StagedBuffer, buffer_barrier, copy_buffer, image_barrier};
 use crate::timing::{FrameStats, GpuTimer};
-use anim_core::{Mesh, MorphTargets};
+use anim_core::skin::{Mesh, MorphTargets};
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
@@ -804,7 +804,7 @@ mod tests {
     use crate::context::ContextDesc;
     use crate::frame::SkinPath;
     use crate::offscreen::{OFFSCREEN_FORMAT, Offscreen};
-    use anim_core::{Influences, Palette};
+    use anim_core::skin::{Influences, Palette};
     use anim_math::{Mat4, Vec3};
 
     /// A submission failing with `VK_ERROR_DEVICE_LOST` (injected: lavapipe cannot lose its
@@ -863,30 +863,33 @@ mod tests {
             ..Mesh::default()
         };
         let id = r.add_mesh(&mesh, &Coloring::Uniform([1.0; 3])).unwrap();
-        let targets = anim_core::MorphTargets::new(3, 3).with_positions(vec![vec![Vec3::x(); 3]; 3]).unwrap();
+        let targets = anim_core::skin::MorphTargets::new(3, 3).with_positions(vec![vec![Vec3::x(); 3]; 3]).unwrap();
         r.add_morph_targets(id, &targets).unwrap();
         let lbs = Palette::Matrices(vec![Mat4::identity()]);
-        let dq = Palette::from_matrices(anim_core::SkinMethod::Dq, &[Mat4::new_scaling(2.0)]);
+        let dq = Palette::from_matrices(anim_core::skin::SkinMethod::Dq, &[Mat4::new_scaling(2.0)]);
         // A crowd of a one-joint atlas (a clip without tracks: the rest pose), culled and not.
-        let skeleton =
-            anim_core::Skeleton::new(vec![anim_core::JointDesc::new("root", None, anim_math::Transform::IDENTITY)])
-                .unwrap();
-        let clip = anim_core::Clip::new("rest", vec![], vec![]).unwrap();
-        let settings = anim_core::BakeSettings {
+        let skeleton = anim_core::pose::Skeleton::new(vec![anim_core::pose::JointDesc::new(
+            "root",
+            None,
+            anim_math::Transform::IDENTITY,
+        )])
+        .unwrap();
+        let clip = anim_core::clip::Clip::new("rest", vec![], vec![]).unwrap();
+        let settings = anim_crowd::atlas::BakeSettings {
             rate: 10.0,
-            layout: anim_core::TextureLayout::ModelTrs,
-            format: anim_core::TexelFormat::F32,
+            layout: anim_crowd::atlas::TextureLayout::ModelTrs,
+            format: anim_crowd::atlas::TexelFormat::F32,
         };
-        let atlas = anim_core::AnimAtlas::bake(
+        let atlas = anim_crowd::atlas::AnimAtlas::bake(
             &skeleton,
-            &anim_core::Skin::from_skeleton(&skeleton),
+            &anim_core::skin::Skin::from_skeleton(&skeleton),
             &[&mesh],
-            &[anim_core::AtlasSource { clip: &clip, looping: true }],
+            &[anim_crowd::atlas::AtlasSource { clip: &clip, looping: true }],
             &settings,
         )
         .unwrap();
         let crowd = r.add_crowd(id, &atlas, 4).unwrap();
-        let one = anim_core::CrowdInstance {
+        let one = anim_crowd::crowd::CrowdInstance {
             position_scale: [0.0, 0.0, 0.0, 1.0],
             rotation: [0.0, 0.0, 0.0, 1.0],
             ..Default::default()

@@ -1,6 +1,6 @@
 //! Compute skinning: the dispatch the renderer records for [`crate::SkinPath::Compute`]
 //! instances, and [`GpuSkinner`], a one-shot API that skins a vertex array on the GPU and
-//! reads the result back (the same contract as `anim_core::skinning::skin`).
+//! reads the result back (the same contract as `anim_core::skin::skinning::skin`).
 
 use crate::context::Context;
 use crate::error::RenderError;
@@ -10,8 +10,9 @@ use crate::pipelines::{
     ComputePipelines, Descriptors, FLAG_DQ_SCALE, FLAG_INVERSE_TRANSPOSE, Pipeline, PipelineLayout, Push, binding,
 };
 use crate::resources::{Buffer, buffer_barrier, copy_buffer};
-use anim_core::skinning::{self, NormalMode, SkinningInput};
-use anim_core::{Influences, MorphTargets, Palette, SkinMethod};
+use anim_core::skin::skinning;
+use anim_core::skin::skinning::{NormalMode, SkinningInput};
+use anim_core::skin::{Influences, MorphTargets, Palette, SkinMethod};
 use anim_math::{Mat4, Vec3};
 use ash::vk;
 use gpu_allocator::MemoryLocation;
@@ -62,7 +63,7 @@ pub(crate) fn dispatch_groups(vertices: u32) -> (u32, u32) {
 /// output into a host-readable buffer and waits. For tools and tests (`animtool skin
 /// --backend gpu`), not for the frame loop (the [`crate::Renderer`] keeps data resident).
 ///
-/// Semantics match `anim_core::skinning`: weights as normalized by [`Influences`],
+/// Semantics match `anim_core::skin::skinning`: weights as normalized by [`Influences`],
 /// vertices without weights keep their rest position and normal, normals are renormalized.
 pub struct GpuSkinner {
     ctx: Arc<Context>,
@@ -95,12 +96,12 @@ impl GpuSkinner {
 
     /// Skins `positions` (and `normals`, when given and asked for) with `palette` on the GPU
     /// and writes the results into `out_positions` / `out_normals`. The palette's variant
-    /// picks the method, as [`anim_core::skinning::skin`]: `normal_mode` selects how LBS
+    /// picks the method, as [`anim_core::skin::skinning::skin`]: `normal_mode` selects how LBS
     /// transforms normals; DQ follows [`SkinMethod::Dq`] (with the palette's scale, the
     /// scale work skipped for a rigid palette) and ignores it.
     ///
     /// # Errors
-    /// The checks of `anim_core::skinning::check` (as [`RenderError::Skinning`]), or a
+    /// The checks of `anim_core::skin::skinning::check` (as [`RenderError::Skinning`]), or a
     /// failing Vulkan call.
     #[allow(clippy::too_many_arguments)]
     pub fn skin(
@@ -119,7 +120,7 @@ impl GpuSkinner {
     /// [`GpuSkinner::skin`] of morphed vertices: with `morph = Some((targets, weights))`
     /// the targets with a non-zero weight are applied first on the GPU, `p + Σ wᵢ·Δᵢ` (and
     /// the normals likewise, renormalized after skinning), the same as
-    /// [`anim_core::MorphTargets::apply`] followed by `anim_core::skinning::skin`.
+    /// [`anim_core::skin::MorphTargets::apply`] followed by `anim_core::skin::skinning::skin`.
     ///
     /// # Errors
     /// As [`GpuSkinner::skin`]; targets for another vertex count, not one weight a target, a

@@ -15,14 +15,19 @@
 //!   atlas, a crowd drawn twice, a bad LOD distance, frames beyond the atlas, a capacity
 //!   beyond the device.
 //! - Frame stats after an offscreen render name the passes with finite times.
-//! - Two crowds in one frame; `anim_core::Crowd` records drive the renderer.
+//! - Two crowds in one frame; `anim_crowd::crowd::Crowd` records drive the renderer.
 
 mod common;
 
-use anim_core::{
-    AnimAtlas, AtlasSource, BakeSettings, Clip, CrowdInstance, FramePair, Influences, Interpolation, JointDesc,
-    JointTracks, Mesh, Palette, Skeleton, Skin, SkinMethod, TexelFormat, TextureLayout, Track,
-};
+use anim_core::clip::{Clip, Interpolation, JointTracks, Track};
+
+use anim_core::pose::{JointDesc, Skeleton};
+
+use anim_core::skin::{Influences, Mesh, Palette, Skin, SkinMethod};
+
+use anim_crowd::atlas::{AnimAtlas, AtlasSource, BakeSettings, FramePair, TexelFormat, TextureLayout};
+
+use anim_crowd::crowd::CrowdInstance;
 use anim_math::{Mat4, Quat, Transform, Vec3};
 use anim_render_vk::{
     Camera, Coloring, CrowdDraw, CrowdError, CrowdId, CrowdPath, FrameData, MeshId, OFFSCREEN_FORMAT, Offscreen,
@@ -561,11 +566,11 @@ fn two_crowds_in_one_frame() {
     common::assert_clean(&scene.ctx);
 }
 
-/// `anim_core::Crowd` packs the records the renderer reads: its characters draw, and the
+/// `anim_crowd::crowd::Crowd` packs the records the renderer reads: its characters draw, and the
 /// GPU palette of each equals the CPU reader's at the record's frames.
 #[test]
 fn anim_core_crowd_feeds_the_renderer() {
-    use anim_core::{CharacterDesc, Crowd};
+    use anim_crowd::crowd::{CharacterDesc, Crowd};
     let f = Fixture::new();
     let mut scene = Scene::new(&f, 64);
     let atlas = f.atlas(2, TextureLayout::SkinMatrix, TexelFormat::F32);

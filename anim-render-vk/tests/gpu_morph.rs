@@ -1,5 +1,5 @@
 //! Morph targets on the GPU (the compute `*_morph` passes) equal the CPU path
-//! (`MorphTargets::apply`, then `anim_core::skinning::skin`) to 1e-5 of the bounding-box
+//! (`MorphTargets::apply`, then `anim_core::skin::skinning::skin`) to 1e-5 of the bounding-box
 //! diagonal, LBS and DQ, with normals; the active-target limit
 //! ([`MAX_ACTIVE_MORPH_TARGETS`]) is reached and enforced; and the glTF SimpleMorph asset
 //! matches the CPU path of anim-gltf. The `Renderer`'s own vertex-shader and compute paths
@@ -9,8 +9,10 @@
 
 mod common;
 
-use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Influences, Mesh, MorphTargets, Palette, SkinMethod};
+use anim_core::skin::skinning;
+
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput};
+use anim_core::skin::{Influences, Mesh, MorphTargets, Palette, SkinMethod};
 use anim_math::{Mat4, Quat, Vec3};
 use anim_render_vk::{
     Camera, Coloring, FrameData, GpuSkinner, MAX_ACTIVE_MORPH_TARGETS, OFFSCREEN_FORMAT, Offscreen, RenderError,
@@ -126,7 +128,7 @@ fn simple_morph_asset_gpu_equals_cpu() {
     let world = vec![anim_math::Mat4::identity(); model.skeleton.len()];
     for t in [0.0f32, 0.5, 1.0, 1.5, 2.5, 3.25, 4.0] {
         let mut w = vec![0.0; targets.target_count()];
-        model.sample_weights(0, 0, t, anim_core::TimePolicy::Clamp, &mut w).unwrap();
+        model.sample_weights(0, 0, t, anim_core::clip::TimePolicy::Clamp, &mut w).unwrap();
         let (mut cpu, mut gpu) = (vec![Vec3::zeros(); n], vec![Vec3::zeros(); n]);
         model.skin_instance_weighted(0, &world, Some(&w), SkinMethod::Lbs, &mut scratch, &mut cpu, None).unwrap();
         sk.skin_morphed(

@@ -1,4 +1,4 @@
-//! Compute skinning on the GPU equals CPU skinning (`anim_core::skinning::skin` with the
+//! Compute skinning on the GPU equals CPU skinning (`anim_core::skin::skinning::skin` with the
 //! same `Palette`): random meshes with 1, 2, 3, 4, 5 and 8 influences a vertex (unweighted
 //! vertices included), LBS, rigid DQ and DQ with non-uniform scale; and every skinned model
 //! of the shared assets at several times of every clip, LBS and DQ, including `dq.gltf`'s
@@ -6,8 +6,12 @@
 
 mod common;
 
-use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{DqPalette, Influences, Palette, Pose, SkinMethod, SkinningError, TimePolicy};
+use anim_core::skin::skinning;
+
+use anim_core::clip::TimePolicy;
+use anim_core::pose::Pose;
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput};
+use anim_core::skin::{DqPalette, Influences, Palette, SkinMethod, SkinningError};
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{GpuSkinner, RenderError};
 

@@ -4,8 +4,10 @@
 
 mod common;
 
-use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Influences, Mesh, Palette, SkinMethod};
+use anim_core::skin::skinning;
+
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput};
+use anim_core::skin::{Influences, Mesh, Palette, SkinMethod};
 use anim_math::{Mat4, Quat, Vec3};
 use anim_render_vk::{
     Camera, Coloring, FrameData, MeshId, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, RgbaImage, SkinPath, lines,

@@ -12,11 +12,12 @@
 
 mod common;
 
-use anim_core::skinning::NormalMode;
-use anim_core::{
-    AnimAtlas, AtlasSource, BakeSettings, Clip, CrowdInstance, Influences, JointDesc, Mesh, Palette, Skeleton, Skin,
-    SkinMethod, TexelFormat, TextureLayout,
-};
+use anim_core::clip::Clip;
+use anim_core::pose::{JointDesc, Skeleton};
+use anim_core::skin::skinning::NormalMode;
+use anim_core::skin::{Influences, Mesh, Palette, Skin, SkinMethod};
+use anim_crowd::atlas::{AnimAtlas, AtlasSource, BakeSettings, TexelFormat, TextureLayout};
+use anim_crowd::crowd::CrowdInstance;
 use anim_math::{Mat4, Transform, Vec3};
 use anim_render_vk::{
     Coloring, CrowdDraw, CrowdPath, FrameData, GpuSkinner, OFFSCREEN_FORMAT, Offscreen, RenderError, Renderer, SkinPath,

@@ -4,10 +4,11 @@
 //!
 //! Run: `cargo bench -p benches --bench blend_ik`. Figures are recorded in BENCHMARKS.md.
 
-use anim_core::additive::add_in_place;
-use anim_core::blend::{blend, blend_into};
-use anim_core::crossfade::CrossFadeController;
-use anim_core::{JointDesc, Pose, Skeleton, TimePolicy};
+use anim_core::blend::additive::add_in_place;
+use anim_core::blend::crossfade::CrossFadeController;
+use anim_core::blend::mix::{blend, blend_into};
+use anim_core::clip::TimePolicy;
+use anim_core::pose::{JointDesc, Pose, Skeleton};
 use anim_ik::{
     CcdSolver, FabrikSolver, FootGrounding, FootSettings, HeightField, IkChain, Leg, LegSolver, aim, aim_correction,
     solve_two_bone, two_bone_corrections,
@@ -21,7 +22,7 @@ use std::time::Duration;
 
 const JOINTS: usize = 64;
 
-fn sampled(skeleton: &Skeleton, clip: &anim_core::Clip, t: f32) -> Pose {
+fn sampled(skeleton: &Skeleton, clip: &anim_core::clip::Clip, t: f32) -> Pose {
     let mut p = skeleton.rest_pose().clone();
     clip.sample(t, TimePolicy::Wrap, &mut p).expect("pose fits the clip");
     p

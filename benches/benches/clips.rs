@@ -2,17 +2,18 @@
 //!
 //! Run: `cargo bench -p benches --bench clips`.
 
-use anim_core::events::{ClipEvent, crossed_into};
-use anim_core::layered::{AdditiveLayer, Layer, blend_layers};
-use anim_core::playback::{LoopMode, Playback};
-use anim_core::{Pose, Skeleton, TimePolicy};
+use anim_core::blend::layered::{AdditiveLayer, Layer, blend_layers};
+use anim_core::clip::TimePolicy;
+use anim_core::clip::events::{ClipEvent, crossed_into};
+use anim_core::clip::playback::{LoopMode, Playback};
+use anim_core::pose::{Pose, Skeleton};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
 
 const JOINTS: usize = 64;
 
-fn sampled(skeleton: &Skeleton, clip: &anim_core::Clip, t: f32) -> Pose {
+fn sampled(skeleton: &Skeleton, clip: &anim_core::clip::Clip, t: f32) -> Pose {
     let mut p = skeleton.rest_pose().clone();
     clip.sample(t, TimePolicy::Wrap, &mut p).expect("pose fits the clip");
     p

@@ -3,9 +3,10 @@
 //!
 //! Run: `cargo bench -p benches --bench core`. Figures are recorded in BENCHMARKS.md.
 
-use anim_core::palette::skinning_matrices;
-use anim_core::skinning::{NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend};
-use anim_core::{BakedClip, DqPalette, SamplingCache, Skin, TimePolicy};
+use anim_core::clip::{BakedClip, SamplingCache, TimePolicy};
+use anim_core::skin::palette::skinning_matrices;
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend};
+use anim_core::skin::{DqPalette, Skin};
 use anim_math::{Mat4, Transform, Vec3};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

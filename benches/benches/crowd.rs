@@ -7,7 +7,9 @@
 //!
 //! Run: `cargo bench -p benches --bench crowd`.
 
-use anim_core::{AtlasClip, CharacterDesc, Crowd};
+use anim_crowd::atlas::AtlasClip;
+
+use anim_crowd::crowd::{CharacterDesc, Crowd};
 use anim_math::{Quat, Vec3};
 use benches::Rng;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

@@ -15,9 +15,12 @@
 //!
 //! Run: `cargo bench -p benches --bench crowd_job` (filter e.g. `fox_walk/exact_sample_ltm/1`).
 
-use anim_core::crowd_job::{CrowdCharacter, CrowdJob, PaletteOutput};
-use anim_core::soa::SoaSampler;
-use anim_core::{BakedClip, Clip, JointRadii, Mesh, RuntimeClip, Skeleton, Skin};
+use anim_core::clip::SoaSampler;
+use anim_core::clip::{BakedClip, Clip, RuntimeClip};
+use anim_core::offline::JointRadii;
+use anim_core::pose::Skeleton;
+use anim_core::skin::{Mesh, Skin};
+use anim_crowd::job::{CrowdCharacter, CrowdJob, PaletteOutput};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -55,7 +58,7 @@ fn fixture() -> (Skeleton, Skin, Clip, RuntimeClip) {
 
 /// Thread counts to measure: 1, 2 and every core, without repeats.
 fn thread_counts() -> Vec<usize> {
-    let all = anim_core::crowd_job::cores();
+    let all = anim_crowd::job::cores();
     let mut counts = vec![1, 2, all];
     counts.sort_unstable();
     counts.dedup();

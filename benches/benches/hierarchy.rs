@@ -11,8 +11,9 @@
 //! comparison only) and `partial_leg` (`local_to_model_from` on one leg's subtree, as an IK
 //! pass does; Throughput is the subtree's joint count).
 
-use anim_core::soa::SoaPose;
-use anim_core::{Clip, Pose, Skeleton, TimePolicy, hierarchy};
+use anim_core::clip::{Clip, TimePolicy};
+use anim_core::pose::soa::SoaPose;
+use anim_core::pose::{Pose, Skeleton, hierarchy};
 use anim_math::Mat4;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

@@ -5,9 +5,10 @@
 //!
 //! Run: `cargo bench -p benches --bench morph`.
 
-use anim_core::palette::skinning_matrices;
-use anim_core::skinning::{NormalMode, SkinningInput, SkinningOutput, linear_blend};
-use anim_core::{MorphTargets, Skin, TimePolicy};
+use anim_core::clip::TimePolicy;
+use anim_core::skin::palette::skinning_matrices;
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput, linear_blend};
+use anim_core::skin::{MorphTargets, Skin};
 use anim_math::{Mat4, Vec3};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

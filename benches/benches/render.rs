@@ -11,8 +11,8 @@
 //!
 //! Run: `cargo bench -p benches --bench render`.
 
-use anim_core::skinning::NormalMode;
-use anim_core::{DqPalette, Mesh, Palette, Skin, palette};
+use anim_core::skin::skinning::NormalMode;
+use anim_core::skin::{DqPalette, Mesh, Palette, Skin, palette};
 use anim_math::{DualQuat, Mat4, Vec3};
 use anim_render_vk::{
     Coloring, Context, ContextDesc, FrameData, GpuSkinner, OFFSCREEN_FORMAT, Offscreen, Renderer, SkinPath,
@@ -32,7 +32,7 @@ fn palettes() -> (Palette, Palette) {
     let skeleton = benches::skeleton(JOINTS);
     let clip = benches::clip(&skeleton, 4.0, 30.0);
     let mut pose = skeleton.rest_pose().clone();
-    clip.sample(1.3, anim_core::TimePolicy::Wrap, &mut pose).expect("pose fits the clip");
+    clip.sample(1.3, anim_core::clip::TimePolicy::Wrap, &mut pose).expect("pose fits the clip");
     let mut model = vec![Mat4::identity(); JOINTS];
     pose.local_to_model(&skeleton, &mut model).expect("pose fits the skeleton");
     let skin = Skin::from_skeleton(&skeleton);
@@ -118,7 +118,7 @@ fn frame(c: &mut Criterion) {
             b.iter(|| {
                 frame.clear();
                 for i in 0..count {
-                    clip.sample(i as f32 * 0.13, anim_core::TimePolicy::Wrap, &mut pose).expect("pose fits");
+                    clip.sample(i as f32 * 0.13, anim_core::clip::TimePolicy::Wrap, &mut pose).expect("pose fits");
                     pose.local_to_model(&man.skeleton, &mut model).expect("pose fits");
                     pal.update(&model, &skin).expect("palette");
                     let at = Vec3::new((i % 8) as f32 * 1.5 - 5.25, 0.0, -((i / 8) as f32) * 1.5);

@@ -4,7 +4,7 @@
 //! - `w1_sampling/*`: looping forward playback at 60 Hz, one context kept across
 //!   iterations; ns/joint.
 //! - `w3_sampling_ltm/*`: the same, then local-to-model of the whole skeleton (the runtime
-//!   clip through `anim_core::soa::local_to_model`); ns/joint.
+//!   clip through `anim_core::pose::hierarchy::local_to_model`); ns/joint.
 //! - `w4_crowd_1000/*`: 1000 instances, instance i starting at i·duration/1000, each with
 //!   its own context and buffers, all advanced by 1/60 s and sampled + local-to-model;
 //!   ns/instance.
@@ -16,10 +16,15 @@
 //!
 //! Run: `cargo bench -p benches --bench runtime_clip`.
 
-use anim_core::soa::{SoaPose, SoaSampler, local_to_model};
-use anim_core::{
-    BakedClip, Clip, JointRadii, Mesh, Pose, RuntimeClip, RuntimeClipContext, SamplingCache, Skeleton, Skin, TimePolicy,
-};
+use anim_core::clip::SoaSampler;
+
+use anim_core::pose::hierarchy::local_to_model;
+
+use anim_core::clip::{BakedClip, Clip, RuntimeClip, RuntimeClipContext, SamplingCache, TimePolicy};
+use anim_core::offline::JointRadii;
+use anim_core::pose::soa::SoaPose;
+use anim_core::pose::{Pose, Skeleton};
+use anim_core::skin::{Mesh, Skin};
 use anim_math::Mat4;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

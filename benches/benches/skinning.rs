@@ -13,12 +13,13 @@
 //!
 //! Throughput is vertices. Run: `cargo bench -p benches --bench skinning`.
 
-use anim_core::mesh::InfluenceLayout;
-use anim_core::palette::skinning_matrices;
-use anim_core::skinning::{
+use anim_core::clip::TimePolicy;
+use anim_core::skin::mesh::InfluenceLayout;
+use anim_core::skin::palette::skinning_matrices;
+use anim_core::skin::skinning::{
     Kernel, NormalMode, SkinningInput, SkinningOutput, dual_quaternion, dual_quaternion_with, linear_blend_with,
 };
-use anim_core::{DqPalette, Influences, Skin, TimePolicy};
+use anim_core::skin::{DqPalette, Influences, Skin};
 use anim_math::{Mat4, Vec3};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

@@ -28,14 +28,16 @@
 //! Run: `cargo bench -p benches --bench vs_ozz` (add `-- --warm-up-time 0.5
 //! --measurement-time 1.5` for the short rounds of a sitting).
 
-use anim_core::crowd_job::{CrowdCharacter, CrowdJob};
-use anim_core::palette::skinning_matrices;
-use anim_core::skinning::{NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend};
-use anim_core::soa::{SoaPose, SoaSampler, local_to_model};
-use anim_core::{
-    BakedClip, Clip, DqPalette, Influences, JointRadii, Mesh, Pose, RuntimeClip, SamplingCache, Skeleton, Skin,
-    TimePolicy,
-};
+use anim_core::clip::SoaSampler;
+use anim_core::clip::{BakedClip, Clip, RuntimeClip, SamplingCache, TimePolicy};
+use anim_core::offline::JointRadii;
+use anim_core::pose::hierarchy::local_to_model;
+use anim_core::pose::soa::SoaPose;
+use anim_core::pose::{Pose, Skeleton};
+use anim_core::skin::palette::skinning_matrices;
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput, dual_quaternion, linear_blend};
+use anim_core::skin::{DqPalette, Influences, Mesh, Skin};
+use anim_crowd::job::{CrowdCharacter, CrowdJob};
 use anim_ik::{aim, aim_correction, solve_two_bone, two_bone_corrections};
 use anim_math::{Mat4, Vec3};
 use benches::{AimSetup, TwoBoneSetup};

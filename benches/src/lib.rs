@@ -4,7 +4,11 @@
 
 #![warn(missing_docs)]
 
-use anim_core::{Clip, Influences, Interpolation, JointDesc, JointTracks, Skeleton, Track};
+use anim_core::clip::{Clip, Interpolation, JointTracks, Track};
+
+use anim_core::pose::{JointDesc, Skeleton};
+
+use anim_core::skin::Influences;
 use anim_math::{Quat, Transform, Vec3};
 
 /// Deterministic xorshift32 generator.

@@ -55,7 +55,8 @@
 
 use crate::DemoError;
 use crate::character::Backend;
-use anim_core::{SkinMethod, TexelFormat, TextureLayout};
+use anim_core::skin::SkinMethod;
+use anim_crowd::atlas::{TexelFormat, TextureLayout};
 use anim_math::Vec3;
 use anim_render_vk::{
     Camera, Context, ContextDesc, CrowdPath, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage, Swapchain,

@@ -6,7 +6,7 @@
 
 use crate::app::{CommonArgs, Key, Scene};
 use crate::{DemoError, stage};
-use anim_core::Mesh;
+use anim_core::skin::Mesh;
 use anim_ik::{Constraint, IkChain, IkError, SolveResult};
 use anim_math::{Mat4, Quat, Transform, Vec3, quat};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};

@@ -5,9 +5,12 @@
 //! every backend.
 
 use crate::DemoError;
-use anim_core::SkinMethod;
-use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-use anim_core::{Clip, Mesh, MorphTargets, Palette, Pose, Skeleton, Skin, TimePolicy};
+use anim_core::clip::{Clip, TimePolicy};
+use anim_core::pose::{Pose, Skeleton};
+use anim_core::skin::SkinMethod;
+use anim_core::skin::skinning;
+use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput};
+use anim_core::skin::{Mesh, MorphTargets, Palette, Skin};
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinPath};
 use std::path::Path;
@@ -15,7 +18,7 @@ use std::path::Path;
 /// Where skinning runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Backend {
-    /// On the CPU (`anim_core::skinning`); vertices uploaded every frame.
+    /// On the CPU (`anim_core::skin::skinning`); vertices uploaded every frame.
     Cpu,
     /// In the vertex shader.
     #[default]

@@ -4,7 +4,9 @@
 //! grid with random clips, phases and speeds.
 
 use crate::{Character, DemoError};
-use anim_core::{AnimAtlas, AtlasSource, BakeSettings, CharacterDesc, Crowd, Mesh, Skin};
+use anim_core::skin::{Mesh, Skin};
+use anim_crowd::atlas::{AnimAtlas, AtlasSource, BakeSettings};
+use anim_crowd::crowd::{CharacterDesc, Crowd};
 use anim_math::{Quat, Vec3};
 use std::path::Path;
 

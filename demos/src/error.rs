@@ -13,34 +13,34 @@ pub enum DemoError {
     Gltf(#[from] anim_gltf::GltfError),
     /// A pose or palette computation failed.
     #[error(transparent)]
-    Pose(#[from] anim_core::PoseError),
+    Pose(#[from] anim_core::pose::PoseError),
     /// Sampling a clip failed.
     #[error(transparent)]
-    Clip(#[from] anim_core::ClipError),
+    Clip(#[from] anim_core::clip::ClipError),
     /// CPU skinning failed.
     #[error(transparent)]
-    Skinning(#[from] anim_core::SkinningError),
+    Skinning(#[from] anim_core::skin::SkinningError),
     /// A skeleton built in code was rejected.
     #[error(transparent)]
-    Skeleton(#[from] anim_core::SkeletonError),
+    Skeleton(#[from] anim_core::pose::SkeletonError),
     /// Blending or adding poses failed (mismatched poses, a non-finite weight).
     #[error(transparent)]
-    Blend(#[from] anim_core::BlendError),
+    Blend(#[from] anim_core::blend::BlendError),
     /// The crossfade controller rejected a clip or a time step.
     #[error(transparent)]
-    CrossFade(#[from] anim_core::CrossFadeError),
+    CrossFade(#[from] anim_core::blend::CrossFadeError),
     /// An IK chain, solver, ground or foot-grounding pass failed.
     #[error(transparent)]
     Ik(#[from] anim_ik::IkError),
     /// An animation atlas could not be baked, read or used.
     #[error(transparent)]
-    Atlas(#[from] anim_core::AtlasError),
+    Atlas(#[from] anim_crowd::atlas::AtlasError),
     /// A crowd rejected a character.
     #[error(transparent)]
-    Crowd(#[from] anim_core::crowd::CrowdError),
+    Crowd(#[from] anim_crowd::crowd::CrowdError),
     /// Root motion could not be extracted from a clip.
     #[error(transparent)]
-    RootMotion(#[from] anim_core::root_motion::RootMotionError),
+    RootMotion(#[from] anim_core::offline::root_motion::RootMotionError),
     /// The window system failed.
     #[error("window: {0}")]
     Window(String),

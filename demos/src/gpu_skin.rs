@@ -8,8 +8,8 @@
 //! with bind-space scale (anim-core's `SkinMethod::Dq`).
 
 use crate::DemoError;
-use anim_core::skinning::NormalMode;
-use anim_core::{Palette, SkinMethod};
+use anim_core::skin::skinning::NormalMode;
+use anim_core::skin::{Palette, SkinMethod};
 use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{Context, GpuSkinner};

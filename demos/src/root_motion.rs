@@ -8,8 +8,8 @@
 //! backwards, which is what makes the feet stick to the ground once the character moves.
 
 use crate::{Character, DemoError};
-use anim_core::root_motion::{RootMotionSettings, extract};
-use anim_core::{Clip, Interpolation, JointTracks, TimePolicy, Track};
+use anim_core::clip::{Clip, Interpolation, JointTracks, TimePolicy, Track};
+use anim_core::offline::root_motion::{RootMotionSettings, extract};
 use anim_math::Vec3;
 
 /// The joint whose motion is extracted: the first joint (parents first) with an animated

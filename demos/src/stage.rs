@@ -10,7 +10,7 @@
 use crate::DemoError;
 use crate::app::{CommonArgs, Key};
 use crate::character::{Backend, Character, Posed};
-use anim_core::SkinMethod;
+use anim_core::skin::SkinMethod;
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, lines};
 

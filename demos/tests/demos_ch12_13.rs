@@ -3,7 +3,9 @@
 //! demo claims, checked against the library by an independent path (blend end points,
 //! crossfade weights, additive deltas, IK reach and limits, grounded ankles).
 
-use anim_core::{Pose, TimePolicy};
+use anim_core::clip::TimePolicy;
+
+use anim_core::pose::Pose;
 use anim_ik::GroundQuery;
 use anim_mannequin::ANKLE_HEIGHT;
 use anim_math::{Mat4, Quat, Transform, Vec3, quat};
@@ -484,7 +486,7 @@ fn keys_toggle_ik_constraints_and_sweep() {
     add.scene.key(Key::Char('s'));
     assert!(add.scene.sweep);
     add.scene.key(Key::Char('m'));
-    assert_eq!(add.scene.stage.method, anim_core::SkinMethod::Dq, "shared stage keys");
+    assert_eq!(add.scene.stage.method, anim_core::skin::SkinMethod::Dq, "shared stage keys");
     let mut blend = App::<ch12_blend::BlendDemo>::new(&mut renderer, &args).unwrap();
     blend.scene.key(Key::Char('1'));
     blend.step(&mut renderer, HEADLESS_DT).unwrap();

@@ -2,7 +2,7 @@
 //! (any message fails the run); the viewer's image is checked against the CPU-projected
 //! skinned vertices; one windowed run under `xvfb-run`.
 
-use anim_core::SkinMethod;
+use anim_core::skin::SkinMethod;
 use anim_render_vk::{Context, ContextDesc, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage};
 use demos::app::HEADLESS_DT;
 use demos::scenes::{ch10_cpu_gpu, ch10_poses, ch14_dq_vs_lbs, seed_bone_texture, seed_rigid_box, viewer};
@@ -146,8 +146,9 @@ fn headless_time_advances_by_the_fixed_step() {
 
 #[test]
 fn lbs_collapses_and_dq_keeps_the_bar_round_at_180_degrees() {
-    use anim_core::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
-    use anim_core::{Skin, palette};
+    use anim_core::skin::skinning;
+    use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput};
+    use anim_core::skin::{Skin, palette};
     use anim_math::{Mat4, Quat, Vec3};
     let (skeleton, mesh) = ch14_dq_vs_lbs::bar().unwrap();
     assert!((ch14_dq_vs_lbs::twist_angle(2.0) - std::f32::consts::PI).abs() < 1e-5);
@@ -168,7 +169,7 @@ fn lbs_collapses_and_dq_keeps_the_bar_round_at_180_degrees() {
         .unwrap();
     skinning::dual_quaternion(
         &input,
-        &anim_core::DqPalette::from_rigid(&d),
+        &anim_core::skin::DqPalette::from_rigid(&d),
         &mut SkinningOutput { positions: &mut q, normals: None },
     )
     .unwrap();
@@ -348,7 +349,7 @@ fn seed_bone_texture_views_colour_weights_normals_and_joint_indices() {
 
 #[test]
 fn bone_texture_leaves_a_vertex_without_weights_at_rest() {
-    use anim_core::{Influences, Mesh};
+    use anim_core::skin::{Influences, Mesh};
     use anim_math::{Mat4, Vec3};
     use anim_render_vk::{Coloring, FrameData};
     let ctx = Context::new(&ContextDesc { validation: true, window: None }).unwrap();
@@ -381,7 +382,7 @@ fn bone_texture_leaves_a_vertex_without_weights_at_rest() {
     frame.camera.target = Vec3::new(0.5, 0.5, 0.0);
     frame.clear_color = [0.0, 0.0, 0.0, 1.0];
     let centre = Vec3::new(0.5, 0.5, 0.0);
-    let palette = anim_core::Palette::Matrices(vec![moved; 3]);
+    let palette = anim_core::skin::Palette::Matrices(vec![moved; 3]);
     let mut shot = |mesh| {
         frame.clear();
         frame.add_skinned(mesh, Mat4::identity(), anim_render_vk::SkinPath::BoneTexture, &palette).unwrap();

@@ -2,8 +2,9 @@
 //! (`Model::skin_instance`) on the shared assets, LBS and scale-aware DQ. Positions to 1e-5
 //! of the bounding-box diagonal, normals to 1e-4.
 
-use anim_core::SkinMethod;
-use anim_core::{Pose, TimePolicy};
+use anim_core::clip::TimePolicy;
+use anim_core::pose::Pose;
+use anim_core::skin::SkinMethod;
 use anim_gltf::SkinScratch;
 use anim_math::{Mat4, Vec3};
 use demos::GpuInstanceSkinner;

@@ -1,7 +1,7 @@
 //! ch12_blend's layered wave: with the wave fully faded in, the upper body is the wave
 //! clip and the lower body the walk/run blend, joint for joint; rendered headless.
 
-use anim_core::TimePolicy;
+use anim_core::clip::TimePolicy;
 use anim_render_vk::{Context, ContextDesc, OFFSCREEN_FORMAT, Offscreen, Renderer};
 use demos::app::HEADLESS_DT;
 use demos::scenes::ch12_blend::{self, BlendDemo, UPPER_BODY_ROOT, WAVE_FADE};

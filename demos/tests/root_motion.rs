@@ -2,8 +2,9 @@
 //! implies, so under the accumulated root-motion transform the planted foot stays put; and
 //! the viewer renders it headless with the camera following.
 
-use anim_core::playback::{LoopMode, Playback};
-use anim_core::{Pose, TimePolicy};
+use anim_core::clip::TimePolicy;
+use anim_core::clip::playback::{LoopMode, Playback};
+use anim_core::pose::Pose;
 use anim_math::{Transform, Vec3};
 use anim_render_vk::{Context, ContextDesc, OFFSCREEN_FORMAT, Offscreen, Renderer};
 use demos::app::HEADLESS_DT;

@@ -11,8 +11,10 @@
 //! made valid, or a non-finite matrix, position or normal (glTF's numbers are finite, so
 //! no input may produce a non-finite output).
 
-use anim_core::palette::skinning_matrices;
-use anim_core::{Pose, SkinMethod, TimePolicy};
+use anim_core::clip::TimePolicy;
+use anim_core::pose::Pose;
+use anim_core::skin::SkinMethod;
+use anim_core::skin::palette::skinning_matrices;
 use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Vec3};
 

@@ -4,7 +4,8 @@
 use super::Importer;
 use super::buffers::{F32, Want, check_accessor};
 use crate::{ClipInfo, GltfError};
-use anim_core::{Clip, Interpolation, JointTracks, ScalarCurve, Skeleton, Track, TrackError};
+use anim_core::clip::{Clip, Interpolation, JointTracks, ScalarCurve, Track, TrackError};
+use anim_core::pose::Skeleton;
 use anim_math::Vec3;
 use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::Property;
@@ -238,10 +239,10 @@ fn events_from_extras(anim: &gltf::Animation, clip: Clip) -> Result<Clip, GltfEr
         let bad = |m: &str| GltfError::Schema { path: format!("{path}/{i}"), message: m.to_owned() };
         let name = e.get("name").and_then(|v| v.as_str()).ok_or_else(|| bad("missing string \"name\""))?;
         let time = e.get("time").and_then(|v| v.as_f64()).ok_or_else(|| bad("missing number \"time\""))?;
-        events.push(anim_core::events::ClipEvent::new(name, time as f32));
+        events.push(anim_core::clip::events::ClipEvent::new(name, time as f32));
     }
     clip.with_events(events).map_err(|e| {
-        let anim_core::events::EventError::TimeOutOfRange { index, .. } = &e;
+        let anim_core::clip::events::EventError::TimeOutOfRange { index, .. } = &e;
         GltfError::Schema { path: format!("{path}/{index}"), message: e.to_string() }
     })
 }

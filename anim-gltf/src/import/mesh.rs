@@ -5,7 +5,8 @@
 use super::buffers::{F32, Want, check_accessor, check_finite, quantized};
 use super::{Importer, MAX_INFLUENCE_SETS};
 use crate::{GltfError, MeshInstance, SkinInfo};
-use anim_core::{Influences, Mesh, Skeleton};
+use anim_core::pose::Skeleton;
+use anim_core::skin::{Influences, Mesh};
 use anim_math::Vec3;
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
@@ -170,14 +171,16 @@ impl<'a> Importer<'a> {
                 }
             }
             let inf = Influences::new(per, joints, weights, skin.skin.len()).map_err(|e| match e {
-                anim_core::SkinningError::JointOutOfRange { vertex, slot, count, .. } => GltfError::JointOutOfRange {
-                    path: apath(&format!("JOINTS_{}", slot / 4)),
-                    message: format!(
-                        "vertex {vertex} (slot {slot}) uses a joint index with a non-zero weight that is not \
+                anim_core::skin::SkinningError::JointOutOfRange { vertex, slot, count, .. } => {
+                    GltfError::JointOutOfRange {
+                        path: apath(&format!("JOINTS_{}", slot / 4)),
+                        message: format!(
+                            "vertex {vertex} (slot {slot}) uses a joint index with a non-zero weight that is not \
                          below skins[{si}]'s joint count {count}"
-                    ),
-                },
-                anim_core::SkinningError::BadWeight { vertex, slot, .. } => GltfError::Accessor {
+                        ),
+                    }
+                }
+                anim_core::skin::SkinningError::BadWeight { vertex, slot, .. } => GltfError::Accessor {
                     path: apath(&format!("WEIGHTS_{}", slot / 4)),
                     message: format!("vertex {vertex} (slot {slot}) has a negative or non-finite weight"),
                 },

@@ -1,5 +1,5 @@
 //! Morph targets: each primitive's `targets` (POSITION, NORMAL and TANGENT deltas, sparse
-//! accessors included) become an [`anim_core::MorphTargets`] with the default weights of
+//! accessors included) become an [`anim_core::skin::MorphTargets`] with the default weights of
 //! its node (`node.weights`, else `mesh.weights`, else zeros) and the target names of
 //! `mesh.extras.targetNames`; `weights` channels become [`WeightTrack`]s.
 //!
@@ -12,7 +12,9 @@
 use super::Importer;
 use super::buffers::{F32, Want, check_accessor, check_finite, quantized};
 use crate::GltfError;
-use anim_core::{Interpolation, MorphTargets, Skeleton, WeightTrack};
+use anim_core::clip::{Interpolation, WeightTrack};
+use anim_core::pose::Skeleton;
+use anim_core::skin::MorphTargets;
 use anim_math::Vec3;
 use gltf::accessor::{DataType, Dimensions};
 
@@ -143,7 +145,7 @@ impl Importer<'_> {
                 sets[a].push(raw.into_iter().map(Vec3::from).collect());
             }
         }
-        let wrap = |e: anim_core::MorphError| GltfError::Schema { path: base.clone(), message: e.to_string() };
+        let wrap = |e: anim_core::skin::MorphError| GltfError::Schema { path: base.clone(), message: e.to_string() };
         let [positions, normals, tangents] = sets;
         let mut m = MorphTargets::new(vertex_count, count);
         if present[0] {

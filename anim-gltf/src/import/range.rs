@@ -1,10 +1,12 @@
-//! The numeric-range check of a finished import ([`anim_core::range`]): a model that could
+//! The numeric-range check of a finished import ([`anim_core::offline::range`]): a model that could
 //! leave the range is rejected with the JSON path of the element that takes it there.
 
 use super::Importer;
 use crate::{GltfError, MeshInstance, SkinInfo};
-use anim_core::range::{MAX_DISTANCE, MeshRange, Origin, RangeError, check_model_range};
-use anim_core::{Clip, MorphTargets, Skeleton};
+use anim_core::clip::Clip;
+use anim_core::offline::range::{MAX_DISTANCE, MeshRange, Origin, RangeError, check_model_range};
+use anim_core::pose::Skeleton;
+use anim_core::skin::MorphTargets;
 use anim_math::Vec3;
 
 impl Importer<'_> {
@@ -66,7 +68,7 @@ impl Importer<'_> {
                 };
                 let bound = match track.interpolation() {
                     // Hermite basis: |h00|, |h01| ≤ 1 and |h10|, |h11| ≤ 4/27, each times Δt ≤ span.
-                    anim_core::Interpolation::CubicSpline => {
+                    anim_core::clip::Interpolation::CubicSpline => {
                         let (mut v, mut t) = (0.0f64, 0.0f64);
                         for k in 0..keys {
                             v = v.max(at(k, 1, 3));

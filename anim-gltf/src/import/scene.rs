@@ -5,7 +5,8 @@
 use super::Importer;
 use super::buffers::{F32, Want, check_accessor, check_finite};
 use crate::{GltfError, NodeInfo, SkinInfo};
-use anim_core::{JointDesc, Pose, Skeleton, SkeletonError, Skin};
+use anim_core::pose::{JointDesc, Pose, Skeleton, SkeletonError};
+use anim_core::skin::Skin;
 use anim_math::{Mat4, Quat, Transform, Vec3};
 use gltf::accessor::Dimensions;
 use nalgebra::Quaternion;

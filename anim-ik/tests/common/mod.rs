@@ -1,7 +1,7 @@
 //! Shared test helpers: a seeded xorshift and small skeletons.
 #![allow(dead_code)]
 
-use anim_core::{JointDesc, Skeleton};
+use anim_core::pose::{JointDesc, Skeleton};
 use anim_math::{Transform, Vec3};
 
 /// xorshift32: deterministic, no dependency.

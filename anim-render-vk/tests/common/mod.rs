@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use anim_core::{Influences, Mesh};
+use anim_core::skin::{Influences, Mesh};
 use anim_math::{DualQuat, Mat4, Quat, Vec3, dual};
 use anim_render_vk::{Context, ContextDesc};
 use std::sync::Arc;

@@ -11,14 +11,14 @@
 //! animtool compress FILE [--tolerance-mm X]
 //! ```
 //!
-//! `compress` compiles every clip into an `anim_core::RuntimeClip` at the tolerance (in
+//! `compress` compiles every clip into an `anim_core::clip::RuntimeClip` at the tolerance (in
 //! millimetres at the skin; glTF units are metres) and prints, per clip, the glTF key data
 //! size, the runtime clip's bytes and the largest skinned-position deviation from exact
 //! sampling (every 1/120 s and every key time), in mm and as a fraction of the bind-pose
 //! bounding-box diagonal.
 //!
 //! `bake` writes every clip of the file's first skinned mesh into one animation atlas in
-//! the format of `anim_core::anim_texture` (documented there), which `ch15_crowd
+//! the format of `anim_crowd::atlas` (documented there), which `ch15_crowd
 //! --anim-texture OUT.atlas --model FILE` loads, and prints each clip's place in it and the
 //! bake error (the largest skinned-position deviation from exact sampling, as a fraction
 //! of the bind-pose bounding-box diagonal).
@@ -38,8 +38,10 @@
 //! [`MAX_INDENT`] levels and writes deeper levels' depth as a number, so each line stays
 //! short however deep the hierarchy.
 
-use anim_core::{BakeSettings, TexelFormat, TextureLayout};
-use anim_core::{Pose, Skin, SkinMethod, TimePolicy};
+use anim_core::clip::TimePolicy;
+use anim_core::pose::Pose;
+use anim_core::skin::{Skin, SkinMethod};
+use anim_crowd::atlas::{BakeSettings, TexelFormat, TextureLayout};
 use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Vec3};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -699,8 +701,8 @@ fn bake(a: &BakeArgs) -> Result<()> {
     let ch = &cc.character;
     let settings = BakeSettings { rate: a.rate, layout, format };
     let atlas = cc.bake_clips(&settings, !a.clamp).map_err(|e| format!("{}: {e}", a.file.display()))?;
-    let clips: Vec<&anim_core::Clip> = ch.clips.iter().collect();
-    let error = anim_core::anim_texture::bake_error(&atlas, &ch.skeleton, cc.skin(), &[cc.mesh()], &clips, 4)
+    let clips: Vec<&anim_core::clip::Clip> = ch.clips.iter().collect();
+    let error = anim_crowd::atlas::bake_error(&atlas, &ch.skeleton, cc.skin(), &[cc.mesh()], &clips, 4)
         .map_err(|e| e.to_string())?;
     atlas.save(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     let bytes = std::fs::metadata(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?.len();
@@ -742,10 +744,13 @@ fn bake(a: &BakeArgs) -> Result<()> {
 // compress
 
 fn compress(file: &Path, tolerance_mm: f32) -> Result<()> {
-    use anim_core::runtime_clip::{JointRadii, RuntimeClip, skin_deviation};
+    use anim_core::clip::runtime::RuntimeClip;
+    use anim_core::offline::JointRadii;
+    use anim_core::offline::compile::skin_deviation;
     let model = load(file)?;
     let tolerance = tolerance_mm * 0.001;
-    let meshes: Vec<&anim_core::Mesh> = model.meshes.iter().filter(|i| i.skin == Some(0)).map(|i| &i.data).collect();
+    let meshes: Vec<&anim_core::skin::Mesh> =
+        model.meshes.iter().filter(|i| i.skin == Some(0)).map(|i| &i.data).collect();
     let (radii, skin) = match model.skins.first() {
         Some(s) if !meshes.is_empty() => {
             (JointRadii::from_skin(&model.skeleton, &s.skin, &meshes).map_err(|e| e.to_string())?, Some(&s.skin))
@@ -779,7 +784,7 @@ fn compress(file: &Path, tolerance_mm: f32) -> Result<()> {
                         "weights" => 0,
                         _ => 3,
                     };
-                    let per = if c.interpolation == anim_core::Interpolation::CubicSpline { 3 } else { 1 };
+                    let per = if c.interpolation == anim_core::clip::Interpolation::CubicSpline { 3 } else { 1 };
                     c.keys * 4 * (1 + comps * per)
                 })
                 .sum()

@@ -27,7 +27,9 @@
 //! `--model` defaults to the built-in mannequin; the reference is Fox
 //! (`--model Fox.glb`: 24 joints, 1,728 vertices, 4 influences).
 
-use anim_core::{BakeSettings, SkinMethod, TexelFormat, TextureLayout};
+use anim_core::skin::SkinMethod;
+
+use anim_crowd::atlas::{BakeSettings, TexelFormat, TextureLayout};
 use anim_math::Vec3;
 use anim_render_vk::{
     Camera, Context, ContextDesc, CrowdDraw, CrowdPath, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer,
@@ -247,9 +249,9 @@ struct Measured {
 fn measure(
     context: &std::sync::Arc<Context>,
     args: &Args,
-    atlas: &anim_core::AnimAtlas,
+    atlas: &anim_crowd::atlas::AnimAtlas,
     cc: &CrowdCharacter,
-    crowd: &mut anim_core::Crowd,
+    crowd: &mut anim_crowd::crowd::Crowd,
     count: u32,
     path: CrowdPath,
     camera: Camera,

@@ -12,7 +12,9 @@ use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::{Character, Posed};
 use crate::stage::{BODY_COLOR, STAGE_CONTROLS, Stage};
-use anim_core::{Pose, TimePolicy, add_in_place, make_additive_base};
+use anim_core::blend::additive::{add_in_place, make_additive_base};
+use anim_core::clip::TimePolicy;
+use anim_core::pose::Pose;
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{Coloring, FrameData, Renderer};
 

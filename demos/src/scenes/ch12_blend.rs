@@ -3,7 +3,7 @@
 //! phases line up: the left foot touches down at phase 0 in both), and the phase advances
 //! at the rate of the blended cycle length, so the feet never fight each other.
 //!
-//! `w` layers an upper-body wave over the locomotion ([`anim_core::layered`]): the
+//! `w` layers an upper-body wave over the locomotion ([`anim_core::blend::layered`]): the
 //! locomotion pose with a lower-body mask and the wave pose (a clip made in code, see
 //! [`wave_clip`]) with the complementary upper-body mask, faded in and out over
 //! [`WAVE_FADE`] seconds.
@@ -12,8 +12,10 @@ use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
 use crate::character::Character;
 use crate::stage::{BODY_COLOR, STAGE_CONTROLS, Stage};
-use anim_core::layered::{Layer, blend_layers};
-use anim_core::{Clip, Interpolation, JointTracks, Pose, Skeleton, TimePolicy, Track, blend};
+use anim_core::blend::blend;
+use anim_core::blend::layered::{Layer, blend_layers};
+use anim_core::clip::{Clip, Interpolation, JointTracks, TimePolicy, Track};
+use anim_core::pose::{Pose, Skeleton};
 use anim_math::{Mat4, Quat, Vec3};
 use anim_render_vk::{Coloring, FrameData, Renderer};
 
@@ -186,7 +188,7 @@ impl Scene for BlendDemo {
         let wave = wave_clip(&ch.skeleton);
         let mut upper = vec![0.0; ch.skeleton.len()];
         if let Some(root) = ch.skeleton.find(UPPER_BODY_ROOT) {
-            anim_core::blend::subtree_mask(&mut upper, root, 1.0, &ch.skeleton)?;
+            anim_core::blend::mix::subtree_mask(&mut upper, root, 1.0, &ch.skeleton)?;
         }
         Ok(Self {
             stage,

@@ -1,7 +1,7 @@
 //! Chapter 15: a field of characters drawn as one instanced crowd. Every clip of the
 //! character is baked into one animation texture (or loaded from `animtool bake`'s file
 //! with `--anim-texture`); each character plays a random clip at its own phase and speed.
-//! The CPU only advances times ([`anim_core::Crowd::update`], over all cores) and uploads
+//! The CPU only advances times ([`anim_crowd::crowd::Crowd::update`], over all cores) and uploads
 //! 64 bytes a character; the GPU culls, evaluates poses and skins.
 //!
 //! Paths (`--path`, key `p`): `book` samples the texture in the vertex shader for every
@@ -20,7 +20,9 @@ use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
 use crate::crowd::{CrowdCharacter, Rng, grid_half_extent, populate};
 use crate::stage::ground;
-use anim_core::{AnimAtlas, BakeSettings, Crowd, SkinMethod};
+use anim_core::skin::SkinMethod;
+use anim_crowd::atlas::{AnimAtlas, BakeSettings};
+use anim_crowd::crowd::Crowd;
 use anim_math::Vec3;
 use anim_render_vk::{Coloring, CrowdDraw, CrowdId, CrowdPath, FrameData, Renderer};
 use std::time::Instant;

@@ -14,7 +14,8 @@
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
-use anim_core::{Influences, JointDesc, Mesh, Palette, Pose, Skeleton, Skin};
+use anim_core::pose::{JointDesc, Pose, Skeleton};
+use anim_core::skin::{Influences, Mesh, Palette, Skin};
 use anim_math::{Mat4, Quat, Transform, Vec3};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinPath};
 

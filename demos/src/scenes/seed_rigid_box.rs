@@ -6,8 +6,10 @@
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
-use anim_core::skinning::{self, SkinningInput, SkinningOutput};
-use anim_core::{Influences, JointDesc, Mesh, Pose, Skeleton, Skin, palette};
+use anim_core::pose::{JointDesc, Pose, Skeleton};
+use anim_core::skin::skinning;
+use anim_core::skin::skinning::{SkinningInput, SkinningOutput};
+use anim_core::skin::{Influences, Mesh, Skin, palette};
 use anim_math::{Mat4, Quat, Transform, Vec3};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, lines};
 

@@ -4,8 +4,8 @@
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
 use crate::stage::{BODY_COLOR, Stage};
-use anim_core::playback::{LoopMode, Playback};
-use anim_core::{Clip, TimePolicy};
+use anim_core::clip::playback::{LoopMode, Playback};
+use anim_core::clip::{Clip, TimePolicy};
 use anim_math::{Mat4, Transform, Vec3};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 

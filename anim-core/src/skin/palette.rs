@@ -1,0 +1,508 @@
+//! Skinning palettes: for each skin joint, `model(joint) · inverse_bind`, the transform
+//! that takes a bind-pose vertex to its animated place. As matrices (for linear blend
+//! skinning), transforms (the book's per-influence path) or dual quaternions with their
+//! bind-space scale ([`DqPalette`]).
+//!
+//! [`Palette`] holds the one form a [`SkinMethod`] needs and is what the skinning
+//! functions, the GPU renderer and the tools take: build it once, then
+//! [`Palette::update`] it every frame (no allocation once it has the skin's length).
+
+use super::bind::Skin;
+use crate::pose::PoseError;
+use anim_math::affine_mul;
+use anim_math::nalgebra::Rotation3;
+use anim_math::{DualQuat, Mat3, Mat4, Quat, Transform, Vec3, dual};
+use std::fmt;
+use std::str::FromStr;
+
+/// How far a palette matrix's linear part may be from orthonormal (column lengths from 1,
+/// column dot products from 0) and still count as carrying no scale. Rounding through a
+/// chain of rotations stays well below it; a deliberate scale of 1.00001 is kept.
+pub const RIGID_TOLERANCE: f32 = 4e-6;
+
+/// True when the linear part of `m` is a rotation within [`RIGID_TOLERANCE`]: unit
+/// columns, orthogonal to each other, positive determinant.
+#[inline]
+pub fn is_orthonormal(m: &Mat4) -> bool {
+    let c = |i: usize| m.fixed_view::<3, 1>(0, i);
+    let (c0, c1, c2) = (c(0), c(1), c(2));
+    let t = RIGID_TOLERANCE;
+    (c0.norm_squared() - 1.0).abs() <= 2.0 * t
+        && (c1.norm_squared() - 1.0).abs() <= 2.0 * t
+        && (c2.norm_squared() - 1.0).abs() <= 2.0 * t
+        && c0.dot(&c1).abs() <= t
+        && c1.dot(&c2).abs() <= t
+        && c2.dot(&c0).abs() <= t
+        && c0.cross(&c1).dot(&c2) > 0.0
+}
+
+/// A dual-quaternion skinning palette: for each joint the rigid part `qᵢ` of its palette
+/// matrix and the bind-space scale `Sᵢ` that the rigid part cannot hold (see
+/// [`SkinMethod::Dq`] for the definition and how a vertex is skinned with it).
+///
+/// Whether any joint carries scale is decided once, when the palette is built: a rigid
+/// palette ([`DqPalette::is_rigid`]) stores identity scales and every skinning path
+/// (CPU, vertex and compute shader) skips the scale work for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DqPalette {
+    dual_quats: Vec<DualQuat>,
+    scales: Vec<Mat3>,
+    rigid: bool,
+}
+
+impl Default for DqPalette {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DqPalette {
+    /// An empty palette.
+    #[must_use]
+    pub fn new() -> Self {
+        Self { dual_quats: Vec::new(), scales: Vec::new(), rigid: true }
+    }
+
+    /// The palette of the skinning matrices `matrices` (`model(joint) · inverse_bind`).
+    #[must_use]
+    pub fn from_matrices(matrices: &[Mat4]) -> Self {
+        let mut p = Self::new();
+        p.set_from_matrices(matrices);
+        p
+    }
+
+    /// A rigid palette from dual quaternions (every scale is the identity).
+    #[must_use]
+    pub fn from_rigid(dual_quats: &[DualQuat]) -> Self {
+        Self { dual_quats: dual_quats.to_vec(), scales: vec![Mat3::identity(); dual_quats.len()], rigid: true }
+    }
+
+    /// Refills the palette from skinning matrices, reusing its storage (it allocates only
+    /// to grow).
+    pub fn set_from_matrices(&mut self, matrices: &[Mat4]) {
+        self.fill(matrices.len(), |i| matrices[i]);
+    }
+
+    /// Refills the palette with `n` rigid joints, entry `i` being the unit dual quaternion
+    /// `dual_quat(i)`, and every scale the identity: afterwards [`DqPalette::is_rigid`].
+    /// Reuses the storage (it allocates only to grow); use it for rigid transforms that are
+    /// already dual quaternions, or to drop the scale of matrices on purpose
+    /// (`|i| dual::from_rigid_matrix(&m[i])`, see [`dual::from_rigid_matrix`]).
+    pub fn set_rigid(&mut self, n: usize, mut dual_quat: impl FnMut(usize) -> DualQuat) {
+        if !self.rigid {
+            // Scales of a rigid palette are identities already: rewrite them only after a
+            // palette with scale.
+            self.scales.iter_mut().for_each(|s| *s = Mat3::identity());
+        }
+        self.scales.resize(n, Mat3::identity());
+        self.dual_quats.resize(n, DualQuat::identity());
+        for (i, q) in self.dual_quats.iter_mut().enumerate() {
+            *q = dual_quat(i);
+        }
+        self.rigid = true;
+    }
+
+    /// [`DqPalette::set_rigid`] from a slice: the palette becomes `dual_quats` with identity
+    /// scales, reusing its storage.
+    pub fn set_from_rigid(&mut self, dual_quats: &[DualQuat]) {
+        self.set_rigid(dual_quats.len(), |i| dual_quats[i]);
+    }
+
+    /// Refills the palette from model matrices and a skin: entry `i` comes from
+    /// `model[skin.joints[i]] · skin.inverse_bind[i]`. Allocates only to grow.
+    ///
+    /// # Errors
+    /// The skin names a joint `model` does not have.
+    pub fn update(&mut self, model: &[Mat4], skin: &Skin) -> Result<(), PoseError> {
+        check(model.len(), skin, skin.len())?;
+        let (joints, ibm) = (skin.joints(), skin.inverse_bind());
+        self.fill(skin.len(), |i| affine_mul(&model[joints[i]], &ibm[i]));
+        Ok(())
+    }
+
+    /// Splits each matrix `m = [A | t]` into `q = (R, t)` ([`dual::from_rigid_matrix`])
+    /// and `S = Rᵀ · A`. A joint whose `A` is a rotation (orthonormal with a positive
+    /// determinant, within [`RIGID_TOLERANCE`]) gets exactly `S = I` without computing it,
+    /// so a rigid palette costs little more than its dual quaternions; the palette is
+    /// rigid when every joint is.
+    fn fill(&mut self, n: usize, matrix: impl Fn(usize) -> Mat4) {
+        // Sized first, then written in place: cheaper than pushing two vectors per joint.
+        self.dual_quats.resize(n, DualQuat::identity());
+        self.scales.resize(n, Mat3::identity());
+        let mut rigid = true;
+        for (i, (q_out, s_out)) in self.dual_quats.iter_mut().zip(&mut self.scales).enumerate() {
+            let m = matrix(i);
+            if is_orthonormal(&m) {
+                // Already a rotation: read it directly, no column normalization needed.
+                let r = Rotation3::from_matrix_unchecked(m.fixed_view::<3, 3>(0, 0).into_owned());
+                let t = Vec3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
+                *q_out = dual::from_parts(&t, &Quat::from_rotation_matrix(&r));
+                *s_out = Mat3::identity();
+            } else {
+                rigid = false;
+                let q = dual::from_rigid_matrix(&m);
+                *s_out = q.rotation().to_rotation_matrix().into_inner().transpose() * m.fixed_view::<3, 3>(0, 0);
+                *q_out = q;
+            }
+        }
+        self.rigid = rigid;
+    }
+
+    /// Number of joints.
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.dual_quats.len()
+    }
+
+    /// True when the palette has no joints.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.dual_quats.is_empty()
+    }
+
+    /// The rigid part `qᵢ` of each joint's palette matrix.
+    #[inline]
+    #[must_use]
+    pub fn dual_quats(&self) -> &[DualQuat] {
+        &self.dual_quats
+    }
+
+    /// The bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ` of each joint (the identity for every joint of
+    /// a rigid palette); as many as [`DqPalette::dual_quats`].
+    #[inline]
+    #[must_use]
+    pub fn scales(&self) -> &[Mat3] {
+        &self.scales
+    }
+
+    /// True when no joint carries scale, so skinning can skip it.
+    #[inline]
+    #[must_use]
+    pub fn is_rigid(&self) -> bool {
+        self.rigid
+    }
+}
+
+/// A skinning palette in the form one [`SkinMethod`] needs: matrices for linear blend
+/// skinning, dual quaternions with scale for dual-quaternion skinning.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Palette {
+    /// Skinning matrices `model(joint) · inverse_bind` ([`SkinMethod::Lbs`]).
+    Matrices(Vec<Mat4>),
+    /// Dual quaternions and bind-space scales ([`SkinMethod::Dq`]).
+    DualQuats(DqPalette),
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Self::new(SkinMethod::default())
+    }
+}
+
+impl Palette {
+    /// An empty palette for `method`.
+    #[must_use]
+    pub fn new(method: SkinMethod) -> Self {
+        match method {
+            SkinMethod::Lbs => Self::Matrices(Vec::new()),
+            SkinMethod::Dq => Self::DualQuats(DqPalette::new()),
+        }
+    }
+
+    /// The palette for `method` of the skinning matrices `matrices`.
+    #[must_use]
+    pub fn from_matrices(method: SkinMethod, matrices: &[Mat4]) -> Self {
+        match method {
+            SkinMethod::Lbs => Self::Matrices(matrices.to_vec()),
+            SkinMethod::Dq => Self::DualQuats(DqPalette::from_matrices(matrices)),
+        }
+    }
+
+    /// The method this palette serves.
+    #[must_use]
+    pub fn method(&self) -> SkinMethod {
+        match self {
+            Self::Matrices(_) => SkinMethod::Lbs,
+            Self::DualQuats(_) => SkinMethod::Dq,
+        }
+    }
+
+    /// Switches to `method`, keeping no entries (call [`Palette::update`] next). Does
+    /// nothing when the method is already `method`.
+    pub fn set_method(&mut self, method: SkinMethod) {
+        if self.method() != method {
+            *self = Self::new(method);
+        }
+    }
+
+    /// Number of joints.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Matrices(m) => m.len(),
+            Self::DualQuats(d) => d.len(),
+        }
+    }
+
+    /// True when the palette has no joints.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The matrices of a [`Palette::Matrices`] palette.
+    #[must_use]
+    pub fn matrices(&self) -> Option<&[Mat4]> {
+        match self {
+            Self::Matrices(m) => Some(m),
+            Self::DualQuats(_) => None,
+        }
+    }
+
+    /// The dual quaternions of a [`Palette::DualQuats`] palette.
+    #[must_use]
+    pub fn dual_quats(&self) -> Option<&DqPalette> {
+        match self {
+            Self::Matrices(_) => None,
+            Self::DualQuats(d) => Some(d),
+        }
+    }
+
+    /// Refills the palette from skinning matrices, reusing its storage.
+    pub fn set_from_matrices(&mut self, matrices: &[Mat4]) {
+        match self {
+            Self::Matrices(m) => {
+                m.clear();
+                m.extend_from_slice(matrices);
+            }
+            Self::DualQuats(d) => d.set_from_matrices(matrices),
+        }
+    }
+
+    /// Computes the palette of `skin` posed by `model` (from
+    /// [`crate::Pose::local_to_model`]) in this palette's form, reusing its storage: it
+    /// allocates only to grow.
+    ///
+    /// # Errors
+    /// The skin names a joint `model` does not have.
+    pub fn update(&mut self, model: &[Mat4], skin: &Skin) -> Result<(), PoseError> {
+        match self {
+            Self::Matrices(m) => {
+                m.resize(skin.len(), Mat4::identity());
+                skinning_matrices(model, skin, m)
+            }
+            Self::DualQuats(d) => d.update(model, skin),
+        }
+    }
+}
+
+fn check(model: usize, skin: &Skin, out: usize) -> Result<(), PoseError> {
+    if out != skin.len() {
+        return Err(PoseError::WrongLength(crate::LengthMismatch::new("palette", out, skin.len())));
+    }
+    if let Some((index, &joint)) = skin.joints().iter().enumerate().find(|(_, j)| **j >= model) {
+        return Err(PoseError::JointOutOfRange { index, joint, count: model });
+    }
+    Ok(())
+}
+
+/// Matrix skinning palette: `out[i] = model[skin.joints[i]] · skin.inverse_bind[i]`.
+///
+/// `model` comes from [`crate::Pose::local_to_model`].
+///
+/// # Errors
+/// `out` is not the skin's length, or the skin names a joint `model` does not have.
+pub fn skinning_matrices(model: &[Mat4], skin: &Skin, out: &mut [Mat4]) -> Result<(), PoseError> {
+    check(model.len(), skin, out.len())?;
+    for ((o, &j), ibm) in out.iter_mut().zip(skin.joints()).zip(skin.inverse_bind()) {
+        *o = affine_mul(&model[j], ibm);
+    }
+    Ok(())
+}
+
+/// Transform skinning palette: `out[i] = globals[skin.joints[i]] ∘ inverse_bind[i]`, with
+/// the inverse bind decomposed into a [`Transform`]. Equal to the matrix palette when no
+/// joint combines non-uniform scale with rotation (see [`Transform::combine`]).
+///
+/// # Errors
+/// As [`skinning_matrices`].
+pub fn skinning_transforms(globals: &[Transform], skin: &Skin, out: &mut [Transform]) -> Result<(), PoseError> {
+    check(globals.len(), skin, out.len())?;
+    for ((o, &j), ibm) in out.iter_mut().zip(skin.joints()).zip(skin.inverse_bind_transforms()) {
+        *o = globals[j].combine(ibm);
+    }
+    Ok(())
+}
+
+/// The rigid part of each palette matrix: `dual::from_rigid_matrix(model[skin.joints[i]]
+/// · inverse_bind[i])`, with any scale dropped. For skinning use a [`DqPalette`], which
+/// keeps the scale (see [`SkinMethod::Dq`]).
+///
+/// # Errors
+/// As [`skinning_matrices`].
+pub fn skinning_dual_quats(model: &[Mat4], skin: &Skin, out: &mut [DualQuat]) -> Result<(), PoseError> {
+    check(model.len(), skin, out.len())?;
+    for ((o, &j), ibm) in out.iter_mut().zip(skin.joints()).zip(skin.inverse_bind()) {
+        *o = dual::from_rigid_matrix(&affine_mul(&model[j], ibm));
+    }
+    Ok(())
+}
+
+/// How skinned vertices are blended from their joints. The one definition of the project:
+/// the CPU functions of [`super::skinning`], the vertex and compute shaders of `anim-render-vk` and the
+/// glTF tools all follow it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SkinMethod {
+    /// Linear blend skinning with the matrix palette `Pᵢ = model(jointᵢ) · inverse_bindᵢ`:
+    /// `p' = (Σ wᵢ · Pᵢ) · p`. Normals by the blended matrix (or its inverse transpose,
+    /// see [`NormalMode`]), renormalized.
+    #[default]
+    Lbs,
+    /// Dual-quaternion skinning with scale. Each palette matrix `Pᵢ = [Aᵢ | tᵢ]` splits into
+    /// its rigid part, the unit dual quaternion `qᵢ` of the rotation `Rᵢ` read from the
+    /// column-normalized basis of `Aᵢ` and the translation `tᵢ`
+    /// ([`anim_math::dual::from_rigid_matrix`]), and the bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ`
+    /// that a dual quaternion cannot hold ([`DqPalette`]). A vertex with weights `wᵢ`:
+    ///
+    /// 1. `q = Σ wᵢ · sᵢ · qᵢ`, with `sᵢ = ±1` so that the real part of every `qᵢ` lies in
+    ///    the hemisphere of the first influence's (Kavan et al. 2007), then normalized:
+    ///    `q̂ = q / |real(q)|`;
+    /// 2. `S = Σ wᵢ · Sᵢ`, blended linearly;
+    /// 3. `p' = q̂ · (S · p)`: the scale in bind space first, then the blended rotation and
+    ///    translation;
+    /// 4. `n' = normalize(rotation(q̂) · cof(S) · n)`, where `cof(S)` is the cofactor
+    ///    matrix ([`anim_math::normal_matrix`]: the inverse transpose up to a positive factor).
+    ///
+    /// A palette without scale (every `Sᵢ = I`, [`DqPalette::is_rigid`]) makes this plain
+    /// dual-quaternion linear blending, and every path then skips steps 2 and the scale
+    /// part of 3 and 4. Vertices without weights keep their rest position and normal.
+    Dq,
+}
+
+impl SkinMethod {
+    /// Both methods, in menu order.
+    pub const ALL: [SkinMethod; 2] = [SkinMethod::Lbs, SkinMethod::Dq];
+
+    /// Short lowercase name, as parsed by [`FromStr`]: `"lbs"` or `"dq"`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lbs => "lbs",
+            Self::Dq => "dq",
+        }
+    }
+
+    /// Display label: `"LBS"` or `"DQ"`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Lbs => "LBS",
+            Self::Dq => "DQ",
+        }
+    }
+
+    /// The other method (for a toggle key).
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            Self::Lbs => Self::Dq,
+            Self::Dq => Self::Lbs,
+        }
+    }
+}
+
+impl fmt::Display for SkinMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is no [`SkinMethod`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown skinning method {0:?} (expected \"lbs\" or \"dq\")")]
+pub struct UnknownSkinMethod(pub String);
+
+impl FromStr for SkinMethod {
+    type Err = UnknownSkinMethod;
+
+    /// Parses `"lbs"` or `"dq"`, ignoring ASCII case.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(s)).ok_or_else(|| UnknownSkinMethod(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pose::{JointDesc, Pose, Skeleton};
+    use anim_math::{Quat, Vec3};
+
+    #[test]
+    fn rest_equals_bind_gives_identity_palettes() {
+        let s = Skeleton::new(vec![
+            JointDesc::new(
+                "a",
+                None,
+                Transform::new(
+                    Vec3::new(1.0, 0.0, 0.0),
+                    Quat::from_euler_angles(0.1, 0.2, 0.3),
+                    Vec3::new(1.0, 1.0, 1.0),
+                ),
+            ),
+            JointDesc::new("b", Some(0), Transform::from_translation(Vec3::new(0.0, 2.0, 0.0))),
+        ])
+        .unwrap();
+        let skin = Skin::from_skeleton(&s);
+        let pose = s.rest_pose();
+        let mut model = vec![Mat4::identity(); 2];
+        pose.local_to_model(&s, &mut model).unwrap();
+        let mut m = vec![Mat4::zeros(); 2];
+        skinning_matrices(&model, &skin, &mut m).unwrap();
+        let mut g = vec![Transform::IDENTITY; 2];
+        pose.globals(&s, &mut g).unwrap();
+        let mut t = vec![Transform::IDENTITY; 2];
+        skinning_transforms(&g, &skin, &mut t).unwrap();
+        let mut d = vec![DualQuat::identity(); 2];
+        skinning_dual_quats(&model, &skin, &mut d).unwrap();
+        for i in 0..2 {
+            assert!((m[i] - Mat4::identity()).abs().max() < 1e-5);
+            assert!((t[i].to_matrix() - Mat4::identity()).abs().max() < 1e-5);
+            assert!(d[i].rotation().angle() < 1e-3 && d[i].translation().vector.norm() < 1e-5);
+        }
+        let _ = Pose::identity(2);
+    }
+
+    #[test]
+    fn errors_name_the_joint() {
+        let s = Skeleton::new(vec![JointDesc::new("a", None, Transform::IDENTITY)]).unwrap();
+        let skin = Skin::from_skeleton(&s);
+        let mut out = vec![Mat4::zeros(); 2];
+        assert!(matches!(skinning_matrices(&[Mat4::identity()], &skin, &mut out), Err(PoseError::WrongLength(_))));
+        let mut out = vec![Mat4::zeros(); 1];
+        assert!(matches!(
+            skinning_matrices(&[], &skin, &mut out),
+            Err(PoseError::JointOutOfRange { index: 0, joint: 0, count: 0 })
+        ));
+        assert!(Skin::new(vec![3], vec![Mat4::identity()], &s).is_err());
+    }
+
+    #[test]
+    fn set_rigid_replaces_scales_and_reuses_storage() {
+        let stretched = Mat4::new_nonuniform_scaling(&Vec3::new(1.0, 2.0, 0.5));
+        let mut p = DqPalette::from_matrices(&[stretched, Mat4::identity()]);
+        assert!(!p.is_rigid());
+        let q = DualQuat::from_parts(Vec3::new(1.0, 2.0, 3.0).into(), Quat::from_euler_angles(0.3, 0.0, 0.1));
+        p.set_from_rigid(&[q, q]);
+        assert!(p.is_rigid());
+        assert_eq!(p.dual_quats(), &[q, q]);
+        assert_eq!(p.scales(), &[Mat3::identity(); 2]);
+        assert_eq!(p, DqPalette::from_rigid(&[q, q]));
+        let (dq_ptr, s_ptr) = (p.dual_quats().as_ptr(), p.scales().as_ptr());
+        p.set_rigid(1, |_| dual::from_rigid_matrix(&stretched));
+        assert_eq!((p.len(), p.scales().len()), (1, 1));
+        assert_eq!((p.dual_quats().as_ptr(), p.scales().as_ptr()), (dq_ptr, s_ptr), "no reallocation");
+        assert!(p.dual_quats()[0].rotation().angle() < 1e-6 && p.scales()[0] == Mat3::identity());
+    }
+}

@@ -1,0 +1,758 @@
+//! The linear-blend loops over every [`InfluenceLayout`](crate::skin::mesh::InfluenceLayout):
+//! a portable scalar loop, and an AVX2 + FMA loop chosen at run time.
+//!
+//! The AVX2 loop blends a vertex's matrices as two 256-bit registers, each holding two
+//! columns of the 4×4 palette matrix (`[c0 | c1]` and `[c2 | c3]`): one FMA per register
+//! and influence. The point is then `[c0·x + c2·z | c1·y + c3]`, summed across the halves;
+//! normals the same with the translation column zeroed, renormalized with a reciprocal
+//! square root estimate refined by one Newton step (relative error about 1e-7, well
+//! inside 1e-6). Results equal the scalar loop's up to float reassociation.
+//!
+//! A wider kernel (AVX-512: four columns in one register) slots in as another [`Kernel`]
+//! variant with its own loop here.
+
+use super::{Cols, apply_point, dq_point, normalized, rotate, transform_normal};
+use crate::skin::mesh::{InfluenceView, UNORM16_ONE};
+use anim_math::{DualQuat, Mat4, Vec3};
+
+/// Which loop a skinning call runs. [`Kernel::best`] is what the plain functions use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Kernel {
+    /// Portable scalar loops (any CPU).
+    Scalar,
+    /// 256-bit loops with fused multiply-add (x86-64 with AVX2 and FMA).
+    Avx2Fma,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU runs (detected at run time, cached by the standard library).
+    #[must_use]
+    pub fn best() -> Self {
+        if Self::Avx2Fma.available() { Self::Avx2Fma } else { Self::Scalar }
+    }
+
+    /// True when this CPU can run the kernel.
+    #[must_use]
+    pub fn available(self) -> bool {
+        match self {
+            Self::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2Fma => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Self::Avx2Fma => false,
+        }
+    }
+}
+
+/// Scale of a unorm16 weight (`k / 65535`).
+const UNORM16_SCALE: f32 = 1.0 / UNORM16_ONE as f32;
+
+/// One influence layout as the loops read it.
+pub(super) trait Source: Copy {
+    /// Joint index and weight of slot `k` of vertex `v` (`n` slots a vertex). Slots are read
+    /// in order `0..n`; `acc` carries the running sum of stored unorm16 weights so the
+    /// last one can be derived.
+    ///
+    /// # Safety
+    /// `v` is below the vertex count and `k` below `n`, the influences' `per_vertex`.
+    unsafe fn get(self, v: usize, n: usize, k: usize, acc: &mut u32) -> (usize, f32);
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct F32Src<'a> {
+    joints: &'a [u16],
+    weights: &'a [f32],
+}
+
+impl Source for F32Src<'_> {
+    #[inline(always)]
+    unsafe fn get(self, v: usize, n: usize, k: usize, _acc: &mut u32) -> (usize, f32) {
+        let i = v * n + k;
+        // SAFETY: the caller keeps `v * n + k` inside the `per_vertex`-a-vertex arrays.
+        unsafe { (usize::from(*self.joints.get_unchecked(i)), *self.weights.get_unchecked(i)) }
+    }
+}
+
+/// unorm16 weights with the last one derived, joints of type `J`.
+#[derive(Clone, Copy)]
+pub(super) struct UnormSrc<'a, J> {
+    joints: &'a [J],
+    weights: &'a [u16],
+}
+
+impl<J: Copy + Into<usize>> Source for UnormSrc<'_, J> {
+    #[inline(always)]
+    unsafe fn get(self, v: usize, n: usize, k: usize, acc: &mut u32) -> (usize, f32) {
+        // SAFETY: the caller keeps `v * n + k` inside the joints (`n` a vertex) and, for
+        // `k < n − 1`, `v * (n − 1) + k` inside the stored weights (`n − 1` a vertex).
+        unsafe {
+            let j = (*self.joints.get_unchecked(v * n + k)).into();
+            let q = if k + 1 == n {
+                // The stored weights of a vertex sum to at most 65535.
+                UNORM16_ONE - *acc
+            } else {
+                let q = u32::from(*self.weights.get_unchecked(v * (n - 1) + k));
+                *acc += q;
+                q
+            };
+            (j, q as f32 * UNORM16_SCALE)
+        }
+    }
+}
+
+/// What the normals get: none, unnormalized, renormalized, or the renormalized inverse
+/// transpose (scalar loop only).
+pub(super) const POS: u8 = 0;
+pub(super) const RAW: u8 = 1;
+pub(super) const UNIT: u8 = 2;
+pub(super) const IT: u8 = 3;
+
+/// The slices one call works on; lengths were validated (all `count` long, palette
+/// covering every joint index the influences hold, `count > 0`).
+pub(super) struct Job<'a, P> {
+    pub per: usize,
+    pub palette: &'a [P],
+    pub pos: &'a [Vec3],
+    pub nin: &'a [Vec3],
+    pub out_p: &'a mut [Vec3],
+    pub out_n: &'a mut [Vec3],
+}
+
+/// Runs linear blend skinning with `kernel` (which must be [`Kernel::available`]) for
+/// normal handling `mode` (one of the constants above; [`IT`] always runs scalar).
+pub(super) fn lbs(view: InfluenceView, kernel: Kernel, mode: u8, job: Job<Mat4>) {
+    match view {
+        InfluenceView::F32 { joints, weights } => by_count(F32Src { joints, weights }, kernel, mode, job),
+        InfluenceView::U16 { joints, weights } => by_count(UnormSrc { joints, weights }, kernel, mode, job),
+        InfluenceView::U8 { joints, weights } => by_count(UnormSrc { joints, weights }, kernel, mode, job),
+    }
+}
+
+fn by_count<S: Source>(src: S, kernel: Kernel, mode: u8, job: Job<Mat4>) {
+    match job.per {
+        1 => by_mode::<S, 1>(src, kernel, mode, job),
+        2 => by_mode::<S, 2>(src, kernel, mode, job),
+        4 => by_mode::<S, 4>(src, kernel, mode, job),
+        _ => by_mode::<S, 0>(src, kernel, mode, job),
+    }
+}
+
+fn by_mode<S: Source, const N: usize>(src: S, kernel: Kernel, mode: u8, job: Job<Mat4>) {
+    match (kernel, mode) {
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx2Fma, POS) => unsafe { x86::lbs::<S, N, POS>(src, job) },
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx2Fma, RAW) => unsafe { x86::lbs::<S, N, RAW>(src, job) },
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx2Fma, UNIT) => unsafe { x86::lbs::<S, N, UNIT>(src, job) },
+        (_, POS) => scalar::<S, N, POS>(src, job),
+        (_, RAW) => scalar::<S, N, RAW>(src, job),
+        (_, UNIT) => scalar::<S, N, UNIT>(src, job),
+        _ => scalar::<S, N, IT>(src, job),
+    }
+}
+
+/// The portable loop: blend the matrix, apply it.
+fn scalar<S: Source, const N: usize, const MODE: u8>(src: S, job: Job<Mat4>) {
+    let n = if N == 0 { job.per } else { N };
+    let count = job.out_p.len();
+    for (v, p) in job.pos[..count].iter().enumerate() {
+        let mut c: Cols = [[0.0; 4]; 4];
+        let mut acc = 0;
+        for k in 0..n {
+            // SAFETY: v < count (the vertex count) and k < n = per_vertex.
+            let (j, w) = unsafe { src.get(v, n, k, &mut acc) };
+            let m = &job.palette[j].data.0;
+            for col in 0..4 {
+                for row in 0..4 {
+                    c[col][row] += w * m[col][row];
+                }
+            }
+        }
+        job.out_p[v] = apply_point(&c, p);
+        match MODE {
+            RAW => {
+                let r = transform_normal::<false>(&c, &job.nin[v]);
+                job.out_n[v] = Vec3::new(r[0], r[1], r[2]);
+            }
+            UNIT => job.out_n[v] = normalized(transform_normal::<false>(&c, &job.nin[v])),
+            IT => job.out_n[v] = normalized(transform_normal::<true>(&c, &job.nin[v])),
+            _ => {}
+        }
+    }
+}
+
+/// Runs rigid dual-quaternion skinning (positions, and normals when `normals`) with
+/// `kernel` (which must be [`Kernel::available`]).
+pub(super) fn dq(view: InfluenceView, kernel: Kernel, normals: bool, job: Job<DualQuat>) {
+    match view {
+        InfluenceView::F32 { joints, weights } => dq_by_count(F32Src { joints, weights }, kernel, normals, job),
+        InfluenceView::U16 { joints, weights } => dq_by_count(UnormSrc { joints, weights }, kernel, normals, job),
+        InfluenceView::U8 { joints, weights } => dq_by_count(UnormSrc { joints, weights }, kernel, normals, job),
+    }
+}
+
+fn dq_by_count<S: Source>(src: S, kernel: Kernel, normals: bool, job: Job<DualQuat>) {
+    match job.per {
+        1 => dq_by_mode::<S, 1>(src, kernel, normals, job),
+        2 => dq_by_mode::<S, 2>(src, kernel, normals, job),
+        4 => dq_by_mode::<S, 4>(src, kernel, normals, job),
+        _ => dq_by_mode::<S, 0>(src, kernel, normals, job),
+    }
+}
+
+fn dq_by_mode<S: Source, const N: usize>(src: S, kernel: Kernel, normals: bool, job: Job<DualQuat>) {
+    match (kernel, normals) {
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx2Fma, false) => unsafe { x86::dq::<S, N, false>(src, job) },
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx2Fma, true) => unsafe { x86::dq::<S, N, true>(src, job) },
+        (_, false) => dq_scalar::<S, N, false>(src, job),
+        (_, true) => dq_scalar::<S, N, true>(src, job),
+    }
+}
+
+/// The portable rigid dual-quaternion loop ([`SkinMethod::Dq`](super::SkinMethod::Dq)
+/// without scale): blend in the first influence's hemisphere, normalize, apply.
+fn dq_scalar<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<DualQuat>) {
+    let n = if N == 0 { job.per } else { N };
+    let count = job.out_p.len();
+    for (v, p) in job.pos[..count].iter().enumerate() {
+        let mut acc = 0;
+        let (mut r, mut d) = ([0.0f32; 4], [0.0f32; 4]);
+        let mut pivot = [0.0f32; 4];
+        for k in 0..n {
+            // SAFETY: v < count (the vertex count) and k < n = per_vertex.
+            let (j, w) = unsafe { src.get(v, n, k, &mut acc) };
+            let q = job.palette[j].as_ref();
+            let (qr, qd) = (&q.real.coords, &q.dual.coords);
+            if k == 0 {
+                pivot = [qr[0], qr[1], qr[2], qr[3]];
+            }
+            let dot = qr[0] * pivot[0] + qr[1] * pivot[1] + qr[2] * pivot[2] + qr[3] * pivot[3];
+            let w = if dot < 0.0 { -w } else { w };
+            for i in 0..4 {
+                r[i] += w * qr[i];
+                d[i] += w * qd[i];
+            }
+        }
+        let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+        let inv = 1.0 / l2.max(1e-30).sqrt();
+        // The dual part quartered, as dq_point takes it.
+        let dinv = inv * 0.25;
+        for i in 0..4 {
+            r[i] *= inv;
+            d[i] *= dinv;
+        }
+        job.out_p[v] = dq_point(&r, &d, [p.x, p.y, p.z]);
+        if NORMALS {
+            let m = &job.nin[v];
+            // A rotation keeps length: the normal needs no renormalization.
+            let rn = rotate(&r, [m.x, m.y, m.z]);
+            job.out_n[v] = Vec3::new(rn[0], rn[1], rn[2]);
+        }
+    }
+}
+
+// The AVX2 DQ loop reads a dual quaternion as 8 floats: real [i, j, k, w], then dual.
+const _: () = assert!(std::mem::size_of::<DualQuat>() == 32);
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Job, POS, RAW, Source, UNIT};
+    use anim_math::{DualQuat, Mat4};
+    use std::arch::x86_64::*;
+
+    /// The rigid dual-quaternion loop: each vertex blends its dual quaternions as one
+    /// 256-bit register `[real | dual]` a joint, with the hemisphere test as a sign flip
+    /// (skipped when the whole palette lies in one hemisphere); no normalization (one
+    /// division by the squared norm at the end). Blocks of eight vertices are then
+    /// transposed and transformed in structure-of-arrays form; the rest one at a time with
+    /// 128-bit cross products.
+    ///
+    /// # Safety
+    /// As [`lbs`].
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn dq<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<DualQuat>) {
+        let count = job.out_p.len();
+        debug_assert!(count > 0 && job.pos.len() == count);
+        debug_assert!(!NORMALS || (job.nin.len() == count && job.out_n.len() == count));
+        let n = if N == 0 { job.per } else { N };
+        // SAFETY: a DualQuat is 8 floats (checked above the module), real part first.
+        let pal = job.palette.as_ptr().cast::<f32>();
+        let pos = job.pos.as_ptr().cast::<f32>();
+        let nin = job.nin.as_ptr().cast::<f32>();
+        let op = job.out_p.as_mut_ptr().cast::<f32>();
+        let on = job.out_n.as_mut_ptr().cast::<f32>();
+        // Every real part within 45° of the identity (w > cos 45° with a margin for
+        // rounding): any two are then less than 90° apart on the unit sphere, every
+        // hemisphere test passes (dot > 0), and the blends skip them.
+        let uniform = job.palette.iter().all(|q| q.as_ref().real.w > 0.7072);
+        // SAFETY (blocks): v + 8 <= count, so the block's 24 floats of each array exist.
+        let mut v = 0;
+        while v + 8 <= count {
+            unsafe { dq8::<S, N, NORMALS>(src, v, n, uniform, pal, pos, nin, op, on) };
+            v += 8;
+        }
+        // SAFETY (the rest): v < count; every vertex but the last may load and store 16
+        // bytes at its place (the next vertex's x is read but unused, or rewritten).
+        while v + 1 < count {
+            unsafe { dq_vertex::<S, N, NORMALS, true>(src, v, n, uniform, pal, pos, nin, op, on) };
+            v += 1;
+        }
+        if v < count {
+            unsafe { dq_vertex::<S, N, NORMALS, false>(src, count - 1, n, uniform, pal, pos, nin, op, on) };
+        }
+    }
+
+    /// Blends vertex `v`'s dual quaternions into one register `[real | dual]`, each
+    /// influence's weight negated when its real part lies in the other hemisphere from the
+    /// first influence's (not normalized).
+    ///
+    /// # Safety
+    /// As [`dq_vertex`].
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn blend<S: Source, const N: usize>(src: S, v: usize, n: usize, uniform: bool, pal: *const f32) -> __m256 {
+        // SAFETY: see `dq`: indices stay inside the validated slices.
+        unsafe {
+            let mut acc = 0;
+            let sign = _mm_set1_ps(-0.0);
+            if uniform {
+                let (j, w) = src.get(v, n, 0, &mut acc);
+                let mut b = _mm256_mul_ps(_mm256_set1_ps(w), _mm256_loadu_ps(pal.add(8 * j)));
+                for k in 1..n {
+                    let (j, w) = src.get(v, n, k, &mut acc);
+                    b = _mm256_fmadd_ps(_mm256_set1_ps(w), _mm256_loadu_ps(pal.add(8 * j)), b);
+                }
+                return b;
+            }
+            if N == 4 {
+                // The four hemisphere tests at once: the dot products summed by two rounds
+                // of horizontal adds (the same order of additions as `dot4`), and each
+                // influence's sign applied to its dual quaternion as a mask.
+                let (j0, w0) = src.get(v, 4, 0, &mut acc);
+                let (j1, w1) = src.get(v, 4, 1, &mut acc);
+                let (j2, w2) = src.get(v, 4, 2, &mut acc);
+                let (j3, w3) = src.get(v, 4, 3, &mut acc);
+                let iw = [(j0, w0), (j1, w1), (j2, w2), (j3, w3)];
+                let q = [
+                    _mm256_loadu_ps(pal.add(8 * j0)),
+                    _mm256_loadu_ps(pal.add(8 * j1)),
+                    _mm256_loadu_ps(pal.add(8 * j2)),
+                    _mm256_loadu_ps(pal.add(8 * j3)),
+                ];
+                let pivot = _mm256_castps256_ps128(q[0]);
+                let p = [
+                    _mm_mul_ps(pivot, pivot),
+                    _mm_mul_ps(_mm256_castps256_ps128(q[1]), pivot),
+                    _mm_mul_ps(_mm256_castps256_ps128(q[2]), pivot),
+                    _mm_mul_ps(_mm256_castps256_ps128(q[3]), pivot),
+                ];
+                let dots = _mm_hadd_ps(_mm_hadd_ps(p[0], p[1]), _mm_hadd_ps(p[2], p[3]));
+                let neg = _mm_cmplt_ps(dots, _mm_setzero_ps());
+                // The first influence is its own pivot: its dot is |r|² ≥ 0, never flipped.
+                let mut b = _mm256_mul_ps(_mm256_set1_ps(iw[0].1), q[0]);
+                if _mm_movemask_ps(neg) == 0 {
+                    // The common case (neighbouring joints turn alike): nothing to flip.
+                    b = _mm256_fmadd_ps(_mm256_set1_ps(iw[1].1), q[1], b);
+                    b = _mm256_fmadd_ps(_mm256_set1_ps(iw[2].1), q[2], b);
+                    return _mm256_fmadd_ps(_mm256_set1_ps(iw[3].1), q[3], b);
+                }
+                let flip = _mm_and_ps(neg, sign);
+                let f = _mm256_set_m128(flip, flip);
+                let m = _mm256_permute_ps::<0b01_01_01_01>(f);
+                b = _mm256_fmadd_ps(_mm256_set1_ps(iw[1].1), _mm256_xor_ps(q[1], m), b);
+                let m = _mm256_permute_ps::<0b10_10_10_10>(f);
+                b = _mm256_fmadd_ps(_mm256_set1_ps(iw[2].1), _mm256_xor_ps(q[2], m), b);
+                let m = _mm256_permute_ps::<0b11_11_11_11>(f);
+                return _mm256_fmadd_ps(_mm256_set1_ps(iw[3].1), _mm256_xor_ps(q[3], m), b);
+            }
+            let (j, w) = src.get(v, n, 0, &mut acc);
+            let q = _mm256_loadu_ps(pal.add(8 * j));
+            let pivot = _mm256_castps256_ps128(q);
+            let mut b = _mm256_mul_ps(_mm256_set1_ps(w), q);
+            for k in 1..n {
+                let (j, w) = src.get(v, n, k, &mut acc);
+                let q = _mm256_loadu_ps(pal.add(8 * j));
+                let d = dot4(_mm256_castps256_ps128(q), pivot);
+                let flip = _mm_and_ps(_mm_cmplt_ps(d, _mm_setzero_ps()), sign);
+                let w = _mm_xor_ps(_mm_set1_ps(w), flip);
+                b = _mm256_fmadd_ps(_mm256_set_m128(w, w), q, b);
+            }
+            b
+        }
+    }
+
+    /// Eight consecutive 3-float records at `p` as `[x, y, z]`, eight lanes each.
+    ///
+    /// # Safety
+    /// `p` is valid for 96 bytes of reads.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn load_soa8(p: *const f32) -> [__m256; 3] {
+        // SAFETY: six 16-byte loads inside the 96 bytes. Lane half 0 holds records 0 to 3,
+        // half 1 records 4 to 7, as a = [x0 y0 z0 x1], b = [y1 z1 x2 y2], c = [z2 x3 y3 z3].
+        let (a, b, c) = unsafe {
+            (
+                _mm256_set_m128(_mm_loadu_ps(p.add(12)), _mm_loadu_ps(p)),
+                _mm256_set_m128(_mm_loadu_ps(p.add(16)), _mm_loadu_ps(p.add(4))),
+                _mm256_set_m128(_mm_loadu_ps(p.add(20)), _mm_loadu_ps(p.add(8))),
+            )
+        };
+        let bc = _mm256_shuffle_ps::<0b10_01_11_10>(b, c); // x2 y2 x3 y3
+        let ab = _mm256_shuffle_ps::<0b01_00_10_01>(a, b); // y0 z0 y1 z1
+        let x = _mm256_shuffle_ps::<0b10_00_11_00>(a, bc);
+        let y = _mm256_shuffle_ps::<0b11_01_10_00>(ab, bc);
+        let z = _mm256_shuffle_ps::<0b11_00_11_01>(ab, c);
+        [x, y, z]
+    }
+
+    /// Stores `[x, y, z]` (eight lanes each) as eight consecutive 3-float records at `p`:
+    /// the inverse of [`load_soa8`].
+    ///
+    /// # Safety
+    /// `p` is valid for 96 bytes of writes.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn store_soa8(p: *mut f32, [x, y, z]: [__m256; 3]) {
+        let xy = _mm256_shuffle_ps::<0b10_00_10_00>(x, y); // x0 x2 y0 y2
+        let zx = _mm256_shuffle_ps::<0b11_01_10_00>(z, x); // z0 z2 x1 x3
+        let yz = _mm256_shuffle_ps::<0b11_01_11_01>(y, z); // y1 y3 z1 z3
+        let a = _mm256_shuffle_ps::<0b10_00_10_00>(xy, zx);
+        let b = _mm256_shuffle_ps::<0b11_01_10_00>(yz, xy);
+        let c = _mm256_shuffle_ps::<0b11_01_11_01>(zx, yz);
+        // SAFETY: six 16-byte stores inside the 96 bytes.
+        unsafe {
+            _mm256_storeu_ps(p, _mm256_permute2f128_ps::<0x20>(a, b));
+            _mm256_storeu_ps(p.add(8), _mm256_permute2f128_ps::<0x30>(c, a));
+            _mm256_storeu_ps(p.add(16), _mm256_permute2f128_ps::<0x31>(b, c));
+        }
+    }
+
+    /// `a × b` for three-lane-group vectors (eight lanes each).
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn cross8(a: &[__m256; 3], b: &[__m256; 3]) -> [__m256; 3] {
+        [
+            _mm256_fmsub_ps(a[1], b[2], _mm256_mul_ps(a[2], b[1])),
+            _mm256_fmsub_ps(a[2], b[0], _mm256_mul_ps(a[0], b[2])),
+            _mm256_fmsub_ps(a[0], b[1], _mm256_mul_ps(a[1], b[0])),
+        ]
+    }
+
+    /// `2·(w·(u×v) + u×(u×v))`, eight lanes: see [`rotation_offset`].
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn rotation_offset8(u: &[__m256; 3], w: __m256, v: &[__m256; 3]) -> [__m256; 3] {
+        let c = cross8(u, v);
+        let cc = cross8(u, &c);
+        [0, 1, 2].map(|i| {
+            let o = _mm256_fmadd_ps(w, c[i], cc[i]);
+            _mm256_add_ps(o, o)
+        })
+    }
+
+    /// Skins vertices `v..v + 8` with dual quaternions: each blended as in [`blend`], the
+    /// eight results transposed to structure-of-arrays form, and points and normals
+    /// transformed eight at a time with the formulas of [`dq_vertex`].
+    ///
+    /// # Safety
+    /// `v + 8 <= count`; otherwise as [`dq_vertex`].
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn dq8<S: Source, const N: usize, const NORMALS: bool>(
+        src: S,
+        v: usize,
+        n: usize,
+        uniform: bool,
+        pal: *const f32,
+        pos: *const f32,
+        nin: *const f32,
+        op: *mut f32,
+        on: *mut f32,
+    ) {
+        // SAFETY: v + k < count for every k below 8.
+        let b = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| unsafe { blend::<S, N>(src, v + k, n, uniform, pal) });
+        // 8×8 transpose: row k = vertex k's [rx ry rz rw dx dy dz dw].
+        let t = [0, 2, 4, 6].map(|k| (_mm256_unpacklo_ps(b[k], b[k + 1]), _mm256_unpackhi_ps(b[k], b[k + 1])));
+        let s = [0, 2].map(|k| {
+            [
+                _mm256_shuffle_ps::<0x44>(t[k].0, t[k + 1].0),
+                _mm256_shuffle_ps::<0xEE>(t[k].0, t[k + 1].0),
+                _mm256_shuffle_ps::<0x44>(t[k].1, t[k + 1].1),
+                _mm256_shuffle_ps::<0xEE>(t[k].1, t[k + 1].1),
+            ]
+        });
+        let r = [0, 1, 2, 3].map(|i| _mm256_permute2f128_ps::<0x20>(s[0][i], s[1][i]));
+        let d = [0, 1, 2, 3].map(|i| _mm256_permute2f128_ps::<0x31>(s[0][i], s[1][i]));
+        let l2 = _mm256_fmadd_ps(
+            r[0],
+            r[0],
+            _mm256_fmadd_ps(r[1], r[1], _mm256_fmadd_ps(r[2], r[2], _mm256_mul_ps(r[3], r[3]))),
+        );
+        let inv_l2 = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_max_ps(l2, _mm256_set1_ps(1e-30)));
+        let u = [r[0], r[1], r[2]];
+        let wr = r[3];
+        // The dual part quartered (see `dq_vertex`): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
+        let quarter = _mm256_set1_ps(0.25);
+        let dq = [0, 1, 2, 3].map(|i| _mm256_mul_ps(d[i], quarter));
+        let dv = [dq[0], dq[1], dq[2]];
+        let c = cross8(&u, &dv);
+        // SAFETY: the block's 24 floats of positions (and normals) exist.
+        let p = unsafe { load_soa8(pos.add(3 * v)) };
+        let off = rotation_offset8(&u, wr, &p);
+        let eight = _mm256_set1_ps(8.0);
+        let out = [0, 1, 2].map(|i| {
+            let t = _mm256_fmadd_ps(wr, dv[i], _mm256_fnmadd_ps(dq[3], u[i], c[i]));
+            _mm256_fmadd_ps(_mm256_fmadd_ps(eight, t, off[i]), inv_l2, p[i])
+        });
+        // SAFETY: as above.
+        unsafe { store_soa8(op.add(3 * v), out) };
+        if NORMALS {
+            // SAFETY: as above.
+            let m = unsafe { load_soa8(nin.add(3 * v)) };
+            let off = rotation_offset8(&u, wr, &m);
+            let out = [0, 1, 2].map(|i| _mm256_fmadd_ps(off[i], inv_l2, m[i]));
+            // SAFETY: as above.
+            unsafe { store_soa8(on.add(3 * v), out) };
+        }
+    }
+
+    /// The four-lane dot product of `a` and `b`, in every lane.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn dot4(a: __m128, b: __m128) -> __m128 {
+        let m = _mm_mul_ps(a, b);
+        let m = _mm_add_ps(m, _mm_permute_ps::<0b10_11_00_01>(m));
+        _mm_add_ps(m, _mm_permute_ps::<0b01_00_11_10>(m))
+    }
+
+    /// `a × b` in lanes 0 to 2 (lane 3: zero for finite inputs).
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn cross(a: __m128, b: __m128) -> __m128 {
+        // (a · b.yzx − a.yzx · b).yzx
+        let a_yzx = _mm_permute_ps::<0b11_00_10_01>(a);
+        let b_yzx = _mm_permute_ps::<0b11_00_10_01>(b);
+        let c = _mm_fmsub_ps(a, b_yzx, _mm_mul_ps(a_yzx, b));
+        _mm_permute_ps::<0b11_00_10_01>(c)
+    }
+
+    /// `r·v·r* − l2·v = 2·(w·(u×v) + u×(u×v))` for the quaternion `r = (u, w)` (any
+    /// length, `w` given in every lane) and `v` in lanes 0 to 2: the rotated `v`, times
+    /// `l2 = |r|²`, minus `l2·v`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn rotation_offset(r: __m128, w: __m128, v: __m128) -> __m128 {
+        let c = cross(r, v);
+        let o = _mm_fmadd_ps(w, c, cross(r, c));
+        _mm_add_ps(o, o)
+    }
+
+    /// Loads three floats at `p` (16 bytes when `WIDE`; the fourth lane is then unused).
+    ///
+    /// # Safety
+    /// `p` is valid for 12 bytes of reads, 16 when `WIDE`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn load3<const WIDE: bool>(p: *const f32) -> __m128 {
+        // SAFETY: as the caller promised.
+        unsafe { if WIDE { _mm_loadu_ps(p) } else { _mm_setr_ps(*p, *p.add(1), *p.add(2), 0.0) } }
+    }
+
+    /// Skins vertex `v` with dual quaternions. `WIDE`: its inputs and outputs may be read
+    /// and stored as 16 bytes.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn dq_vertex<S: Source, const N: usize, const NORMALS: bool, const WIDE: bool>(
+        src: S,
+        v: usize,
+        n: usize,
+        uniform: bool,
+        pal: *const f32,
+        pos: *const f32,
+        nin: *const f32,
+        op: *mut f32,
+        on: *mut f32,
+    ) {
+        // SAFETY: see `dq`: indices stay inside the validated slices.
+        unsafe {
+            let b = blend::<S, N>(src, v, n, uniform, pal);
+            let (r, d) = (_mm256_castps256_ps128(b), _mm256_extractf128_ps::<1>(b));
+            // Not normalized: with l2 = |r|², r·p·r* = l2·p + 2w(u×p) + 2u×(u×p) and the
+            // translation is 2·(w_r·d_v − w_d·r_v + r_v × d_v) / l2, so one division by l2
+            // at the end replaces the normalization, off the dependency chain.
+            let inv_l2 = _mm_div_ps(_mm_set1_ps(1.0), _mm_max_ps(dot4(r, r), _mm_set1_ps(1e-30)));
+            // The dual part quartered, as the scalar `dq_point` takes it (no overflow on the
+            // way to a translation near f32::MAX): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
+            let d = _mm_mul_ps(d, _mm_set1_ps(0.25));
+            let wr = _mm_permute_ps::<0b11_11_11_11>(r);
+            let wd = _mm_permute_ps::<0b11_11_11_11>(d);
+            let t = _mm_fmadd_ps(wr, d, _mm_fnmadd_ps(wd, r, cross(r, d)));
+            let p = load3::<WIDE>(pos.add(3 * v));
+            let moved = _mm_fmadd_ps(_mm_set1_ps(8.0), t, rotation_offset(r, wr, p));
+            store3::<WIDE>(op.add(3 * v), _mm_fmadd_ps(moved, inv_l2, p));
+            if NORMALS {
+                let m = load3::<WIDE>(nin.add(3 * v));
+                store3::<WIDE>(on.add(3 * v), _mm_fmadd_ps(rotation_offset(r, wr, m), inv_l2, m));
+            }
+        }
+    }
+
+    /// The AVX2 + FMA loop.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2 and FMA; `job` was validated (see [`Job`]) and every joint
+    /// index `src` yields is below `job.palette.len()`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn lbs<S: Source, const N: usize, const MODE: u8>(src: S, job: Job<Mat4>) {
+        let count = job.out_p.len();
+        debug_assert!(count > 0 && job.pos.len() == count);
+        debug_assert!(MODE == POS || (job.nin.len() == count && job.out_n.len() == count));
+        let n = if N == 0 { job.per } else { N };
+        let pal = job.palette.as_ptr().cast::<f32>();
+        let pos = job.pos.as_ptr().cast::<f32>();
+        let nin = job.nin.as_ptr().cast::<f32>();
+        let op = job.out_p.as_mut_ptr().cast::<f32>();
+        let on = job.out_n.as_mut_ptr().cast::<f32>();
+        // SAFETY (all calls): v < count; every vertex but the last may store 16 bytes (its
+        // three floats and the next vertex's x, rewritten right after).
+        let mut v = 0;
+        if MODE == UNIT {
+            // Blocks of four whose normals are renormalized together: one reciprocal
+            // square root for four, and shorter dependency chains.
+            while v + 4 < count {
+                let r = [0, 1, 2, 3]
+                    .map(|k| unsafe { vertex::<S, N, RAW, true, true>(src, v + k, n, pal, pos, nin, op, on) });
+                unsafe { store_unit4(on.add(3 * v), r) };
+                v += 4;
+            }
+        }
+        while v + 1 < count {
+            unsafe { vertex::<S, N, MODE, true, false>(src, v, n, pal, pos, nin, op, on) };
+            v += 1;
+        }
+        unsafe { vertex::<S, N, MODE, false, false>(src, count - 1, n, pal, pos, nin, op, on) };
+    }
+
+    /// Renormalizes four normals (lane 3 of each ignored) and stores them as the 12-byte
+    /// records at `dst`: one reciprocal square root estimate and Newton step for all four
+    /// (see [`inv_length`]).
+    ///
+    /// # Safety
+    /// `dst` is valid for 52 bytes of writes (the fourth record is stored as 16 bytes; the
+    /// extra 4 bytes are rewritten by the caller afterwards).
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn store_unit4(dst: *mut f32, r: [__m128; 4]) {
+        let z = _mm_setzero_ps();
+        let sq = r.map(|r| _mm_blend_ps::<0b1000>(_mm_mul_ps(r, r), z));
+        let s = _mm_hadd_ps(_mm_hadd_ps(sq[0], sq[1]), _mm_hadd_ps(sq[2], sq[3]));
+        let inv = newton_rsqrt(_mm_max_ps(s, _mm_set1_ps(1e-30)));
+        // SAFETY: as the caller promised; records stored in order, each one's fourth lane
+        // rewritten by the next.
+        unsafe {
+            store3::<true>(dst, _mm_mul_ps(r[0], _mm_permute_ps::<0b00_00_00_00>(inv)));
+            store3::<true>(dst.add(3), _mm_mul_ps(r[1], _mm_permute_ps::<0b01_01_01_01>(inv)));
+            store3::<true>(dst.add(6), _mm_mul_ps(r[2], _mm_permute_ps::<0b10_10_10_10>(inv)));
+            store3::<true>(dst.add(9), _mm_mul_ps(r[3], _mm_permute_ps::<0b11_11_11_11>(inv)));
+        }
+    }
+
+    /// `1 / √s` lane by lane: the estimate refined by one Newton step.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn newton_rsqrt(s: __m128) -> __m128 {
+        let y = _mm_rsqrt_ps(s);
+        let half_sy = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5), s), y);
+        _mm_mul_ps(y, _mm_fnmadd_ps(half_sy, y, _mm_set1_ps(1.5)))
+    }
+
+    /// Skins vertex `v`. `WIDE`: its outputs may be stored as 16 bytes. `DEFER`: the
+    /// normal is returned, not stored.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn vertex<S: Source, const N: usize, const MODE: u8, const WIDE: bool, const DEFER: bool>(
+        src: S,
+        v: usize,
+        n: usize,
+        pal: *const f32,
+        pos: *const f32,
+        nin: *const f32,
+        op: *mut f32,
+        on: *mut f32,
+    ) -> __m128 {
+        // SAFETY: see `lbs`: indices stay inside the validated slices.
+        unsafe {
+            let mut acc = 0;
+            let (j, w) = src.get(v, n, 0, &mut acc);
+            let m = pal.add(16 * j);
+            let wv = _mm256_set1_ps(w);
+            let mut a = _mm256_mul_ps(wv, _mm256_loadu_ps(m));
+            let mut b = _mm256_mul_ps(wv, _mm256_loadu_ps(m.add(8)));
+            for k in 1..n {
+                let (j, w) = src.get(v, n, k, &mut acc);
+                let m = pal.add(16 * j);
+                let wv = _mm256_set1_ps(w);
+                a = _mm256_fmadd_ps(wv, _mm256_loadu_ps(m), a);
+                b = _mm256_fmadd_ps(wv, _mm256_loadu_ps(m.add(8)), b);
+            }
+            let p = pos.add(3 * v);
+            let xy = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p), _mm256_broadcast_ss(&*p.add(1)));
+            let z1 = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p.add(2)), _mm256_set1_ps(1.0));
+            let r = _mm256_fmadd_ps(a, xy, _mm256_mul_ps(b, z1));
+            store3::<WIDE>(op.add(3 * v), _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r)));
+            if MODE == POS {
+                return _mm_setzero_ps();
+            }
+            let q = nin.add(3 * v);
+            let nxy = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*q), _mm256_broadcast_ss(&*q.add(1)));
+            let nz0 = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*q.add(2)), _mm256_setzero_ps());
+            let r = _mm256_fmadd_ps(a, nxy, _mm256_mul_ps(b, nz0));
+            let mut r = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r));
+            if MODE == UNIT {
+                r = _mm_mul_ps(r, inv_length(r));
+            }
+            debug_assert!(MODE == RAW || MODE == UNIT);
+            if !DEFER {
+                store3::<WIDE>(on.add(3 * v), r);
+            }
+            r
+        }
+    }
+
+    /// `1 / |xyz|` of `r` in every lane (a zero vector's squared length clamped to 1e-30,
+    /// as the scalar loop does): the reciprocal square root estimate (relative error below
+    /// 1.5·2⁻¹²) refined by one Newton step `y·(1.5 − 0.5·s·y²)`, which squares the error.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn inv_length(r: __m128) -> __m128 {
+        let sq = _mm_blend_ps::<0b1000>(_mm_mul_ps(r, r), _mm_setzero_ps());
+        let s = _mm_add_ps(sq, _mm_permute_ps::<0b10_11_00_01>(sq));
+        let s = _mm_add_ps(s, _mm_permute_ps::<0b01_00_11_10>(s));
+        newton_rsqrt(_mm_max_ps(s, _mm_set1_ps(1e-30)))
+    }
+
+    /// Stores the first three lanes of `r` at `dst` (as 16 bytes when `WIDE`).
+    ///
+    /// # Safety
+    /// `dst` is valid for 12 bytes of writes, 16 when `WIDE`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn store3<const WIDE: bool>(dst: *mut f32, r: __m128) {
+        // SAFETY: as the caller promised.
+        unsafe {
+            if WIDE {
+                _mm_storeu_ps(dst, r);
+            } else {
+                _mm_store_sd(dst.cast::<f64>(), _mm_castps_pd(r));
+                _mm_store_ss(dst.add(2), _mm_movehl_ps(r, r));
+            }
+        }
+    }
+}

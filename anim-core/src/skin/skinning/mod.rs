@@ -1,0 +1,865 @@
+//! CPU skinning over caller-owned slices.
+//!
+//! Every function checks its inputs in constant time before touching a vertex ([`check`]:
+//! lengths, and that the palette covers [`Influences::joint_bound`]; the per-vertex joint
+//! indices were checked once when the [`Influences`] were built), then runs a tight loop
+//! that allocates nothing. Results:
+//!
+//! - [`skin`]: whichever method a [`Palette`] is for; the entry point most callers want.
+//! - [`linear_blend`]: `p' = (Σ wᵢ·Pᵢ) · p` with the matrix palette `Pᵢ = model(jointᵢ) ·
+//!   inverse_bindᵢ` (the book's matrix-palette path; also what GPUs run).
+//! - [`linear_blend_transforms`]: `p' = Σ wᵢ · (Tᵢ · p)` with a [`Transform`] palette (the
+//!   book's per-influence combine path). Equal to the matrix path up to rounding.
+//! - [`dual_quaternion`]: dual-quaternion skinning with bind-space scale, as
+//!   [`SkinMethod::Dq`] defines it (the one definition every path of the project follows).
+//! - [`rigid`]: each vertex follows only its strongest joint.
+//!
+//! Normals are transformed by the blended linear part and renormalized; with
+//! [`NormalMode::InverseTranspose`] the inverse transpose is used instead, which keeps
+//! normals perpendicular under non-uniform scale. Vertices without weights keep their
+//! rest position and normal.
+//!
+//! **Speed.** [`linear_blend`] and [`dual_quaternion`] run the fastest [`Kernel`] the CPU
+//! has (AVX2 + FMA, detected at run time; [`linear_blend_with`] and
+//! [`dual_quaternion_with`] pin one, and [`Kernel::Scalar`] is always there), over the
+//! influences in their [`Influences::layout`] (`f32`, or unorm16 weights with `u16` or `u8`
+//! joints). The loops are specialised for 1, 2 and 4 influences a vertex; other counts take
+//! a general loop. Renormalized normals use a reciprocal square root estimate refined by one
+//! Newton step (relative error about 1e-7). Splitting a mesh by influence count (so that
+//! most vertices run the 1- or 2-influence loop) pays off more than anything else.
+
+use super::error::SkinningError;
+use super::mesh::{InfluenceLayout, Influences};
+use super::palette::{DqPalette, Palette};
+use anim_math::{DualQuat, Mat3, Mat4, Transform, Vec3};
+
+mod fast;
+pub use fast::Kernel;
+
+/// Skinning input: influences plus bind-pose positions and (optionally) normals.
+#[derive(Clone, Copy, Debug)]
+pub struct SkinningInput<'a> {
+    /// Validated joint influences.
+    pub influences: &'a Influences,
+    /// Bind-pose positions, one a vertex.
+    pub positions: &'a [Vec3],
+    /// Bind-pose normals, one a vertex, or `None`.
+    pub normals: Option<&'a [Vec3]>,
+}
+
+/// Skinning output, written in place.
+#[derive(Debug)]
+pub struct SkinningOutput<'a> {
+    /// Skinned positions, one a vertex.
+    pub positions: &'a mut [Vec3],
+    /// Skinned normals, or `None` to skip normals.
+    pub normals: Option<&'a mut [Vec3]>,
+}
+
+/// How normals are transformed by the linear-blend paths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NormalMode {
+    /// By the blended matrix itself (exact for rotation and uniform scale), renormalized.
+    #[default]
+    Direct,
+    /// By the inverse transpose of the blended matrix (correct under non-uniform scale),
+    /// renormalized.
+    InverseTranspose,
+    /// By the blended matrix, **not** renormalized: blending shortens normals slightly where
+    /// joints disagree, and scale changes their length. For renderers whose shaders
+    /// normalize anyway (ozz-animation's skinning job behaves this way); about a quarter
+    /// faster with four influences. The GPU paths always renormalize.
+    DirectUnnormalized,
+}
+
+/// The checks every skinning function runs, in constant time, for any skinning backend
+/// (the GPU skinner calls it too): input and output lengths match the influences'
+/// vertex count, output normals come with input normals, and the palette covers
+/// [`Influences::joint_bound`].
+///
+/// `out_positions` and `out_normals` are the lengths of the output buffers (`None`: no
+/// normals are written).
+///
+/// # Errors
+/// [`SkinningError::WrongLength`] or [`SkinningError::PaletteTooShort`].
+pub fn check(
+    input: &SkinningInput,
+    palette_len: usize,
+    out_positions: usize,
+    out_normals: Option<usize>,
+) -> Result<(), SkinningError> {
+    let n = input.influences.vertex_count();
+    let lens = [
+        ("input positions", input.positions.len()),
+        ("output positions", out_positions),
+        ("input normals", input.normals.map_or(n, <[Vec3]>::len)),
+        ("output normals", out_normals.unwrap_or(n)),
+    ];
+    for (what, got) in lens {
+        if got != n {
+            return Err(SkinningError::WrongLength(crate::LengthMismatch::new(what, got, n)));
+        }
+    }
+    if out_normals.is_some() && input.normals.is_none() {
+        return Err(SkinningError::WrongLength(crate::LengthMismatch::new("input normals", 0, n)));
+    }
+    if palette_len < input.influences.joint_bound() {
+        return Err(SkinningError::PaletteTooShort { got: palette_len, needed: input.influences.joint_bound() });
+    }
+    Ok(())
+}
+
+fn validate(input: &SkinningInput, palette_len: usize, out: &SkinningOutput) -> Result<(), SkinningError> {
+    check(input, palette_len, out.positions.len(), out.normals.as_ref().map(|s| s.len()))
+}
+
+/// Skins with whichever method `palette` is for: [`linear_blend`] with `normal_mode` for
+/// a matrix palette, [`dual_quaternion`] for a dual-quaternion one (which transforms
+/// normals as [`SkinMethod::Dq`] defines, whatever `normal_mode` says).
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn skin(
+    input: &SkinningInput,
+    palette: &Palette,
+    normal_mode: NormalMode,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    match palette {
+        Palette::Matrices(m) => linear_blend(input, m, normal_mode, out),
+        Palette::DualQuats(d) => dual_quaternion(input, d, out),
+    }
+}
+
+/// Copies rest position and normal for vertices without weights.
+fn keep_unweighted(input: &SkinningInput, out: &mut SkinningOutput) {
+    for &v in input.influences.unweighted() {
+        let v = v as usize;
+        out.positions[v] = input.positions[v];
+        if let (Some(dst), Some(src)) = (out.normals.as_deref_mut(), input.normals) {
+            dst[v] = src[v];
+        }
+    }
+}
+
+#[inline(always)]
+fn normalized(v: [f32; 3]) -> Vec3 {
+    let l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    // Branch-free; clamping keeps a zero vector zero instead of NaN.
+    let s = 1.0 / l2.max(1e-30).sqrt();
+    Vec3::new(v[0] * s, v[1] * s, v[2] * s)
+}
+
+#[inline(always)]
+fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+type Cols = [[f32; 4]; 4];
+
+#[inline(always)]
+fn apply_point(c: &Cols, p: &Vec3) -> Vec3 {
+    let mut r = [0.0f32; 4];
+    for i in 0..4 {
+        r[i] = c[0][i] * p.x + c[1][i] * p.y + c[2][i] * p.z + c[3][i];
+    }
+    Vec3::new(r[0], r[1], r[2])
+}
+
+/// Transforms a normal by the linear part of `c` (`IT = false`) or by its inverse
+/// transpose (`IT = true`), then renormalizes.
+#[inline(always)]
+fn apply_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
+    normalized(transform_normal::<IT>(c, n))
+}
+
+/// True when a transformed normal's squared length `l2` can be normalized accurately as it
+/// is: neither overflowed (nor NaN from an overflow) nor so small that the `1e-30` clamp of
+/// the normalization would leave it short. Outside, the normal is recomputed from the
+/// rescaled matrix ([`rescaled_normal_matrix`], the scale-aware DQ loop), off the hot path.
+#[inline(always)]
+fn normal_in_range(l2: f32) -> bool {
+    (1e-30..=f32::MAX).contains(&l2)
+}
+
+/// Largest absolute entry of the linear part of `c`, and the factor in two exact-enough
+/// steps (`pre`, then `1 / (largest·pre)`) that brings it to 1 without overflowing the
+/// inverse of a subnormal.
+#[cold]
+fn unit_scale(largest: f32) -> (f32, f32) {
+    const TWO_POW_64: f32 = 18_446_744_073_709_551_616.0;
+    let pre = if largest < 1.0 / TWO_POW_64 { TWO_POW_64 } else { 1.0 };
+    (pre, 1.0 / (largest * pre))
+}
+
+/// [`transform_normal`] followed by normalization for a linear part whose entries are so
+/// large (scale ≳ 1e9: the cofactors or squared lengths overflow) or so small that the
+/// direct form fails: the matrix is first scaled so its largest entry is 1 (a positive
+/// factor, which changes neither the direction of the normal nor, for the inverse
+/// transpose, the sign of the determinant). A zero linear part gives a zero normal.
+#[cold]
+#[inline(never)]
+fn rescaled_normal<const IT: bool>(c: &Cols, n: &Vec3) -> Vec3 {
+    let largest =
+        (0..3).flat_map(|col| (0..3).map(move |row| (col, row))).fold(0.0f32, |m, (col, row)| m.max(c[col][row].abs()));
+    if largest == 0.0 {
+        return Vec3::zeros();
+    }
+    let (pre, k) = unit_scale(largest);
+    let mut u: Cols = [[0.0; 4]; 4];
+    for col in 0..3 {
+        for row in 0..3 {
+            u[col][row] = c[col][row] * pre * k;
+        }
+    }
+    normalized(transform_normal::<IT>(&u, n))
+}
+
+/// [`anim_math::normal_matrix`] of `s` scaled so its largest entry is 1 (see
+/// [`rescaled_normal`]): the same directions, with no overflow for huge scales.
+#[cold]
+#[inline(never)]
+fn rescaled_normal_matrix(s: &Mat3) -> Mat3 {
+    let largest = s.amax();
+    if largest == 0.0 {
+        return Mat3::zeros();
+    }
+    let (pre, k) = unit_scale(largest);
+    anim_math::normal_matrix(&(s * pre * k))
+}
+
+/// The unnormalized part of [`apply_normal`].
+#[inline(always)]
+fn transform_normal<const IT: bool>(c: &Cols, n: &Vec3) -> [f32; 3] {
+    let mut r = [0.0f32; 3];
+    if !IT {
+        for i in 0..3 {
+            r[i] = c[0][i] * n.x + c[1][i] * n.y + c[2][i] * n.z;
+        }
+        return r;
+    }
+    // inverse(M)ᵀ = [c1×c2, c2×c0, c0×c1] / det(M); the scale goes in the normalization,
+    // the sign of det must stay.
+    let (c0, c1, c2) = ([c[0][0], c[0][1], c[0][2]], [c[1][0], c[1][1], c[1][2]], [c[2][0], c[2][1], c[2][2]]);
+    let (k0, k1, k2) = (cross(c1, c2), cross(c2, c0), cross(c0, c1));
+    let det = c0[0] * k0[0] + c0[1] * k0[1] + c0[2] * k0[2];
+    let s = if det < 0.0 { -1.0 } else { 1.0 };
+    for i in 0..3 {
+        r[i] = s * (k0[i] * n.x + k1[i] * n.y + k2[i] * n.z);
+    }
+    r
+}
+
+/// Dispatches a kernel generic over the influence count `N` (0 = any count).
+macro_rules! dispatch {
+    ($per:expr, $kernel:ident($($arg:expr),*)) => {
+        match $per {
+            1 => $kernel::<1>($($arg),*),
+            2 => $kernel::<2>($($arg),*),
+            3 => $kernel::<3>($($arg),*),
+            4 => $kernel::<4>($($arg),*),
+            8 => $kernel::<8>($($arg),*),
+            _ => $kernel::<0>($($arg),*),
+        }
+    };
+}
+
+/// True when the CPU runs AVX2 (checked once, then cached by the standard library).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// The same LBS loops compiled for AVX2: the matrix blend runs 8 lanes wide. Only the
+/// instruction set differs, so results match the baseline loop bit for bit in practice
+/// (no fused multiply-add is introduced).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lbs_avx2(input: &SkinningInput, palette: &[Mat4], mode: NormalMode, out: &mut SkinningOutput) {
+    dispatch!(input.influences.per_vertex(), lbs_kernel(input, palette, mode, out));
+}
+
+/// Linear blend skinning with a matrix palette.
+///
+/// # Errors
+/// Length mismatches, or a palette shorter than [`Influences::joint_bound`].
+pub fn linear_blend(
+    input: &SkinningInput,
+    palette: &[Mat4],
+    normal_mode: NormalMode,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    linear_blend_with(input, palette, normal_mode, Kernel::best(), out)
+}
+
+/// [`linear_blend`] with a chosen [`Kernel`] (one this CPU lacks runs as
+/// [`Kernel::Scalar`]), to compare the loops or pin one. Every kernel reads the
+/// influences in their [`Influences::layout`] and gives the same result up to float
+/// reassociation; [`NormalMode::InverseTranspose`] and palettes with extreme scales always
+/// run scalar loops.
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn linear_blend_with(
+    input: &SkinningInput,
+    palette: &[Mat4],
+    normal_mode: NormalMode,
+    kernel: Kernel,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    validate(input, palette.len(), out)?;
+    let kernel = if kernel.available() { kernel } else { Kernel::Scalar };
+    if input.influences.joint_bound() == 0 || out.positions.is_empty() {
+        // Every vertex is unweighted.
+        keep_unweighted(input, out);
+        return Ok(());
+    }
+    if out.normals.is_some() && extreme_linear_parts(palette) {
+        lbs_extreme(input, palette, normal_mode, out);
+        keep_unweighted(input, out);
+        return Ok(());
+    }
+    let inverse_transpose = out.normals.is_some() && normal_mode == NormalMode::InverseTranspose;
+    if inverse_transpose && input.influences.layout() == InfluenceLayout::F32 {
+        #[cfg(target_arch = "x86_64")]
+        if kernel != Kernel::Scalar && avx2() {
+            // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
+            unsafe { lbs_avx2(input, palette, normal_mode, out) };
+            keep_unweighted(input, out);
+            return Ok(());
+        }
+        dispatch!(input.influences.per_vertex(), lbs_kernel(input, palette, normal_mode, out));
+        keep_unweighted(input, out);
+        return Ok(());
+    }
+    let (nin, mode) = match (input.normals, normal_mode) {
+        (Some(n), _) if out.normals.is_none() => (n, fast::POS),
+        (Some(n), NormalMode::Direct) => (n, fast::UNIT),
+        (Some(n), NormalMode::DirectUnnormalized) => (n, fast::RAW),
+        (Some(n), NormalMode::InverseTranspose) => (n, fast::IT),
+        (None, _) => (&[][..], fast::POS),
+    };
+    let job = fast::Job {
+        per: input.influences.per_vertex(),
+        palette,
+        pos: input.positions,
+        nin,
+        out_p: &mut *out.positions,
+        out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+    };
+    fast::lbs(input.influences.view(), kernel, mode, job);
+    keep_unweighted(input, out);
+    Ok(())
+}
+
+/// True when some palette matrix's linear part has its largest entry beyond 1e9 or within
+/// (0, 1e-7): blended from such matrices, the fast loops' normals could overflow (the
+/// inverse transpose's cofactors are squares of entries, and their squared length a fourth
+/// power) or fall under the normalization's `1e-30` clamp. One pass over the palette, so
+/// the per-vertex loops stay as they are for every ordinary palette.
+fn extreme_linear_parts(palette: &[Mat4]) -> bool {
+    palette.iter().any(|m| {
+        let largest = m.fixed_view::<3, 3>(0, 0).amax();
+        largest > 1e9 || (largest > 0.0 && largest < 1e-7)
+    })
+}
+
+/// Linear blend skinning for a palette with [`extreme_linear_parts`]: every normal is
+/// transformed by the blended matrix rescaled to a largest entry of 1 ([`rescaled_normal`]),
+/// so it is finite and unit (left at that length in [`NormalMode::DirectUnnormalized`],
+/// where the unscaled one would be infinite or lost to underflow).
+#[cold]
+#[inline(never)]
+fn lbs_extreme(input: &SkinningInput, palette: &[Mat4], mode: NormalMode, out: &mut SkinningOutput) {
+    let per = input.influences.per_vertex();
+    let joints = input.influences.joints().chunks_exact(per);
+    let weights = input.influences.weights().chunks_exact(per);
+    for (v, (js, ws)) in joints.zip(weights).enumerate() {
+        let c = blend_matrix::<0>(per, js, ws, palette);
+        out.positions[v] = apply_point(&c, &input.positions[v]);
+        if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
+            dst[v] = match mode {
+                NormalMode::InverseTranspose => rescaled_normal::<true>(&c, &src[v]),
+                NormalMode::Direct | NormalMode::DirectUnnormalized => rescaled_normal::<false>(&c, &src[v]),
+            };
+        }
+    }
+}
+
+#[inline(always)]
+fn blend_matrix<const N: usize>(per: usize, js: &[u16], ws: &[f32], palette: &[Mat4]) -> Cols {
+    let n = if N == 0 { per } else { N };
+    if N == 1 {
+        // One influence: its weight is 1 (or 0 for an unweighted vertex, fixed up later).
+        return palette[usize::from(js[0])].data.0;
+    }
+    let mut c: Cols = [[0.0; 4]; 4];
+    for k in 0..n {
+        let w = ws[k];
+        let m = &palette[usize::from(js[k])].data.0;
+        for col in 0..4 {
+            for row in 0..4 {
+                c[col][row] += w * m[col][row];
+            }
+        }
+    }
+    c
+}
+
+#[inline(always)]
+fn lbs_kernel<const N: usize>(input: &SkinningInput, palette: &[Mat4], mode: NormalMode, out: &mut SkinningOutput) {
+    match (input.normals, out.normals.as_deref_mut(), mode) {
+        (Some(src), Some(dst), NormalMode::Direct) => {
+            lbs_loop::<N, true, false, false>(input, palette, out.positions, src, dst)
+        }
+        (Some(src), Some(dst), NormalMode::InverseTranspose) => {
+            lbs_loop::<N, true, true, false>(input, palette, out.positions, src, dst)
+        }
+        (Some(src), Some(dst), NormalMode::DirectUnnormalized) => {
+            lbs_loop::<N, true, false, true>(input, palette, out.positions, src, dst)
+        }
+        _ => lbs_loop::<N, false, false, false>(input, palette, out.positions, &[], &mut []),
+    }
+}
+
+/// The LBS loop, monomorphized on influence count, normals on/off, normal mode (`IT`:
+/// inverse transpose) and `RAW` (normals left unnormalized).
+///
+/// With renormalized normals, vertices go in blocks of four so that the four
+/// normalizations (a square root and a division each, with long latency) overlap.
+#[inline(always)]
+fn lbs_loop<const N: usize, const NORMALS: bool, const IT: bool, const RAW: bool>(
+    input: &SkinningInput,
+    palette: &[Mat4],
+    out_p: &mut [Vec3],
+    src_n: &[Vec3],
+    dst_n: &mut [Vec3],
+) {
+    let per = input.influences.per_vertex();
+    let n = if N == 0 { per } else { N };
+    let count = out_p.len();
+    // Lengths were validated; restating them lets the compiler drop bounds checks.
+    let pos = &input.positions[..count];
+    let joints = &input.influences.joints()[..count * n];
+    let weights = &input.influences.weights()[..count * n];
+    if !NORMALS {
+        for (v, o) in out_p.iter_mut().enumerate() {
+            *o = apply_point(
+                &blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette),
+                &pos[v],
+            );
+        }
+        return;
+    }
+    let (src_n, dst_n) = (&src_n[..count], &mut dst_n[..count]);
+    if RAW {
+        for v in 0..count {
+            let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
+            out_p[v] = apply_point(&c, &pos[v]);
+            let r = transform_normal::<IT>(&c, &src_n[v]);
+            dst_n[v] = Vec3::new(r[0], r[1], r[2]);
+        }
+        return;
+    }
+    let blocks = count / 4 * 4;
+    for b in (0..blocks).step_by(4) {
+        let mut raw = [[0.0f32; 3]; 4];
+        let mut l2 = [0.0f32; 4];
+        for k in 0..4 {
+            let c = blend_matrix::<N>(
+                per,
+                &joints[(b + k) * n..(b + k + 1) * n],
+                &weights[(b + k) * n..(b + k + 1) * n],
+                palette,
+            );
+            out_p[b + k] = apply_point(&c, &pos[b + k]);
+            raw[k] = transform_normal::<IT>(&c, &src_n[b + k]);
+            l2[k] = raw[k][0] * raw[k][0] + raw[k][1] * raw[k][1] + raw[k][2] * raw[k][2];
+        }
+        let mut inv = [0.0f32; 4];
+        for k in 0..4 {
+            inv[k] = 1.0 / l2[k].max(1e-30).sqrt();
+        }
+        for k in 0..4 {
+            dst_n[b + k] = Vec3::new(raw[k][0] * inv[k], raw[k][1] * inv[k], raw[k][2] * inv[k]);
+        }
+    }
+    for v in blocks..count {
+        let c = blend_matrix::<N>(per, &joints[v * n..v * n + n], &weights[v * n..v * n + n], palette);
+        out_p[v] = apply_point(&c, &pos[v]);
+        dst_n[v] = normalized(transform_normal::<IT>(&c, &src_n[v]));
+    }
+}
+
+/// Linear blend skinning through [`Transform`]s: each influence's transform is applied to
+/// the vertex and the results are blended (the book's first CPU path).
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn linear_blend_transforms(
+    input: &SkinningInput,
+    palette: &[Transform],
+    normal_mode: NormalMode,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    validate(input, palette.len(), out)?;
+    let per = input.influences.per_vertex();
+    let joints = input.influences.joints().chunks_exact(per);
+    let weights = input.influences.weights().chunks_exact(per);
+    for (v, (js, ws)) in joints.zip(weights).enumerate() {
+        let p = &input.positions[v];
+        let mut acc = Vec3::zeros();
+        let mut nacc = Vec3::zeros();
+        for (j, w) in js.iter().zip(ws) {
+            if *w == 0.0 {
+                continue;
+            }
+            let t = &palette[usize::from(*j)];
+            acc += t.transform_point(p) * *w;
+            if let Some(ns) = input.normals {
+                let n = &ns[v];
+                nacc += match normal_mode {
+                    NormalMode::Direct | NormalMode::DirectUnnormalized => t.transform_vector(n),
+                    NormalMode::InverseTranspose => {
+                        // (R·S)⁻ᵀ = R·S⁻¹; scaled by det(S) to stay finite with zero scale.
+                        let s = t.scale;
+                        t.rotation * Vec3::new(n.x * s.y * s.z, n.y * s.x * s.z, n.z * s.x * s.y)
+                    }
+                } * *w;
+            }
+        }
+        out.positions[v] = acc;
+        if let Some(dst) = out.normals.as_deref_mut() {
+            dst[v] =
+                if normal_mode == NormalMode::DirectUnnormalized { nacc } else { normalized([nacc.x, nacc.y, nacc.z]) };
+        }
+    }
+    keep_unweighted(input, out);
+    Ok(())
+}
+
+/// Dual-quaternion skinning with bind-space scale, exactly as [`SkinMethod::Dq`] defines
+/// it. A rigid palette ([`DqPalette::is_rigid`]) takes a faster loop that skips the scale.
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn dual_quaternion(
+    input: &SkinningInput,
+    palette: &DqPalette,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    dual_quaternion_with(input, palette, Kernel::best(), out)
+}
+
+/// [`dual_quaternion`] with a chosen [`Kernel`] (one this CPU lacks runs as
+/// [`Kernel::Scalar`]). Rigid palettes run the kernel's loop over the influences'
+/// [`Influences::layout`]; palettes with scale run the scale-aware loop, which reads the
+/// `f32` weights.
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn dual_quaternion_with(
+    input: &SkinningInput,
+    palette: &DqPalette,
+    kernel: Kernel,
+    out: &mut SkinningOutput,
+) -> Result<(), SkinningError> {
+    validate(input, palette.len(), out)?;
+    let kernel = if kernel.available() { kernel } else { Kernel::Scalar };
+    if input.influences.joint_bound() == 0 || out.positions.is_empty() {
+        // Every vertex is unweighted.
+    } else if palette.is_rigid() {
+        let normals = out.normals.is_some();
+        let job = fast::Job {
+            per: input.influences.per_vertex(),
+            palette: palette.dual_quats(),
+            pos: input.positions,
+            nin: input.normals.filter(|_| normals).unwrap_or(&[]),
+            out_p: &mut *out.positions,
+            out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+        };
+        fast::dq(input.influences.view(), kernel, normals, job);
+    } else {
+        dq_scaled(input, palette, kernel, out);
+    }
+    keep_unweighted(input, out);
+    Ok(())
+}
+
+/// The scale-aware dual-quaternion loops, on AVX2 when the CPU has it.
+fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel != Kernel::Scalar && avx2() {
+        // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
+        unsafe { dq_scaled_avx2(input, palette, out) };
+        return;
+    }
+    dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
+}
+
+/// The scale-aware DQ loops compiled for AVX2 (see [`lbs_avx2`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dq_scaled_avx2(input: &SkinningInput, palette: &DqPalette, out: &mut SkinningOutput) {
+    dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
+}
+
+/// The scale-aware dual-quaternion loop ([`SkinMethod::Dq`] steps 1 to 4).
+#[inline(always)]
+fn dq_scaled_kernel<const N: usize>(input: &SkinningInput, palette: &DqPalette, out: &mut SkinningOutput) {
+    let per = input.influences.per_vertex();
+    let n = if N == 0 { per } else { N };
+    let count = out.positions.len();
+    let (dqs, scales) = (palette.dual_quats(), palette.scales());
+    let pos = &input.positions[..count];
+    let joints = &input.influences.joints()[..count * n];
+    let weights = &input.influences.weights()[..count * n];
+    for v in 0..count {
+        let (js, ws) = (&joints[v * n..v * n + n], &weights[v * n..v * n + n]);
+        let (mut r, mut d, l2) = blend_dq::<N>(per, js, ws, dqs);
+        let mut s = Mat3::zeros();
+        for k in 0..n {
+            s += scales[usize::from(js[k])] * ws[k];
+        }
+        let inv = 1.0 / l2.max(1e-30).sqrt();
+        // The dual part quartered, as dq_point takes it.
+        let dinv = inv * 0.25;
+        for i in 0..4 {
+            r[i] *= inv;
+            d[i] *= dinv;
+        }
+        let p = s * pos[v];
+        out.positions[v] = dq_point(&r, &d, [p.x, p.y, p.z]);
+        if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
+            let mut nrm = anim_math::normal_matrix(&s) * src[v];
+            if !normal_in_range(nrm.norm_squared()) {
+                nrm = rescaled_normal_matrix(&s) * src[v];
+            }
+            dst[v] = normalized(rotate(&r, [nrm.x, nrm.y, nrm.z]));
+        }
+    }
+}
+
+/// Applies the normalized dual quaternion (real `r`, dual part `4·d`) to a point: rotation,
+/// then the translation `t = 2·(w_r·D_v − w_D·r_v + r_v × D_v) = 8·(w_r·d_v − w_d·r_v + r_v ×
+/// d_v)` with `D = 4·d`.
+///
+/// The caller passes the dual part **quartered** (`d = D/4`, exact: a power of two): the
+/// partial sums in the bracket are then at most `2·|D|/4 = |t|/4`, so a translation with
+/// components near `f32::MAX` does not overflow on the way to its (finite) value.
+#[inline(always)]
+fn dq_point(r: &[f32; 4], d: &[f32; 4], p: [f32; 3]) -> Vec3 {
+    let rv = [r[0], r[1], r[2]];
+    let dv = [d[0], d[1], d[2]];
+    let c = cross(rv, dv);
+    let rp = rotate(r, p);
+    Vec3::new(
+        rp[0] + 8.0 * (r[3] * dv[0] - d[3] * rv[0] + c[0]),
+        rp[1] + 8.0 * (r[3] * dv[1] - d[3] * rv[1] + c[1]),
+        rp[2] + 8.0 * (r[3] * dv[2] - d[3] * rv[2] + c[2]),
+    )
+}
+
+/// Blended dual quaternion as (real, dual) with nalgebra's `[i, j, k, w]` order, **not yet
+/// normalized**, and the squared norm of its real part.
+#[inline(always)]
+fn blend_dq<const N: usize>(per: usize, js: &[u16], ws: &[f32], palette: &[DualQuat]) -> ([f32; 4], [f32; 4], f32) {
+    let n = if N == 0 { per } else { N };
+    let q0 = palette[usize::from(js[0])].as_ref();
+    let pivot = q0.real.coords;
+    let mut r = [0.0f32; 4];
+    let mut d = [0.0f32; 4];
+    for k in 0..n {
+        let q = palette[usize::from(js[k])].as_ref();
+        let (qr, qd) = (&q.real.coords, &q.dual.coords);
+        let dot = qr[0] * pivot[0] + qr[1] * pivot[1] + qr[2] * pivot[2] + qr[3] * pivot[3];
+        let w = if dot < 0.0 { -ws[k] } else { ws[k] };
+        for i in 0..4 {
+            r[i] += w * qr[i];
+            d[i] += w * qd[i];
+        }
+    }
+    let l2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    (r, d, l2)
+}
+
+/// Rotates `v` by the unit quaternion `r` ([i, j, k, w]): v + 2w(q×v) + 2q×(q×v).
+#[inline(always)]
+fn rotate(r: &[f32; 4], v: [f32; 3]) -> [f32; 3] {
+    let q = [r[0], r[1], r[2]];
+    let t = cross(q, v);
+    let t = [2.0 * t[0], 2.0 * t[1], 2.0 * t[2]];
+    let u = cross(q, t);
+    [v[0] + r[3] * t[0] + u[0], v[1] + r[3] * t[1] + u[1], v[2] + r[3] * t[2] + u[2]]
+}
+
+/// The rigid DQ loop before the kernels of `fast` (kept as an independent baseline for the
+/// tests).
+#[cfg(test)]
+#[inline(always)]
+fn dq_kernel<const N: usize>(input: &SkinningInput, palette: &[DualQuat], out: &mut SkinningOutput) {
+    let per = input.influences.per_vertex();
+    let n = if N == 0 { per } else { N };
+    let count = out.positions.len();
+    let pos = &input.positions[..count];
+    let joints = &input.influences.joints()[..count * n];
+    let weights = &input.influences.weights()[..count * n];
+    let normals = match (input.normals, out.normals.as_deref_mut()) {
+        (Some(src), Some(dst)) => Some((&src[..count], &mut dst[..count])),
+        _ => None,
+    };
+    let (out_p, mut normals) = (&mut out.positions[..count], normals);
+    // Blocks of four: the four normalizations (sqrt and division) run as one vector op.
+    let mut v = 0;
+    while v < count {
+        let m = (count - v).min(4);
+        let mut q = [([0.0f32; 4], [0.0f32; 4]); 4];
+        let mut l2 = [1.0f32; 4];
+        for k in 0..m {
+            let (r, d, l) = blend_dq::<N>(
+                per,
+                &joints[(v + k) * n..(v + k + 1) * n],
+                &weights[(v + k) * n..(v + k + 1) * n],
+                palette,
+            );
+            q[k] = (r, d);
+            l2[k] = l;
+        }
+        let mut inv = [0.0f32; 4];
+        for k in 0..4 {
+            inv[k] = 1.0 / l2[k].max(1e-30).sqrt();
+        }
+        for k in 0..m {
+            let (mut r, mut d) = q[k];
+            // The dual part quartered, as dq_point takes it.
+            let dinv = inv[k] * 0.25;
+            for i in 0..4 {
+                r[i] *= inv[k];
+                d[i] *= dinv;
+            }
+            let p = &pos[v + k];
+            out_p[v + k] = dq_point(&r, &d, [p.x, p.y, p.z]);
+            if let Some((src, dst)) = normals.as_mut() {
+                let nrm = &src[v + k];
+                // A rotation keeps length: the normal needs no renormalization.
+                let rn = rotate(&r, [nrm.x, nrm.y, nrm.z]);
+                dst[v + k] = Vec3::new(rn[0], rn[1], rn[2]);
+            }
+        }
+        v += m;
+    }
+}
+
+/// Rigid skinning: each vertex follows only its strongest joint (the first of equal
+/// weights), as in a one-joint-per-vertex rig. Cracks open where neighbouring vertices
+/// follow different joints; that is what smooth skinning fixes.
+///
+/// # Errors
+/// As [`linear_blend`].
+pub fn rigid(input: &SkinningInput, palette: &[Mat4], out: &mut SkinningOutput) -> Result<(), SkinningError> {
+    validate(input, palette.len(), out)?;
+    let per = input.influences.per_vertex();
+    let joints = input.influences.joints().chunks_exact(per);
+    let weights = input.influences.weights().chunks_exact(per);
+    for (v, (js, ws)) in joints.zip(weights).enumerate() {
+        let mut best = 0;
+        for k in 1..per {
+            if ws[k] > ws[best] {
+                best = k;
+            }
+        }
+        let c = &palette[usize::from(js[best])].data.0;
+        out.positions[v] = apply_point(c, &input.positions[v]);
+        if let (Some(src), Some(dst)) = (input.normals, out.normals.as_deref_mut()) {
+            dst[v] = apply_normal::<false>(c, &src[v]);
+        }
+    }
+    keep_unweighted(input, out);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anim_math::{Quat, dual};
+
+    /// Unnormalized normals point the same way as renormalized ones, are shortened by
+    /// blending, and match the transform path.
+    #[test]
+    fn unnormalized_normals() {
+        let a = Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 0.0));
+        let b = Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 1.2));
+        let mats = [a.to_matrix(), b.to_matrix()];
+        let inf = Influences::new(2, vec![0, 1], vec![0.5, 0.5], 2).unwrap();
+        let pos = [Vec3::new(1.0, 0.0, 0.0)];
+        let nrm = [Vec3::new(1.0, 0.0, 0.0)];
+        let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
+        let run = |mode| {
+            let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
+            linear_blend(&input, &mats, mode, &mut SkinningOutput { positions: &mut p, normals: Some(&mut n) })
+                .unwrap();
+            n[0]
+        };
+        let (raw, unit) = (run(NormalMode::DirectUnnormalized), run(NormalMode::Direct));
+        // Averaging two unit vectors 1.2 rad apart gives length cos(0.6).
+        assert!((raw.norm() - 0.6f32.cos()).abs() < 1e-6, "{}", raw.norm());
+        assert!((raw.normalize() - unit).norm() < 1e-6);
+        let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
+        let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
+        linear_blend_transforms(&input, &[a, b], NormalMode::DirectUnnormalized, &mut out).unwrap();
+        assert!((n[0] - raw).norm() < 1e-6);
+    }
+
+    /// The public functions may take the AVX2 path on this CPU; the baseline loops must
+    /// give the same result, for every specialised influence count and the general one.
+    #[test]
+    fn baseline_loops_match_dispatched_path() {
+        let palette: Vec<Transform> = (0..6)
+            .map(|i| {
+                let f = i as f32;
+                Transform::new(
+                    Vec3::new(f, -f, 0.5 * f),
+                    Quat::from_euler_angles(0.3 * f, -0.2 * f, 0.1),
+                    Vec3::new(1.0, 1.0, 1.0),
+                )
+            })
+            .collect();
+        let mats: Vec<Mat4> = palette.iter().map(Transform::to_matrix).collect();
+        let dqs: Vec<DualQuat> = palette.iter().map(dual::from_transform).collect();
+        for per in [1usize, 2, 3, 4, 5, 8] {
+            let verts = 13;
+            let joints: Vec<u16> = (0..verts * per).map(|i| (i * 7 % 6) as u16).collect();
+            let weights: Vec<f32> = (0..verts * per).map(|i| 0.1 + (i % 5) as f32).collect();
+            let inf = Influences::new(per, joints, weights, 6).unwrap();
+            let pos: Vec<Vec3> = (0..verts).map(|i| Vec3::new(i as f32, 1.0, -(i as f32))).collect();
+            let nrm: Vec<Vec3> = (0..verts).map(|i| Vec3::new(1.0, i as f32, 2.0).normalize()).collect();
+            let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
+            let run = |baseline: bool, dq: bool| {
+                let (mut p, mut n) = (vec![Vec3::zeros(); verts], vec![Vec3::zeros(); verts]);
+                let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
+                match (baseline, dq) {
+                    (true, false) => dispatch!(per, lbs_kernel(&input, &mats, NormalMode::InverseTranspose, &mut out)),
+                    (true, true) => dispatch!(per, dq_kernel(&input, &dqs, &mut out)),
+                    (false, false) => linear_blend(&input, &mats, NormalMode::InverseTranspose, &mut out).unwrap(),
+                    (false, true) => dual_quaternion(&input, &DqPalette::from_rigid(&dqs), &mut out).unwrap(),
+                }
+                (p, n)
+            };
+            for dq in [false, true] {
+                let (a, an) = run(true, dq);
+                let (b, bn) = run(false, dq);
+                for v in 0..verts {
+                    assert!((a[v] - b[v]).norm() < 1e-5, "{per} influences, dq {dq}, vertex {v}");
+                    assert!((an[v] - bn[v]).norm() < 1e-5, "{per} influences, dq {dq}, normal {v}");
+                }
+            }
+        }
+    }
+}
