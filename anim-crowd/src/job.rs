@@ -9,7 +9,7 @@
 //! buffer), and a [`DqPalette`] per character for dual-quaternion skinning.
 //!
 //! Sampling is generic over [`SoaSampler`]: this module implements it for the exact
-//! [`Clip`] and for [`BakedClip`]; a runtime clip type implements it the same way. Each
+//! [`Clip`](anim_core::clip::Clip) and for [`BakedClip`](anim_core::clip::BakedClip); a runtime clip type implements it the same way. Each
 //! character keeps its own [`SoaSampler::Context`] (key cursor or cache), so forward
 //! playback stays cheap.
 //!

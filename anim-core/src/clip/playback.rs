@@ -262,7 +262,7 @@ impl Playback {
 pub const FOREVER: i32 = -1;
 
 /// Most cycles a finite playback counts (larger repetition counts play this many), so
-/// that a cycle index plus one step's [`MAX_STEP_CYCLES`] stays inside `i32`.
+/// that a cycle index plus one step's `MAX_STEP_CYCLES` (2²²) stays inside `i32`.
 pub const MAX_CYCLES: i32 = 1 << 30;
 
 /// Most cycles one step moves: a longer step moves this many (the local time is then

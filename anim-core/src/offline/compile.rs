@@ -29,12 +29,12 @@
 //!   then indexes a side table).
 //! - **Keys in the order forward playback needs them.** Key `k` of a track is needed once
 //!   the playhead passes key `k − 1`; keys are sorted by that time, so sampling walks a
-//!   cursor kept in a per-instance [`RuntimeClipContext`] and decodes each key once, when it
+//!   cursor kept in a per-instance [`RuntimeClipContext`](crate::clip::RuntimeClipContext) and decodes each key once, when it
 //!   enters. Jumping forward walks the cursor further; jumping backward restarts from the
 //!   first key. Any time sequence gives the same result as a fresh context, bit for bit.
 //! - **Structure of arrays.** The context keeps the two active keys of every track decoded
 //!   in groups of [`LANES`](crate::pose::LANES) joints, so a frame's interpolation runs four joints per
-//!   instruction and writes a [`SoaPose`](crate::pose::SoaPose) directly ([`SoaSampler`](crate::clip::SoaSampler)).
+//!   instruction and writes a [`SoaPose`](crate::pose::SoaPose) directly ([`crate::clip::SoaSampler`]).
 //!
 //! Channels the source clip does not animate are filled from the skeleton's rest pose
 //! (two keys), so sampling writes every joint.

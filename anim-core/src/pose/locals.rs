@@ -7,7 +7,7 @@ use thiserror::Error;
 
 /// A pose: one local (parent-relative) transform per joint, in skeleton order.
 ///
-/// A pose holds no hierarchy: the operations that need one take the [`Skeleton`], so one
+/// A pose holds no hierarchy: the operations that need one take the [`Skeleton`](super::Skeleton), so one
 /// skeleton serves any number of poses (instances, blend inputs, layers).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Pose {

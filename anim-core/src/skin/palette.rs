@@ -282,7 +282,7 @@ impl Palette {
     }
 
     /// Computes the palette of `skin` posed by `model` (from
-    /// [`crate::Pose::local_to_model`]) in this palette's form, reusing its storage: it
+    /// [`crate::pose::Pose::local_to_model`]) in this palette's form, reusing its storage: it
     /// allocates only to grow.
     ///
     /// # Errors
@@ -310,7 +310,7 @@ fn check(model: usize, skin: &Skin, out: usize) -> Result<(), PoseError> {
 
 /// Matrix skinning palette: `out[i] = model[skin.joints[i]] · skin.inverse_bind[i]`.
 ///
-/// `model` comes from [`crate::Pose::local_to_model`].
+/// `model` comes from [`crate::pose::Pose::local_to_model`].
 ///
 /// # Errors
 /// `out` is not the skin's length, or the skin names a joint `model` does not have.
@@ -357,7 +357,7 @@ pub fn skinning_dual_quats(model: &[Mat4], skin: &Skin, out: &mut [DualQuat]) ->
 pub enum SkinMethod {
     /// Linear blend skinning with the matrix palette `Pᵢ = model(jointᵢ) · inverse_bindᵢ`:
     /// `p' = (Σ wᵢ · Pᵢ) · p`. Normals by the blended matrix (or its inverse transpose,
-    /// see [`NormalMode`]), renormalized.
+    /// see [`NormalMode`](super::NormalMode)), renormalized.
     #[default]
     Lbs,
     /// Dual-quaternion skinning with scale. Each palette matrix `Pᵢ = [Aᵢ | tᵢ]` splits into

@@ -11,7 +11,7 @@
 //! - [`linear_blend_transforms`]: `p' = Σ wᵢ · (Tᵢ · p)` with a [`Transform`] palette (the
 //!   book's per-influence combine path). Equal to the matrix path up to rounding.
 //! - [`dual_quaternion`]: dual-quaternion skinning with bind-space scale, as
-//!   [`SkinMethod::Dq`] defines it (the one definition every path of the project follows).
+//!   [`SkinMethod::Dq`](super::SkinMethod::Dq) defines it (the one definition every path of the project follows).
 //! - [`rigid`]: each vertex follows only its strongest joint.
 //!
 //! Normals are transformed by the blended linear part and renormalized; with
@@ -115,7 +115,7 @@ fn validate(input: &SkinningInput, palette_len: usize, out: &SkinningOutput) -> 
 
 /// Skins with whichever method `palette` is for: [`linear_blend`] with `normal_mode` for
 /// a matrix palette, [`dual_quaternion`] for a dual-quaternion one (which transforms
-/// normals as [`SkinMethod::Dq`] defines, whatever `normal_mode` says).
+/// normals as [`SkinMethod::Dq`](super::SkinMethod::Dq) defines, whatever `normal_mode` says).
 ///
 /// # Errors
 /// As [`linear_blend`].
@@ -542,7 +542,7 @@ pub fn linear_blend_transforms(
     Ok(())
 }
 
-/// Dual-quaternion skinning with bind-space scale, exactly as [`SkinMethod::Dq`] defines
+/// Dual-quaternion skinning with bind-space scale, exactly as [`SkinMethod::Dq`](super::SkinMethod::Dq) defines
 /// it. A rigid palette ([`DqPalette::is_rigid`]) takes a faster loop that skips the scale.
 ///
 /// # Errors
@@ -611,7 +611,7 @@ unsafe fn dq_scaled_avx2(input: &SkinningInput, palette: &DqPalette, out: &mut S
     dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
 }
 
-/// The scale-aware dual-quaternion loop ([`SkinMethod::Dq`] steps 1 to 4).
+/// The scale-aware dual-quaternion loop ([`SkinMethod::Dq`](super::SkinMethod::Dq) steps 1 to 4).
 #[inline(always)]
 fn dq_scaled_kernel<const N: usize>(input: &SkinningInput, palette: &DqPalette, out: &mut SkinningOutput) {
     let per = input.influences.per_vertex();
