@@ -83,7 +83,7 @@ pub enum RenderError {
     #[error("the {path:?} skinning path does not support {method:?} skinning")]
     Unsupported {
         /// The path asked for.
-        path: crate::frame::SkinPath,
+        path: crate::types::SkinPath,
         /// The palette's method.
         method: anim_core::SkinMethod,
     },
@@ -103,7 +103,7 @@ pub enum RenderError {
     #[error("the {path:?} skinning path does not apply morph targets")]
     MorphUnsupported {
         /// The path asked for.
-        path: crate::frame::SkinPath,
+        path: crate::types::SkinPath,
     },
     /// A crowd cannot be created, fed or drawn as asked.
     #[error(transparent)]

@@ -36,8 +36,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
 
-/// Frames the CPU may record while the GPU still works on earlier ones.
-pub const FRAMES_IN_FLIGHT: usize = 2;
+pub use crate::types::FRAMES_IN_FLIGHT;
 
 /// Timed passes a frame at most: upload, compute, cull, palette, skin, draw.
 const MAX_MARKS: u32 = 8;
