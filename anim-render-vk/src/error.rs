@@ -107,7 +107,7 @@ pub enum RenderError {
     },
     /// A crowd cannot be created, fed or drawn as asked.
     #[error(transparent)]
-    Crowd(#[from] crate::crowd::CrowdError),
+    Crowd(#[from] crate::crowd::error::CrowdError),
     /// CPU-side skinning validation failed.
     #[error(transparent)]
     Skinning(#[from] anim_core::SkinningError),

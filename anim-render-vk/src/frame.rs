@@ -385,11 +385,7 @@ pub(crate) fn active_morph_targets(weights: &[f32], what: &str) -> Result<usize,
     }
     let active = weights.iter().filter(|w| **w != 0.0).count();
     if active > MAX_ACTIVE_MORPH_TARGETS {
-        return Err(RenderError::TooManyMorphTargets {
-            what: what.to_owned(),
-            active,
-            max: MAX_ACTIVE_MORPH_TARGETS,
-        });
+        return Err(RenderError::TooManyMorphTargets { what: what.to_owned(), active, max: MAX_ACTIVE_MORPH_TARGETS });
     }
     Ok(active)
 }

@@ -12,7 +12,7 @@
 //! builds from the non-zero weights, at most [`crate::MAX_ACTIVE_MORPH_TARGETS`] a draw; the
 //! lists of a frame share one buffer of the slot, each bound at its own aligned offset.
 //!
-//! Crowds (`crowd.rs`) are planned alongside: their list, palette and skinning compute passes
+//! Crowds (`crowd/`) are planned alongside: their list, palette and skinning compute passes
 //! are recorded after the instances' compute skinning, and their draws follow the instances'
 //! in the pass. A GPU timer per slot marks the passes; [`Renderer::frame_stats`] reads them
 //! after the slot's fence.
@@ -23,7 +23,10 @@
 //! CPU prepares one frame while the GPU draws the previous one.
 
 use crate::context::Context;
-use crate::crowd::{CrowdItem, CrowdPipelines, GpuCrowd, RecordCtx};
+use crate::crowd::buffers::GpuCrowd;
+use crate::crowd::pipelines::CrowdPipelines;
+use crate::crowd::plan::CrowdItem;
+use crate::crowd::record::RecordCtx;
 use crate::error::{RenderError, VkCall};
 use crate::frame::{FrameData, MeshId};
 use crate::mesh::{Coloring, GpuMesh, GpuVertex};
@@ -336,7 +339,7 @@ impl Renderer {
             limits.max_texel_buffer_elements,
             limits.min_storage_buffer_offset_alignment,
         )?;
-        crate::crowd::plan(&frame.crowds, &self.crowds, &self.meshes, &self.ctx, &mut self.crowd_plan)
+        crate::crowd::plan::plan(&frame.crowds, &self.crowds, &self.meshes, &self.ctx, &mut self.crowd_plan)
     }
 
     /// GPU timings and counts of the most recently completed frame whose stats were
@@ -358,7 +361,7 @@ impl Renderer {
         let mut stats = self.stats.take().map(|(_, s)| s).unwrap_or_default();
         let read = self.timers[slot].read_into(self.ctx.device(), &mut stats.passes);
         stats.instances = instances;
-        stats.visible = crate::crowd::visible_in_slot(&self.crowds, slot);
+        stats.visible = crate::crowd::cull::visible_in_slot(&self.crowds, slot);
         self.stats = Some((number, stats));
         read.map(drop)
     }
@@ -423,7 +426,7 @@ impl Renderer {
         slot.compute_of.clear();
         slot.compute_of.extend(self.plan.items.iter().map(|i| i.compute.map(|c| (c.slot, i.push.vertex_count))));
         ensure_bone_view(&ctx, slot)?;
-        crate::crowd::prepare(
+        crate::crowd::plan::prepare(
             &ctx,
             &self.crowd_plan,
             &mut self.crowds,
