@@ -31,7 +31,8 @@ pub const FRAMES_IN_FLIGHT: usize = 2;
 
 /// The most morph targets with a non-zero weight one draw may apply on the GPU (the
 /// `*_morph` passes, compute and vertex shader, loop over them per vertex; the renderer
-/// answers more with
-/// [`RenderError::TooManyMorphTargets`](crate::RenderError::TooManyMorphTargets)). A mesh
-/// may have any number of targets; only the active ones count.
+/// answers more with [`RenderError::TooManyMorphTargets`]). A mesh may have any number of
+/// targets; only the active ones count.
+///
+/// [`RenderError::TooManyMorphTargets`]: crate::RenderError::TooManyMorphTargets
 pub const MAX_ACTIVE_MORPH_TARGETS: usize = 64;

@@ -1,12 +1,11 @@
 //! Instanced GPU crowds (the book's chapter 15): many characters of one skinned mesh, each
-//! playing clips of one animation atlas ([`AnimAtlas`](anim_core::anim_texture::AnimAtlas)), drawn with one instanced draw.
+//! playing clips of one animation atlas ([`AnimAtlas`]), drawn with one instanced draw.
 //! Crowds do not apply morph targets: characters are drawn from their bind-pose mesh (use
 //! [`crate::GpuSkinner::skin_morphed`] or the CPU path for morphed characters).
 //!
-//! A crowd is registered once with [`Renderer::add_crowd`](crate::Renderer::add_crowd) (atlas image, inverse binds and
+//! A crowd is registered once with [`Renderer::add_crowd`] (atlas image, inverse binds and
 //! clip bounds uploaded; per-frame-slot instance buffers for `capacity` characters), fed
-//! [`CrowdInstance`](anim_core::crowd::CrowdInstance) records with
-//! [`Renderer::set_crowd_instances`](crate::Renderer::set_crowd_instances) (staged into the frame
+//! [`CrowdInstance`] records with [`Renderer::set_crowd_instances`] (staged into the frame
 //! slot when the frame is prepared), and drawn by adding a [`CrowdDraw`] to the
 //! [`FrameData`](crate::FrameData). Three paths draw the same images:
 //! - [`CrowdPath::Book`]: the vertex shader evaluates every influence's transform from the
@@ -26,7 +25,7 @@
 //! fold their workgroups into rows of at most 65,535 (the x and y limit every device
 //! supports); the list pass runs one row of `capacity / 64` workgroups, so a crowd holds
 //! at most `64 · maxComputeWorkGroupCount[0]` characters (4.19 million on a device at the
-//! minimum). [`Renderer::add_crowd`](crate::Renderer::add_crowd) and the frame plan refuse larger crowds with
+//! minimum). [`Renderer::add_crowd`] and the frame plan refuse larger crowds with
 //! [`CrowdError::DeviceLimit`].
 //!
 //! With [`CrowdDraw::cull`] a list pass tests each character's clip bounds against the view
@@ -41,7 +40,13 @@
 //! `pipelines` (the crowd shaders' interface, descriptor layout and pipelines), `buffers`
 //! (a registered crowd's GPU resources), `plan` (a frame's crowd draws resolved and
 //! prepared), `record` (recording the passes and draws), `cull` (the list pass) and `api`
-//! (the crowd methods of [`Renderer`](crate::Renderer)).
+//! (the crowd methods of [`Renderer`]).
+//!
+//! [`AnimAtlas`]: anim_core::anim_texture::AnimAtlas
+//! [`CrowdInstance`]: anim_core::crowd::CrowdInstance
+//! [`Renderer`]: crate::Renderer
+//! [`Renderer::add_crowd`]: crate::Renderer::add_crowd
+//! [`Renderer::set_crowd_instances`]: crate::Renderer::set_crowd_instances
 
 mod api;
 pub(crate) mod buffers;
@@ -57,7 +62,9 @@ use std::str::FromStr;
 
 pub use error::CrowdError;
 
-/// Handle of a crowd registered with [`Renderer::add_crowd`](crate::Renderer::add_crowd).
+/// Handle of a crowd registered with [`Renderer::add_crowd`].
+///
+/// [`Renderer::add_crowd`]: crate::Renderer::add_crowd
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CrowdId(pub(crate) usize);
 
