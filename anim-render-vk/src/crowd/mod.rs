@@ -42,8 +42,6 @@
 //! prepared), `record` (recording the passes and draws), `cull` (the list pass) and `api`
 //! (the crowd methods of [`Renderer`]).
 //!
-//! [`AnimAtlas`]: anim_core::anim_texture::AnimAtlas
-//! [`CrowdInstance`]: anim_core::crowd::CrowdInstance
 //! [`Renderer`]: crate::Renderer
 //! [`Renderer::add_crowd`]: crate::Renderer::add_crowd
 //! [`Renderer::set_crowd_instances`]: crate::Renderer::set_crowd_instances
@@ -57,6 +55,10 @@ pub(crate) mod plan;
 pub(crate) mod record;
 
 use anim_core::SkinMethod;
+#[cfg(doc)]
+use anim_core::anim_texture::AnimAtlas;
+#[cfg(doc)]
+use anim_core::crowd::CrowdInstance;
 use std::fmt;
 use std::str::FromStr;
 
