@@ -83,7 +83,7 @@ pub enum RenderError {
     #[error("the {path:?} skinning path does not support {method:?} skinning")]
     Unsupported {
         /// The path asked for.
-        path: crate::frame::SkinPath,
+        path: crate::types::SkinPath,
         /// The palette's method.
         method: anim_core::skin::SkinMethod,
     },
@@ -103,11 +103,11 @@ pub enum RenderError {
     #[error("the {path:?} skinning path does not apply morph targets")]
     MorphUnsupported {
         /// The path asked for.
-        path: crate::frame::SkinPath,
+        path: crate::types::SkinPath,
     },
     /// A crowd cannot be created, fed or drawn as asked.
     #[error(transparent)]
-    Crowd(#[from] crate::crowd::CrowdError),
+    Crowd(#[from] crate::crowd::error::CrowdError),
     /// CPU-side skinning validation failed.
     #[error(transparent)]
     Skinning(#[from] anim_core::skin::SkinningError),

@@ -7,28 +7,11 @@
 use crate::crowd::CrowdDraw;
 use crate::error::RenderError;
 use crate::mesh::GpuVertex;
+use crate::types::MAX_ACTIVE_MORPH_TARGETS;
+pub use crate::types::{MeshId, SkinPath};
 use anim_core::skin::{DqPalette, Palette, SkinMethod};
 use anim_math::{DualQuat, Mat3, Mat4, Vec3};
 use bytemuck::{Pod, Zeroable};
-
-/// Handle of a mesh registered with [`crate::Renderer::add_mesh`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct MeshId(pub(crate) usize);
-
-/// Where GPU skinning runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum SkinPath {
-    /// In the vertex shader of the draw (LBS or DQ).
-    #[default]
-    VertexShader,
-    /// In a compute pass that writes a vertex buffer, then drawn by the static pipeline
-    /// (LBS or DQ).
-    Compute,
-    /// In the vertex shader, with the bone matrices read from a texel buffer (seed 003):
-    /// linear blend skinning only, drawn unlit by default; does not apply morph targets
-    /// (non-zero weights are [`crate::RenderError::MorphUnsupported`]).
-    BoneTexture,
-}
 
 /// How an instance's vertices are deformed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -401,12 +384,8 @@ pub(crate) fn active_morph_targets(weights: &[f32], what: &str) -> Result<usize,
         return Err(RenderError::Input(format!("{what}: morph weight {i} is not finite")));
     }
     let active = weights.iter().filter(|w| **w != 0.0).count();
-    if active > crate::MAX_ACTIVE_MORPH_TARGETS {
-        return Err(RenderError::TooManyMorphTargets {
-            what: what.to_owned(),
-            active,
-            max: crate::MAX_ACTIVE_MORPH_TARGETS,
-        });
+    if active > MAX_ACTIVE_MORPH_TARGETS {
+        return Err(RenderError::TooManyMorphTargets { what: what.to_owned(), active, max: MAX_ACTIVE_MORPH_TARGETS });
     }
     Ok(active)
 }

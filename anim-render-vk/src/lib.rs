@@ -49,6 +49,7 @@ pub mod skinning;
 #[cfg(feature = "window")]
 pub mod swapchain;
 pub mod timing;
+mod types;
 
 pub use ash;
 #[cfg(feature = "window")]

@@ -18,11 +18,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
 
-/// The most morph targets with a non-zero weight one draw may apply on the GPU (the
-/// `*_morph` passes, compute and vertex shader, loop over them per vertex; the renderer
-/// answers more with [`RenderError::TooManyMorphTargets`]). A mesh may have any number of
-/// targets; only the active ones count.
-pub const MAX_ACTIVE_MORPH_TARGETS: usize = 64;
+pub use crate::types::MAX_ACTIVE_MORPH_TARGETS;
 
 /// Workgroup size of the compute passes (`local_size_x` in `shaders/skin_compute.glsl`).
 pub const WORKGROUP: u32 = 64;

@@ -1,0 +1,152 @@
+//! Instanced GPU crowds (the book's chapter 15): many characters of one skinned mesh, each
+//! playing clips of one animation atlas ([`AnimAtlas`]), drawn with one instanced draw.
+//! Crowds do not apply morph targets: characters are drawn from their bind-pose mesh (use
+//! [`crate::GpuSkinner::skin_morphed`] or the CPU path for morphed characters).
+//!
+//! A crowd is registered once with [`Renderer::add_crowd`] (atlas image, inverse binds and
+//! clip bounds uploaded; per-frame-slot instance buffers for `capacity` characters), fed
+//! [`CrowdInstance`] records with [`Renderer::set_crowd_instances`] (staged into the frame
+//! slot when the frame is prepared), and drawn by adding a [`CrowdDraw`] to the
+//! [`FrameData`](crate::FrameData). Three paths draw the same images:
+//! - [`CrowdPath::Book`]: the vertex shader evaluates every influence's transform from the
+//!   atlas (two frames of clip A, and of clip B when blended) for every vertex.
+//! - [`CrowdPath::PaletteVertex`]: a compute pass evaluates each character's palette once
+//!   per joint into a palette buffer; the vertex shader skins from it.
+//! - [`CrowdPath::PaletteCompute`]: the same palette pass, then a compute pass skins every
+//!   vertex of every character into a world-space vertex buffer (16 bytes a vertex:
+//!   position and an octahedral normal in two snorm16) that one instanced draw pulls from.
+//!   That buffer is one storage-buffer range, so this path holds at most
+//!   `maxStorageBufferRange / (16 · vertices)` characters (about 155,000 Fox-size
+//!   characters where the range is 4 GiB).
+//!
+//! Every path also keeps each buffer within one storage-buffer range: the instance records
+//! (64 bytes a character) and, on the palette paths, the palettes (48 bytes a joint a
+//! character: 3.7 million 24-joint characters in 4 GiB). The palette and skinning passes
+//! fold their workgroups into rows of at most 65,535 (the x and y limit every device
+//! supports); the list pass runs one row of `capacity / 64` workgroups, so a crowd holds
+//! at most `64 · maxComputeWorkGroupCount[0]` characters (4.19 million on a device at the
+//! minimum). [`Renderer::add_crowd`] and the frame plan refuse larger crowds with
+//! [`CrowdError::DeviceLimit`].
+//!
+//! With [`CrowdDraw::cull`] a list pass tests each character's clip bounds against the view
+//! frustum, appends the visible ones to a visible list and writes the indirect draw and
+//! dispatch arguments; with [`CrowdDraw::lod_distance`] characters farther than it from the
+//! eye skin with their largest-weight influence only (the book's "fewer influences").
+//!
+//! A crowd may be drawn once per frame.
+//!
+//! The files, one concern each, from the bottom of the import graph up: `error` (why a
+//! crowd cannot be created, fed or drawn), this file (the types a user touches),
+//! `pipelines` (the crowd shaders' interface, descriptor layout and pipelines), `buffers`
+//! (a registered crowd's GPU resources), `plan` (a frame's crowd draws resolved and
+//! prepared), `record` (recording the passes and draws), `cull` (the list pass) and `api`
+//! (the crowd methods of [`Renderer`]).
+//!
+//! [`Renderer`]: crate::Renderer
+//! [`Renderer::add_crowd`]: crate::Renderer::add_crowd
+//! [`Renderer::set_crowd_instances`]: crate::Renderer::set_crowd_instances
+
+mod api;
+pub(crate) mod buffers;
+pub(crate) mod cull;
+pub(crate) mod error;
+pub(crate) mod pipelines;
+pub(crate) mod plan;
+pub(crate) mod record;
+
+use anim_core::skin::SkinMethod;
+#[cfg(doc)]
+use anim_crowd::atlas::AnimAtlas;
+#[cfg(doc)]
+use anim_crowd::crowd::CrowdInstance;
+use std::fmt;
+use std::str::FromStr;
+
+pub use error::CrowdError;
+
+/// Handle of a crowd registered with [`Renderer::add_crowd`].
+///
+/// [`Renderer::add_crowd`]: crate::Renderer::add_crowd
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CrowdId(pub(crate) usize);
+
+/// How a crowd is skinned and drawn (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CrowdPath {
+    /// The book's path: the vertex shader reads the atlas for every influence of every vertex.
+    #[default]
+    Book,
+    /// A palette compute pass, then vertex-shader skinning from the palette buffer.
+    PaletteVertex,
+    /// A palette compute pass, a skinning compute pass into a vertex buffer, then a draw.
+    PaletteCompute,
+}
+
+impl CrowdPath {
+    /// Every path, in declaration order.
+    pub const ALL: [CrowdPath; 3] = [CrowdPath::Book, CrowdPath::PaletteVertex, CrowdPath::PaletteCompute];
+
+    /// The path's name: `book`, `palette-vertex` or `palette-compute`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CrowdPath::Book => "book",
+            CrowdPath::PaletteVertex => "palette-vertex",
+            CrowdPath::PaletteCompute => "palette-compute",
+        }
+    }
+
+    /// Whether the path runs the palette compute pass.
+    pub fn has_palette(self) -> bool {
+        self != CrowdPath::Book
+    }
+}
+
+impl fmt::Display for CrowdPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A crowd path name that is none of `book`, `palette-vertex`, `palette-compute` (or its
+/// alias `compute`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown crowd path {0:?} (expected book, palette-vertex or palette-compute)")]
+pub struct UnknownCrowdPath(pub String);
+
+impl FromStr for CrowdPath {
+    type Err = UnknownCrowdPath;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "book" => Ok(CrowdPath::Book),
+            "palette-vertex" => Ok(CrowdPath::PaletteVertex),
+            "palette-compute" | "compute" => Ok(CrowdPath::PaletteCompute),
+            _ => Err(UnknownCrowdPath(s.to_string())),
+        }
+    }
+}
+
+/// One crowd drawn in a frame ([`crate::FrameData::add_crowd`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrowdDraw {
+    /// The crowd.
+    pub crowd: CrowdId,
+    /// How it is skinned and drawn.
+    pub path: CrowdPath,
+    /// LBS, or DQ (rigid atlases only).
+    pub method: SkinMethod,
+    /// Frustum-cull the characters on the GPU (indirect draw of the visible ones).
+    pub cull: bool,
+    /// Characters farther than this from the eye skin with their largest-weight influence
+    /// only (positive; runs the list pass even without culling).
+    pub lod_distance: Option<f32>,
+    /// Multiplies the vertex colours (varied slightly per character).
+    pub tint: [f32; 3],
+}
+
+impl CrowdDraw {
+    /// The book path, LBS, no culling, white tint.
+    pub fn new(crowd: CrowdId) -> Self {
+        Self { crowd, path: CrowdPath::Book, method: SkinMethod::Lbs, cull: false, lod_distance: None, tint: [1.0; 3] }
+    }
+}
