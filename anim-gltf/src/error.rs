@@ -96,7 +96,7 @@ pub enum GltfError {
         /// What is not supported.
         message: String,
     },
-    /// Decoding the document would need more memory than [`crate::LoadOptions::memory_budget`]
+    /// Decoding the document would need more memory than [`crate::options::LoadOptions::memory_budget`]
     /// allows; nothing was allocated for the element at fault.
     #[error(
         "{path}: needs {needed} more bytes, which exceeds the memory budget of {budget} bytes ({used} already used)"

@@ -1,6 +1,7 @@
 //! Skeleton, meshes and clips → binary glTF.
 
-use crate::{CURVES_KEY, GltfError};
+use crate::error::GltfError;
+use crate::model::CURVES_KEY;
 use anim_core::clip::{Clip, Interpolation, Track};
 use anim_core::pose::Skeleton;
 use anim_core::skin::{Mesh, MorphTargets, Skin};
@@ -337,7 +338,7 @@ pub fn export_glb_with_morphs(
         }
         if !clip.events().is_empty() {
             let events: Vec<Value> = clip.events().iter().map(|e| json!({"name": e.name, "time": e.time})).collect();
-            anim["extras"][crate::EVENTS_KEY] = json!(events);
+            anim["extras"][crate::model::EVENTS_KEY] = json!(events);
         }
         animations.push(anim);
     }

@@ -2,7 +2,8 @@
 //! `animtool skin` (its CPU backend, which the GPU backend is tested against). Skinning
 //! follows [`SkinMethod`]'s definitions; linear blend normals use the inverse transpose.
 
-use crate::{GltfError, Model};
+use crate::error::GltfError;
+use crate::model::Model;
 use anim_core::skin::skinning;
 use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput};
 use anim_core::skin::{Palette, SkinMethod};
@@ -139,7 +140,7 @@ impl Model {
     #[allow(clippy::too_many_arguments)]
     fn skin_morphed(
         &self,
-        inst: &crate::MeshInstance,
+        inst: &crate::model::MeshInstance,
         world: &[Mat4],
         weights: Option<&[f32]>,
         method: SkinMethod,

@@ -1,24 +1,25 @@
 //! The runtime view of a model: a skeleton trimmed to the nodes that move something.
 //!
-//! [`crate::Model::skeleton`] holds every node of the file, so that anything a skin or a
+//! [`crate::model::Model::skeleton`] holds every node of the file, so that anything a skin or a
 //! channel names has a world matrix. At run time most of them are dead weight (Fox: 26
-//! nodes, 24 of them skin joints). [`crate::Model::runtime_skeleton`] keeps, following the
+//! nodes, 24 of them skin joints). [`crate::model::Model::runtime_skeleton`] keeps, following the
 //! glTF 2.0 specification:
 //!
 //! - every joint of every skin, **and all their ancestors**, whether they are joints or
 //!   not and whether they are animated or not: a skinned vertex is
 //!   `Σ wᵢ · world(jointᵢ) · IBMᵢ · p`, and `world` goes through every ancestor;
 //! - every node drawing a mesh primitive without skinning (rigidly attached meshes; the
-//!   default scene's, as [`crate::Model::meshes`]), and its ancestors.
+//!   default scene's, as [`crate::model::Model::meshes`]), and its ancestors.
 //!
 //! Everything else is dropped, with its animation channels: in particular the node that
 //! carries a skinned mesh (the specification ignores its transform for skinning) unless a
 //! rule above keeps it, and nodes that are only the target of morph `weights` channels
-//! (sample those from the [`crate::Model`]'s clips with [`crate::Model::sample_weights`]:
+//! (sample those from the [`crate::model::Model`]'s clips with [`crate::model::Model::sample_weights`]:
 //! clip indices are the same). Clips keep their time line (see
 //! [`anim_core::offline::trim::JointMap::clip`]).
 
-use crate::{GltfError, Model};
+use crate::error::GltfError;
+use crate::model::Model;
 use anim_core::clip::Clip;
 use anim_core::offline::trim::JointMap;
 use anim_core::pose::Skeleton;

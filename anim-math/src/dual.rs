@@ -11,7 +11,8 @@
 //! nalgebra's `b * a`; [`then`] spells the book's order out by name. A joint's global dual
 //! quaternion is therefore `parent_global * local` here, as with matrices.
 
-use crate::{DualQuat, EPSILON, Mat3, Mat4, Quat, Transform, Vec3};
+use crate::transform::Transform;
+use crate::types::{DualQuat, EPSILON, Mat3, Mat4, Quat, Vec3};
 use nalgebra::{DualQuaternion, Quaternion, Rotation3, Unit};
 
 /// The unit dual quaternion of `rotation` followed by `translation`: real part `r`, dual
@@ -156,7 +157,7 @@ pub fn blend<'a>(items: impl IntoIterator<Item = (&'a DualQuat, f32)>) -> DualQu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Quat;
+    use crate::types::Quat;
 
     fn rigid(a: f32, t: Vec3) -> Transform {
         Transform::new(t, Quat::from_euler_angles(a, 0.5 * a, -a), Vec3::new(1.0, 1.0, 1.0))

@@ -7,7 +7,8 @@
 //! rotation here is: [`quat_from_mint`] does that, and [`Transform::from_mint`] takes a
 //! whole joint transform from any types that convert to mint's.
 
-use crate::{Quat, Transform, Vec3};
+use crate::transform::Transform;
+use crate::types::{Quat, Vec3};
 
 /// The rotation of any quaternion that converts to mint's (glam's `Quat`, cgmath's
 /// `Quaternion<f32>`, mint's own), normalized. A zero quaternion has no rotation and gives

@@ -1,7 +1,7 @@
 //! Quaternion helpers from the book: shortest-arc rotation between two directions,
 //! neighbourhood-correct normalized lerp, and the angle between two directions.
 
-use crate::{EPSILON, Quat, Vec3};
+use crate::types::{EPSILON, Quat, Vec3};
 use nalgebra::{Quaternion, Unit};
 
 /// The shortest rotation that turns direction `from` into direction `to`.

@@ -1,4 +1,5 @@
-use crate::{EPSILON, Mat3, Mat4, Quat, Vec3, quat};
+use crate::quat;
+use crate::types::{EPSILON, Mat3, Mat4, Quat, Vec3};
 use nalgebra::Rotation3;
 
 /// A joint transform: scale, then rotation, then translation (`T · R · S`).

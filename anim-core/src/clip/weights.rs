@@ -149,7 +149,6 @@ impl WeightTrack {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clip::{Clip, ClipError, TimePolicy};
 
     #[test]
     fn step_linear_cubic_against_analytic_values() {
@@ -201,33 +200,5 @@ mod tests {
         assert!(WeightTrack::new(0, 1, Interpolation::Linear, vec![1.0, 1.0], vec![0.0; 2]).is_err());
         let t = WeightTrack::new(0, 2, Interpolation::Linear, vec![0.0], vec![0.0; 2]).unwrap();
         assert!(t.sample(0.0, &mut [0.0; 3]).is_err());
-    }
-
-    #[test]
-    fn clips_carry_weight_tracks() {
-        let a = WeightTrack::new(3, 1, Interpolation::Linear, vec![0.5, 3.0], vec![0.0, 2.5]).unwrap();
-        let clip = Clip::new("c", vec![], vec![]).unwrap().with_weight_tracks(vec![a.clone()]).unwrap();
-        // The clip's time line covers the weight keys.
-        assert_eq!((clip.start_time(), clip.duration()), (0.5, 3.0));
-        assert_eq!(clip.key_times(), vec![0.5, 3.0]);
-        let mut w = [9.0];
-        assert!(clip.sample_weights(3, 1.75, TimePolicy::Clamp, &mut w).unwrap());
-        assert!((w[0] - 1.25).abs() < 1e-6);
-        // Wrap brings 4.0 back to 1.0: (1.0 − 0.5) / 2.5 · 2.5 = 0.5.
-        clip.sample_weights(3, 4.0, TimePolicy::Wrap, &mut w).unwrap();
-        assert!((w[0] - 0.5).abs() < 1e-6);
-        // Another target is not animated: `out` untouched.
-        let mut untouched = [7.0];
-        assert!(!clip.sample_weights(4, 1.0, TimePolicy::Clamp, &mut untouched).unwrap());
-        assert_eq!(untouched, [7.0]);
-        assert!(matches!(
-            clip.sample_weights(3, f32::NAN, TimePolicy::Clamp, &mut w),
-            Err(ClipError::NonFiniteTime(_))
-        ));
-        assert!(matches!(
-            clip.sample_weights(3, 1.0, TimePolicy::Clamp, &mut [0.0; 2]),
-            Err(ClipError::WrongLength(_))
-        ));
-        assert!(matches!(clip.with_weight_tracks(vec![a]), Err(ClipError::DuplicateJoint { joint: 3, .. })));
     }
 }

@@ -471,7 +471,7 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pose::JointDesc;
+    use crate::pose::skeleton::JointDesc;
     use anim_math::{Quat, Vec3};
 
     /// A skeleton with chains, siblings and two roots, out of source order, and a pose

@@ -1,11 +1,10 @@
 //! Baking: clips of one skin sampled at a fixed rate into an atlas, and the measure of how
 //! far the atlas's playback is from its source clips.
 
+use super::error::AtlasError;
+use super::limits::{MAX_HEIGHT, MAX_WIDTH};
 use super::read::{dot4, neg4};
-use super::{
-    AnimAtlas, AtlasClip, AtlasError, AtlasSource, BakeSettings, MAX_HEIGHT, MAX_WIDTH, TexelFormat, Texels,
-    TextureLayout,
-};
+use super::types::{AnimAtlas, AtlasClip, AtlasSource, BakeSettings, TexelFormat, Texels, TextureLayout};
 use anim_core::clip::{Clip, TimePolicy};
 use anim_core::pose::Skeleton;
 use anim_core::skin::skinning::{self, NormalMode, SkinningInput, SkinningOutput};

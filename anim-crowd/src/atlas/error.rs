@@ -1,6 +1,6 @@
 //! Why an atlas could not be baked, read or used.
 
-use super::FILE_VERSION;
+use super::limits::FILE_VERSION;
 use thiserror::Error;
 
 /// Why an atlas could not be baked, read or used. Every variant names the element at fault.

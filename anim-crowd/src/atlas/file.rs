@@ -25,10 +25,9 @@
 //! memory for data the stream has not delivered), and reports the first fault as a typed
 //! [`AtlasError`] naming the field; it never panics.
 
-use super::{
-    AnimAtlas, AtlasClip, AtlasError, FILE_VERSION, MAX_HEIGHT, MAX_NAME_BYTES, MAX_WIDTH, TexelFormat, Texels,
-    TextureLayout,
-};
+use super::error::AtlasError;
+use super::limits::{FILE_VERSION, MAX_HEIGHT, MAX_NAME_BYTES, MAX_WIDTH};
+use super::types::{AnimAtlas, AtlasClip, TexelFormat, Texels, TextureLayout};
 use anim_math::{Mat4, Vec3};
 use std::fmt;
 use std::io::{Read, Write};

@@ -1,7 +1,8 @@
 //! The CPU reader: the palette the shaders compute for a character, from the atlas's
 //! texels, exactly as the module docs of [`super`] define it.
 
-use super::{AnimAtlas, AtlasError, FramePair, TextureLayout};
+use super::error::AtlasError;
+use super::types::{AnimAtlas, FramePair, TextureLayout};
 use anim_core::skin::{Palette, SkinMethod};
 use anim_math::nalgebra::{DualQuaternion, Quaternion};
 use anim_math::{DualQuat, Mat4, Vec3, affine_mul, dual};

@@ -3,7 +3,8 @@
 
 use super::Importer;
 use super::buffers::{F32, Want, check_accessor};
-use crate::{ClipInfo, GltfError};
+use crate::error::GltfError;
+use crate::model::ClipInfo;
 use anim_core::clip::{Clip, Interpolation, JointTracks, ScalarCurve, Track, TrackError};
 use anim_core::pose::Skeleton;
 use anim_math::Vec3;
@@ -160,7 +161,7 @@ impl Importer<'_> {
                         unreachable!("weights channels are read by weight_channel above")
                     }
                 }
-                channels.push(crate::ChannelInfo {
+                channels.push(crate::model::ChannelInfo {
                     node,
                     property: prop_name(prop),
                     interpolation: interp,
@@ -180,16 +181,16 @@ impl Importer<'_> {
         Ok((clips, infos))
     }
 
-    /// Named scalar curves stored by [`crate::export_glb`] in the animation's extras.
+    /// Named scalar curves stored by [`crate::export::export_glb`] in the animation's extras.
     fn curves_from_extras(&mut self, anim: &gltf::Animation) -> Result<Vec<ScalarCurve>, GltfError> {
         let Some(raw) = anim.extras() else { return Ok(Vec::new()) };
         let path = format!("animations[{}].extras", anim.index());
         let value: serde_json::Value = serde_json::from_str(raw.get())
             .map_err(|e| GltfError::Schema { path: path.clone(), message: e.to_string() })?;
-        let Some(list) = value.get(crate::CURVES_KEY).and_then(|v| v.as_array()) else { return Ok(Vec::new()) };
+        let Some(list) = value.get(crate::model::CURVES_KEY).and_then(|v| v.as_array()) else { return Ok(Vec::new()) };
         let mut curves = Vec::new();
         for (i, c) in list.iter().enumerate() {
-            let cpath = format!("{path}.{}[{i}]", crate::CURVES_KEY);
+            let cpath = format!("{path}.{}[{i}]", crate::model::CURVES_KEY);
             let bad = |m: &str| GltfError::Schema { path: cpath.clone(), message: m.to_owned() };
             let name = c.get("name").and_then(|v| v.as_str()).ok_or_else(|| bad("missing name"))?;
             let interp = match c.get("interpolation").and_then(|v| v.as_str()).unwrap_or("LINEAR") {
@@ -223,14 +224,14 @@ fn prop_name(p: Property) -> &'static str {
     }
 }
 
-/// Clip events stored in the animation's extras under [`crate::EVENTS_KEY`] as
+/// Clip events stored in the animation's extras under [`crate::model::EVENTS_KEY`] as
 /// `[{"name": "foot_down", "time": 0.4}, …]` (times in seconds within the clip).
 fn events_from_extras(anim: &gltf::Animation, clip: Clip) -> Result<Clip, GltfError> {
     let Some(raw) = anim.extras() else { return Ok(clip) };
-    let path = format!("/animations/{}/extras/{}", anim.index(), crate::EVENTS_KEY);
+    let path = format!("/animations/{}/extras/{}", anim.index(), crate::model::EVENTS_KEY);
     let value: serde_json::Value = serde_json::from_str(raw.get())
         .map_err(|e| GltfError::Schema { path: path.clone(), message: e.to_string() })?;
-    let Some(list) = value.get(crate::EVENTS_KEY) else { return Ok(clip) };
+    let Some(list) = value.get(crate::model::EVENTS_KEY) else { return Ok(clip) };
     let list = list
         .as_array()
         .ok_or_else(|| GltfError::Schema { path: path.clone(), message: "events must be an array".into() })?;

@@ -2,14 +2,19 @@
 //! checking that every byte an accessor reads lies in its buffer, and reading the accessor
 //! types the `gltf` crate's typed readers do not cover.
 
-use super::MAX_ACCESSOR_COUNT;
-use crate::{GltfError, LoadOptions};
+use crate::error::GltfError;
+use crate::options::LoadOptions;
 use gltf::accessor::{DataType, Dimensions};
 use std::cell::Cell;
 use std::fs::File;
 use std::io::Read;
 use std::ops::Deref;
 use std::path::{Component, Path, PathBuf};
+
+/// The most elements one accessor may have (2²⁶, about 67 million). Without a bufferView
+/// nothing else bounds an accessor's count, and a tiny file could otherwise ask for tens
+/// of gigabytes.
+pub const MAX_ACCESSOR_COUNT: usize = 1 << 26;
 
 // ---------------------------------------------------------------------------------------------
 // Budget

@@ -4,7 +4,9 @@
 
 use super::buffers::{F32, Want, check_accessor, check_finite, quantized};
 use super::{Importer, MAX_INFLUENCE_SETS};
-use crate::{GltfError, MeshInstance, SkinInfo};
+use crate::error::GltfError;
+use crate::model::MeshInstance;
+use crate::model::SkinInfo;
 use anim_core::pose::Skeleton;
 use anim_core::skin::{Influences, Mesh};
 use anim_math::Vec3;

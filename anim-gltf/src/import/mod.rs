@@ -18,18 +18,15 @@ mod range;
 mod scene;
 mod validate;
 
-use crate::{GltfError, LoadOptions, Model};
+use crate::error::GltfError;
+use crate::model::Model;
+use crate::options::LoadOptions;
 use std::path::Path;
 
 pub(crate) use buffers::read_document;
 
 /// Most `JOINTS_n`/`WEIGHTS_n` sets a primitive may have (64 influences a vertex).
 pub const MAX_INFLUENCE_SETS: u32 = 16;
-
-/// The most elements one accessor may have (2²⁶, about 67 million). Without a bufferView
-/// nothing else bounds an accessor's count, and a tiny file could otherwise ask for tens
-/// of gigabytes.
-pub const MAX_ACCESSOR_COUNT: usize = 1 << 26;
 
 /// Parses, validates and imports a glTF JSON document or GLB container.
 pub(crate) fn load_bytes(bytes: &[u8], base_dir: Option<&Path>, options: &LoadOptions) -> Result<Model, GltfError> {

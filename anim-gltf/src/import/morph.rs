@@ -11,7 +11,7 @@
 
 use super::Importer;
 use super::buffers::{F32, Want, check_accessor, check_finite, quantized};
-use crate::GltfError;
+use crate::error::GltfError;
 use anim_core::clip::{Interpolation, WeightTrack};
 use anim_core::pose::Skeleton;
 use anim_core::skin::MorphTargets;
@@ -193,7 +193,7 @@ impl Importer<'_> {
         skeleton: &Skeleton,
         ch: &gltf::animation::Channel,
         a: usize,
-    ) -> Result<(WeightTrack, crate::ChannelInfo), GltfError> {
+    ) -> Result<(WeightTrack, crate::model::ChannelInfo), GltfError> {
         let cpath = format!("/animations/{a}/channels/{}", ch.index());
         let node = ch.target().node();
         let sampler = ch.sampler();
@@ -220,7 +220,7 @@ impl Importer<'_> {
                 return Err(GltfError::KeysNotIncreasing { path: ipath, index: k, time: t });
             }
         }
-        let info = crate::ChannelInfo {
+        let info = crate::model::ChannelInfo {
             node: node.index(),
             property: "weights",
             interpolation: interp,

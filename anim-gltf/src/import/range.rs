@@ -2,7 +2,9 @@
 //! leave the range is rejected with the JSON path of the element that takes it there.
 
 use super::Importer;
-use crate::{GltfError, MeshInstance, SkinInfo};
+use crate::error::GltfError;
+use crate::model::MeshInstance;
+use crate::model::SkinInfo;
 use anim_core::clip::Clip;
 use anim_core::offline::range::{MAX_DISTANCE, MeshRange, Origin, RangeError, check_model_range};
 use anim_core::pose::Skeleton;

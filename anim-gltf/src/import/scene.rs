@@ -4,7 +4,9 @@
 
 use super::Importer;
 use super::buffers::{F32, Want, check_accessor, check_finite};
-use crate::{GltfError, NodeInfo, SkinInfo};
+use crate::error::GltfError;
+use crate::model::NodeInfo;
+use crate::model::SkinInfo;
 use anim_core::pose::{JointDesc, Pose, Skeleton, SkeletonError};
 use anim_core::skin::Skin;
 use anim_math::{Mat4, Quat, Transform, Vec3};

@@ -1,7 +1,7 @@
 //! Validation before import: the `gltf` crate's schema validation (relaxed for parts this
 //! runtime never reads) and the index checks it would otherwise panic on.
 
-use crate::GltfError;
+use crate::error::GltfError;
 
 /// Extensions that compress geometry: a file that requires one of them cannot be read
 /// without a decoder this importer does not have. (`KHR_mesh_quantization` is supported.)

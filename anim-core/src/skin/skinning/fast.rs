@@ -11,7 +11,7 @@
 //! A wider kernel (AVX-512: four columns in one register) slots in as another [`Kernel`]
 //! variant with its own loop here.
 
-use super::{Cols, apply_point, dq_point, normalized, rotate, transform_normal};
+use super::math::{Cols, apply_point, dq_point, normalized, rotate, transform_normal};
 use crate::skin::mesh::{InfluenceView, UNORM16_ONE};
 use anim_math::{DualQuat, Mat4, Vec3};
 

@@ -1,0 +1,8 @@
+//! Test support shared by the workspace's tests and benches, so that each helper exists
+//! once: the import-cycle check every library crate runs ([`imports`]).
+//!
+//! Not published: the library crates take it as a dev-dependency only.
+
+#![warn(missing_docs)]
+
+pub mod imports;
