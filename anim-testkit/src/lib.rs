@@ -1,8 +1,10 @@
 //! Test support shared by the workspace's tests and benches, so that each helper exists
-//! once: the import-cycle check every library crate runs ([`imports`]).
+//! once: the import-cycle check every library crate runs ([`imports`]) and the rule for
+//! which SIMD kernels a test must run ([`kernels`]).
 //!
 //! Not published: the library crates take it as a dev-dependency only.
 
 #![warn(missing_docs)]
 
 pub mod imports;
+pub mod kernels;

@@ -528,7 +528,8 @@ mod tests {
                 let mut sse = vec![Mat4::zeros(); n];
                 x86::run_sse(s.parents(), &locals, 0, n, &mut sse);
                 assert!(max_diff(&sse, &reference) < 1e-5, "sse n={n}");
-                if fma_available() {
+                if anim_testkit::kernels::require("avx2") {
+                    assert!(fma_available());
                     let mut fma = vec![Mat4::zeros(); n];
                     // SAFETY: checked just above.
                     unsafe { x86::run_fma(s.parents(), &locals, 0, n, &mut fma) };

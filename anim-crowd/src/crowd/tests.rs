@@ -195,6 +195,9 @@ fn special_list_follows_edits_and_matches_playback() {
 
 #[test]
 fn avx2_loop_equals_baseline_loop_bit_for_bit() {
+    if !anim_testkit::kernels::require("avx2") {
+        return;
+    }
     let mut a = mixed(3000);
     let mut b = a.clone();
     for step in 0..30 {
@@ -203,6 +206,10 @@ fn avx2_loop_equals_baseline_loop_bit_for_bit() {
         let ended_a = lanes.run(clips, params, dt);
         a.drop_ended(ended_a);
         let (lanes, clips, params) = b.lanes();
+        // SAFETY: `require` checked that this CPU has AVX2 and FMA.
+        #[cfg(target_arch = "x86_64")]
+        let ended_b = unsafe { run_avx2(lanes, clips, params, dt) };
+        #[cfg(not(target_arch = "x86_64"))]
         let ended_b = run(lanes, clips, params, dt);
         b.drop_ended(ended_b);
         assert_eq!(ended_a, ended_b);
