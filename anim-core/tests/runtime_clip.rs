@@ -64,7 +64,7 @@ fn two_linear_keys_reproduce_keys_and_midpoint_within_quantization() {
     // 16-bit over the range: at most half a step (extent / 65535 / 2) a component.
     let step = 2.0 / 65535.0 * 0.5 + 1e-7;
     for (t, s) in [(0.0f32, 0.0f32), (0.5, 0.5), (1.0, 1.0)] {
-        rc.sample_soa(&mut ctx, t, &mut pose).unwrap();
+        rc.sample_soa(&mut ctx, t, TimePolicy::Clamp, &mut pose).unwrap();
         let got = pose.get(0).unwrap();
         let want = a * (1.0 - s) + b * s;
         assert!((got.translation - want).amax() <= step, "{t}: {} vs {want}", got.translation);
@@ -213,9 +213,9 @@ fn any_time_sequence_matches_a_fresh_context_bit_for_bit() {
             3 => t + rng.next() * 0.5,   // forward jump
             _ => t,                      // the same time again
         };
-        rc.sample_soa(&mut ctx, t, &mut a).unwrap();
+        rc.sample_soa(&mut ctx, t, TimePolicy::Clamp, &mut a).unwrap();
         let mut fresh = rc.new_context();
-        rc.sample_soa(&mut fresh, t, &mut b).unwrap();
+        rc.sample_soa(&mut fresh, t, TimePolicy::Clamp, &mut b).unwrap();
         assert_eq!(a, b, "step {i}, t = {t}");
     }
 }
@@ -237,11 +237,20 @@ fn errors_name_what_is_wrong() {
     }
     let rc = RuntimeClip::compile(&clip, &skeleton, &radii, 0.001).unwrap();
     let mut ctx = rc.new_context();
-    assert!(matches!(rc.sample_soa(&mut ctx, f32::NAN, &mut SoaPose::identity(3)), Err(ClipError::NonFiniteTime(_))));
-    assert!(matches!(rc.sample_soa(&mut ctx, 0.0, &mut SoaPose::identity(2)), Err(ClipError::JointOutOfRange { .. })));
+    assert!(matches!(
+        rc.sample_soa(&mut ctx, f32::NAN, TimePolicy::Clamp, &mut SoaPose::identity(3)),
+        Err(ClipError::NonFiniteTime(_))
+    ));
+    assert!(matches!(
+        rc.sample_soa(&mut ctx, 0.0, TimePolicy::Clamp, &mut SoaPose::identity(2)),
+        Err(ClipError::JointCount { expected: 3, got: 2, .. })
+    ));
     let other = RuntimeClip::compile(&mixed_clip(), &chain(7), &JointRadii::from_skeleton(&chain(7)), 0.001).unwrap();
     let mut wrong = other.new_context();
-    assert!(matches!(rc.sample_soa(&mut wrong, 0.0, &mut SoaPose::identity(3)), Err(ClipError::CacheMismatch { .. })));
+    assert!(matches!(
+        rc.sample_soa(&mut wrong, 0.0, TimePolicy::Clamp, &mut SoaPose::identity(3)),
+        Err(ClipError::CacheMismatch { .. })
+    ));
     assert!(rc.sample_pose(&mut ctx, 0.0, TimePolicy::Clamp, &mut Pose::identity(2)).is_err());
 }
 

@@ -83,15 +83,15 @@ fn steady_frames_allocate_nothing() {
     let mut soa = SoaPose::identity(9);
     let mut pose = skeleton.rest_pose().clone();
     // Warm-up: one pass.
-    rc.sample_soa(&mut ctx, 0.5, &mut soa).unwrap();
+    rc.sample_soa(&mut ctx, 0.5, TimePolicy::Clamp, &mut soa).unwrap();
     rc.sample_pose(&mut ctx, 0.5, TimePolicy::Wrap, &mut pose).unwrap();
     let n = counted(|| {
         let mut t = 0.0f32;
         for i in 0..600 {
             t = TimePolicy::Wrap.apply(t + 1.0 / 60.0, rc.duration());
-            rc.sample_soa(&mut ctx, t, &mut soa).unwrap();
+            rc.sample_soa(&mut ctx, t, TimePolicy::Clamp, &mut soa).unwrap();
             if i % 7 == 0 {
-                rc.sample_soa(&mut ctx, (i % 13) as f32 * 0.07, &mut soa).unwrap();
+                rc.sample_soa(&mut ctx, (i % 13) as f32 * 0.07, TimePolicy::Clamp, &mut soa).unwrap();
             }
             rc.sample_pose(&mut ctx, t, TimePolicy::Wrap, &mut pose).unwrap();
         }

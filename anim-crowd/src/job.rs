@@ -553,7 +553,7 @@ impl<S: SoaSampler> Shared<'_, S> {
             if let Some(dt) = self.dt {
                 character.advance(dt, duration);
             }
-            if let Err(e) = clip.sample_soa(context, character.time, pose) {
+            if let Err(e) = clip.sample_soa(context, character.time, character.policy(), pose) {
                 error.get_or_insert((v.first + i, e));
             }
             let model = &mut v.models[i * self.joints..(i + 1) * self.joints];

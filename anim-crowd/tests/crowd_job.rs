@@ -312,11 +312,12 @@ impl SoaSampler for Fuse {
         1.0
     }
 
-    fn sample_soa(&self, calls: &mut u32, time: f32, out: &mut SoaPose) -> Result<(), ClipError> {
+    fn sample_soa(&self, calls: &mut u32, time: f32, policy: TimePolicy, out: &mut SoaPose) -> Result<f32, ClipError> {
+        let time = policy.apply(time, 1.0);
         assert!(!(0.5..0.6).contains(&time), "the fuse burns at {time}");
         *calls += 1;
         out.set(0, &Transform::from_translation(Vec3::new(time, 0.0, 0.0)));
-        Ok(())
+        Ok(time)
     }
 }
 

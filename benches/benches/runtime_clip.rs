@@ -85,7 +85,9 @@ fn w1(c: &mut Criterion, case: &Case) {
     let mut soa = SoaPose::identity(joints);
     let mut t = 0.0;
     g.bench_function(format!("{}/runtime", case.name), |b| {
-        b.iter(|| case.runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), &mut soa).expect("fits"))
+        b.iter(|| {
+            case.runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), TimePolicy::Clamp, &mut soa).expect("fits")
+        })
     });
     let mut pose = case.skeleton.rest_pose().clone();
     let mut cache = SamplingCache::new(&case.clip);
@@ -113,7 +115,7 @@ fn w3(c: &mut Criterion, case: &Case) {
     let mut t = 0.0;
     g.bench_function(format!("{}/runtime", case.name), |b| {
         b.iter(|| {
-            case.runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), &mut soa).expect("fits");
+            case.runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), TimePolicy::Clamp, &mut soa).expect("fits");
             local_to_model(&case.skeleton, &soa, black_box(&mut model)).expect("fits");
         })
     });
@@ -150,7 +152,7 @@ fn w4(c: &mut Criterion, case: &Case) {
     g.bench_function(format!("{}/runtime", case.name), |b| {
         b.iter(|| {
             for (((ctx, soa), model), t) in contexts.iter_mut().zip(&mut soas).zip(&mut models).zip(&mut times) {
-                case.runtime.sample_soa(ctx, tick(t, d), soa).expect("fits");
+                case.runtime.sample_soa(ctx, tick(t, d), TimePolicy::Clamp, soa).expect("fits");
                 local_to_model(&case.skeleton, soa, model).expect("fits");
             }
             black_box(&mut models);

@@ -116,7 +116,9 @@ fn sampling(g: &mut BenchmarkGroup<WallTime>, case: &Case) {
     let mut soa = SoaPose::from_pose(case.skeleton.rest_pose());
     let mut t = 0.0;
     g.bench_function(format!("{}/w1_sampling_60hz/runtime", case.name), |b| {
-        b.iter(|| case.runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), &mut soa).expect("fits"))
+        b.iter(|| {
+            case.runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), TimePolicy::Clamp, &mut soa).expect("fits")
+        })
     });
     let mut pose = case.skeleton.rest_pose().clone();
     let mut cache = SamplingCache::new(&case.clip);
@@ -141,7 +143,7 @@ fn sampling(g: &mut BenchmarkGroup<WallTime>, case: &Case) {
     let mut t = 0.0;
     g.bench_function(format!("{}/w3_sampling_ltm/runtime", case.name), |b| {
         b.iter(|| {
-            case.runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), &mut soa).expect("fits");
+            case.runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), TimePolicy::Clamp, &mut soa).expect("fits");
             local_to_model(&case.skeleton, &soa, black_box(&mut model)).expect("fits");
         })
     });

@@ -90,7 +90,7 @@ impl BakedClip {
             return Err(ClipError::NonFiniteTime(time));
         }
         if pose.len() != self.joints {
-            return Err(ClipError::JointOutOfRange { clip: self.name.clone(), joint: self.joints, count: pose.len() });
+            return Err(ClipError::JointCount { clip: self.name.clone(), expected: self.joints, got: pose.len() });
         }
         let t = policy.apply(time, self.duration);
         let f = if self.step > 0.0 { t / self.step } else { 0.0 };
@@ -134,15 +134,15 @@ impl SoaSampler for BakedClip {
         BakedClip::duration(self)
     }
 
-    fn sample_soa(&self, _: &mut (), time: f32, out: &mut SoaPose) -> Result<(), ClipError> {
+    fn sample_soa(&self, _: &mut (), time: f32, policy: TimePolicy, out: &mut SoaPose) -> Result<f32, ClipError> {
         if !time.is_finite() {
             return Err(ClipError::NonFiniteTime(time));
         }
         let joints = self.joint_count();
         if out.len() != joints {
-            return Err(ClipError::JointOutOfRange { clip: self.name().to_owned(), joint: joints, count: out.len() });
+            return Err(ClipError::JointCount { clip: self.name().to_owned(), expected: joints, got: out.len() });
         }
-        let t = TimePolicy::Clamp.apply(time, self.duration());
+        let t = policy.apply(time, self.duration());
         let step = self.frame_step();
         let f = if step > 0.0 { t / step } else { 0.0 };
         // A bake holds at least two frames.
@@ -167,6 +167,6 @@ impl SoaSampler for BakedClip {
                 }
             }
         }
-        Ok(())
+        Ok(t)
     }
 }

@@ -78,6 +78,17 @@ pub enum ClipError {
         /// Joints in the pose.
         count: usize,
     },
+    /// The pose has another joint count than the skeleton the clip was compiled or baked
+    /// for.
+    #[error("clip {clip:?} is for a skeleton of {expected} joints, the pose has {got}")]
+    JointCount {
+        /// Clip name.
+        clip: String,
+        /// Joints of the clip's skeleton.
+        expected: usize,
+        /// Joints in the pose.
+        got: usize,
+    },
     /// The sampling cache was made for another clip.
     #[error("sampling cache has {got} channels, clip {clip:?} has {expected}")]
     CacheMismatch {

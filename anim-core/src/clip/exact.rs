@@ -590,19 +590,25 @@ impl SoaSampler for Clip {
         Clip::duration(self)
     }
 
-    fn sample_soa(&self, context: &mut ClipContext, time: f32, out: &mut SoaPose) -> Result<(), ClipError> {
+    fn sample_soa(
+        &self,
+        context: &mut ClipContext,
+        time: f32,
+        policy: TimePolicy,
+        out: &mut SoaPose,
+    ) -> Result<f32, ClipError> {
         self.check_joints(out.len())?;
         self.check_joints(context.scratch.len())?;
         let scratch = context.scratch.locals_mut();
         for jt in self.joint_tracks() {
             scratch[jt.joint] = out.get(jt.joint).expect("checked: the clip's joints are in the pose");
         }
-        self.sample_cached(&mut context.cache, time, TimePolicy::Clamp, &mut context.scratch)?;
+        let t = self.sample_cached(&mut context.cache, time, policy, &mut context.scratch)?;
         let scratch = context.scratch.locals();
         for jt in self.joint_tracks() {
             out.set(jt.joint, &scratch[jt.joint]);
         }
-        Ok(())
+        Ok(t)
     }
 }
 

@@ -26,7 +26,7 @@
 //! filled from the skeleton's rest pose when the clip was compiled.
 //!
 //! ```
-//! use anim_core::clip::{Clip, Interpolation, JointTracks, RuntimeClip, SoaSampler, Track};
+//! use anim_core::clip::{Clip, Interpolation, JointTracks, RuntimeClip, SoaSampler, TimePolicy, Track};
 //! use anim_core::offline::JointRadii;
 //! use anim_core::pose::{JointDesc, Skeleton, SoaPose};
 //! use anim_math::{Transform, Vec3};
@@ -48,7 +48,7 @@
 //! assert_eq!(runtime.key_counts(), [2 * 2, 2 * 2, 2 * 2]);
 //! let mut context = runtime.new_context();
 //! let mut pose = SoaPose::identity(2);
-//! runtime.sample_soa(&mut context, 0.25, &mut pose).unwrap();
+//! runtime.sample_soa(&mut context, 0.25, TimePolicy::Clamp, &mut pose).unwrap();
 //! assert!((pose.get(0).unwrap().translation.x - 0.25).abs() < 1e-4);
 //! ```
 
@@ -306,11 +306,11 @@ impl RuntimeClip {
             return Err(ClipError::NonFiniteTime(time));
         }
         if pose.len() != self.joints {
-            return Err(ClipError::JointOutOfRange { clip: self.name.clone(), joint: self.joints, count: pose.len() });
+            return Err(ClipError::JointCount { clip: self.name.clone(), expected: self.joints, got: pose.len() });
         }
         let t = policy.apply(time, self.duration);
         let mut scratch = std::mem::replace(&mut context.scratch, SoaPose::identity(0));
-        let r = self.sample_soa(context, t, &mut scratch);
+        let r = self.sample_soa(context, t, TimePolicy::Clamp, &mut scratch);
         context.scratch = scratch;
         r?;
         context.scratch.to_pose(pose).expect("scratch pose sized for the clip in new_context");
@@ -382,25 +382,27 @@ impl SoaSampler for RuntimeClip {
         self.duration
     }
 
-    fn sample_soa(&self, context: &mut RuntimeClipContext, time: f32, out: &mut SoaPose) -> Result<(), ClipError> {
+    fn sample_soa(
+        &self,
+        context: &mut RuntimeClipContext,
+        time: f32,
+        policy: TimePolicy,
+        out: &mut SoaPose,
+    ) -> Result<f32, ClipError> {
         if !time.is_finite() {
             return Err(ClipError::NonFiniteTime(time));
         }
-        if out.len() < self.joints {
-            return Err(ClipError::JointOutOfRange {
-                clip: self.name.clone(),
-                joint: self.joints - 1,
-                count: out.len(),
-            });
+        if out.len() != self.joints {
+            return Err(ClipError::JointCount { clip: self.name.clone(), expected: self.joints, got: out.len() });
         }
         self.check_context(context)?;
-        let t = time.clamp(0.0, self.duration);
+        let t = policy.apply(time, self.duration);
         if t < context.time {
             context.restore(&self.start);
         }
         load_keys(&self.channels, context, t);
         interpolate(context, t, out.groups_mut());
-        Ok(())
+        Ok(t)
     }
 }
 

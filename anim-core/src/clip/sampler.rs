@@ -49,12 +49,23 @@ pub trait SoaSampler: Sync {
     /// The clip's duration in seconds.
     fn duration(&self) -> f32;
 
-    /// Samples every joint at `time` (seconds from the clip's start, already wrapped or
-    /// clamped by the caller) into `out`. Joints the clip does not animate keep their
-    /// values in `out`. Allocates nothing.
+    /// Samples every joint at `time` (raw seconds, brought into `[0, duration]` by
+    /// `policy`: [`TimePolicy::Wrap`] for a running clock on a looping clip,
+    /// [`TimePolicy::Clamp`] to hold the ends) into `out`, and returns the time sampled.
+    /// Joints the clip does not animate keep their values in `out`. Allocates nothing.
+    ///
+    /// The same `(time, policy)` gives the same pose on every clip form (exact, baked,
+    /// runtime), up to each form's documented error.
     ///
     /// # Errors
-    /// `out` is shorter than the clip's highest animated joint, or `context` belongs to
-    /// another clip.
-    fn sample_soa(&self, context: &mut Self::Context, time: f32, out: &mut SoaPose) -> Result<(), ClipError>;
+    /// `time` is not finite, `out` does not fit the clip (shorter than its highest
+    /// animated joint; for a runtime clip, another joint count than its skeleton's), or
+    /// `context` belongs to another clip.
+    fn sample_soa(
+        &self,
+        context: &mut Self::Context,
+        time: f32,
+        policy: TimePolicy,
+        out: &mut SoaPose,
+    ) -> Result<f32, ClipError>;
 }

@@ -40,7 +40,7 @@
 //! (two keys), so sampling writes every joint.
 //!
 //! ```
-//! use anim_core::clip::{Clip, Interpolation, JointTracks, RuntimeClip, SoaSampler, Track};
+//! use anim_core::clip::{Clip, Interpolation, JointTracks, RuntimeClip, SoaSampler, TimePolicy, Track};
 //! use anim_core::offline::JointRadii;
 //! use anim_core::pose::{JointDesc, Skeleton, SoaPose};
 //! use anim_math::{Transform, Vec3};
@@ -62,7 +62,7 @@
 //! assert_eq!(runtime.key_counts(), [2 * 2, 2 * 2, 2 * 2]);
 //! let mut context = runtime.new_context();
 //! let mut pose = SoaPose::identity(2);
-//! runtime.sample_soa(&mut context, 0.25, &mut pose).unwrap();
+//! runtime.sample_soa(&mut context, 0.25, TimePolicy::Clamp, &mut pose).unwrap();
 //! assert!((pose.get(0).unwrap().translation.x - 0.25).abs() < 1e-4);
 //! ```
 
