@@ -1,0 +1,3 @@
+//! Helpers shared by anim-core's test files.
+
+pub mod kernels;
