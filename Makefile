@@ -11,9 +11,12 @@ setup:
 run: setup
 	cargo run --release -p demos --bin viewer
 
-# Every test of the workspace (Vulkan tests run on lavapipe with validation on).
+# Every test of the workspace (Vulkan tests run on lavapipe with validation on). anim-math
+# runs with its `mint` feature on, which adds tests (tests/mint.rs, a doctest) and removes
+# none: the workspace build leaves the feature off, so `--workspace` alone skips them.
 test: setup
-	cargo test --workspace
+	cargo test --workspace --exclude anim-math
+	cargo test -p anim-math --features mint
 
 lint: setup
 	cargo fmt --all -- --check

@@ -1,7 +1,11 @@
-//! The skinning kernels and influence layouts: every [`Kernel`] this CPU runs agrees with
-//! the scalar loop on every layout, the compact layouts agree with `f32` within their
-//! quantization bound, quantized weights sum to exactly one, and the fast renormalization
-//! stays within its error bound.
+//! The skinning kernels and influence layouts: every [`Kernel`] agrees with the scalar loop
+//! on every layout, the compact layouts agree with `f32` within their quantization bound,
+//! quantized weights sum to exactly one, and the fast renormalization stays within its
+//! error bound.
+//!
+//! A test comparing kernels runs every one of them or fails: a kernel this CPU lacks is
+//! passed over only when `ANIM_SKIP_KERNELS` names it (`tests/common/kernels.rs`), and each
+//! such test prints the kernels it ran.
 
 use anim_core::skin::mesh::{InfluenceLayout, UNORM16_ONE};
 use anim_core::skin::skinning::{
@@ -29,6 +33,37 @@ impl Rng {
 
 const LAYOUTS: [InfluenceLayout; 3] = [InfluenceLayout::F32, InfluenceLayout::U16Unorm16, InfluenceLayout::U8Unorm16];
 const KERNELS: [Kernel; 2] = [Kernel::Scalar, Kernel::Avx2Fma];
+
+/// A kernel's name in `ANIM_SKIP_KERNELS`, or `None` for the scalar loop, which every CPU
+/// runs. A kernel added to [`Kernel`] fails here until it is named (and listed in
+/// [`KERNELS`] and in `anim_testkit::kernels`).
+fn skip_name(kernel: Kernel) -> Option<&'static str> {
+    match kernel {
+        Kernel::Scalar => None,
+        Kernel::Avx2Fma => Some("avx2"),
+        other => panic!("{other:?} has no name in ANIM_SKIP_KERNELS: add it to skip_name and KERNELS"),
+    }
+}
+
+/// The kernels of [`KERNELS`] that `test` runs: all of them, less those the CPU lacks and
+/// `ANIM_SKIP_KERNELS` names (any other missing kernel fails the test). Prints which.
+fn kernels_to_run(test: &str) -> Vec<Kernel> {
+    let run: Vec<Kernel> = KERNELS
+        .into_iter()
+        .filter(|&kernel| match skip_name(kernel) {
+            None => true,
+            Some(name) => {
+                // The CPU flags are read here, independently of `Kernel::available`, which
+                // must agree with them.
+                let has = anim_testkit::kernels::cpu_has(name);
+                assert_eq!(kernel.available(), has, "{kernel:?}.available() disagrees with the CPU flags");
+                anim_testkit::kernels::require_kernel(name, has)
+            }
+        })
+        .collect();
+    eprintln!("{test}: kernels run: {run:?}");
+    run
+}
 
 /// A random mesh: `verts` vertices, `per` slots each (some zero, one vertex unweighted),
 /// positions within 2 units, unit normals; and a palette of `joints` rigid transforms with
@@ -81,6 +116,7 @@ fn lbs(
 /// renormalization's bound. Unweighted vertex 3 keeps its rest position and normal.
 #[test]
 fn kernels_match_the_scalar_loop_on_every_layout() {
+    let kernels = kernels_to_run("kernels_match_the_scalar_loop_on_every_layout");
     for per in [1usize, 2, 3, 4, 5, 8] {
         let (inf, pos, nrm, pal) = scene(7 + per as u32, 37, per, 12);
         for layout in LAYOUTS {
@@ -88,7 +124,7 @@ fn kernels_match_the_scalar_loop_on_every_layout() {
             assert_eq!(inf.layout(), layout);
             for mode in MODES {
                 let (rp, rn) = lbs(&inf, &pos, &nrm, &pal, mode, Kernel::Scalar);
-                for kernel in KERNELS.into_iter().filter(|k| k.available()) {
+                for &kernel in &kernels {
                     let (p, n) = lbs(&inf, &pos, &nrm, &pal, mode, kernel);
                     for v in 0..pos.len() {
                         let what = format!("{per} influences, {layout:?}, {mode:?}, {kernel:?}, vertex {v}");
@@ -181,6 +217,11 @@ fn u8_layout_needs_at_most_256_joints() {
 /// (29), and a remainder alone (5).
 #[test]
 fn dq_kernels_match_the_scalar_loop_on_every_layout() {
+    // The plain function (best kernel) and every kernel but the scalar reference.
+    let kernels: Vec<Option<Kernel>> = std::iter::once(None)
+        .chain(kernels_to_run("dq_kernels_match_the_scalar_loop_on_every_layout").into_iter().map(Some))
+        .filter(|&k| k != Some(Kernel::Scalar))
+        .collect();
     for (per, verts) in [1usize, 2, 3, 4, 8].into_iter().flat_map(|p| [(p, 5), (p, 29), (p, 32)]) {
         let (inf, pos, nrm, mats) = scene(40 + per as u32 + verts as u32, verts, per, 9);
         let rigid: Vec<Mat4> = mats
@@ -207,7 +248,7 @@ fn dq_kernels_match_the_scalar_loop_on_every_layout() {
                 (p, n)
             };
             let (rp, rn) = run(Some(Kernel::Scalar));
-            for kernel in [None, Some(Kernel::Avx2Fma)] {
+            for &kernel in &kernels {
                 let (p, n) = run(kernel);
                 for v in 0..pos.len() {
                     let what = format!("{per} influences, {layout:?}, {kernel:?}, vertex {v}");
@@ -236,6 +277,11 @@ fn dq_kernels_without_hemisphere_tests_match_the_scalar_loop() {
     let pal = DqPalette::from_matrices(&mats);
     assert!(pal.is_rigid());
     assert!(pal.dual_quats().iter().all(|q| q.as_ref().real.w > 0.75), "the palette takes the path under test");
+    // The path under test is the AVX2 loop's: without it this test has nothing to compare.
+    let kernels = kernels_to_run("dq_kernels_without_hemisphere_tests_match_the_scalar_loop");
+    if !kernels.contains(&Kernel::Avx2Fma) {
+        return;
+    }
     for (per, verts) in [(4usize, 29usize), (4, 32), (3, 29), (2, 8)] {
         let (inf, pos, nrm, _) = scene(90 + per as u32 + verts as u32, verts, per, joints);
         for layout in LAYOUTS {
@@ -248,9 +294,6 @@ fn dq_kernels_without_hemisphere_tests_match_the_scalar_loop() {
                 (p, n)
             };
             let (rp, rn) = run(Kernel::Scalar);
-            if !Kernel::Avx2Fma.available() {
-                continue;
-            }
             let (p, n) = run(Kernel::Avx2Fma);
             for v in 0..verts {
                 let what = format!("{per} influences, {verts} vertices, {layout:?}, vertex {v}");

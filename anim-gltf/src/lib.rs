@@ -44,12 +44,17 @@
 //!   materials, textures, images, samplers and cameras too (an unresolved `material` or
 //!   `camera` index included), as in the Khronos glTF-Validator: all material problems are
 //!   the same class.
-//! - **Validation.** What the Khronos glTF-Validator reports as an error in the parts that
-//!   are read is an error here, with the validator's issue code in the message
+//! - **Validation.** Errors carry the Khronos glTF-Validator's issue code in the message
 //!   (`GLB_LENGTH_MISMATCH`, `UNKNOWN_ASSET_MAJOR_VERSION`, `UNDEFINED_PROPERTY`,
 //!   `ACCESSOR_NORMALIZED_INVALID`, `NODE_MATRIX_TRS`, `NODE_MATRIX_NON_TRS`,
 //!   `MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY`, `VALUE_NOT_IN_LIST`,
-//!   `UNRESOLVED_REFERENCE`, …) and the JSON path of the element at fault.
+//!   `UNRESOLVED_REFERENCE`, …) and the JSON path of the element at fault. Two things the
+//!   validator calls errors load on purpose, as real exporters write them and other viewers
+//!   accept them: skin weights whose sum is not one are divided by their sum
+//!   (`ACCESSOR_WEIGHTS_NON_NORMALIZED`), and the values of accessor `min`/`max` are never
+//!   read (`POSITION` must declare them), so bounds disagreeing with the data
+//!   (`ACCESSOR_MIN_MISMATCH`, `ACCESSOR_MAX_MISMATCH`) change nothing. Not every check of the validator is repeated here (rotations that are
+//!   not unit are normalized, for one): a file that loads is not thereby valid glTF.
 //!
 //! # Untrusted files
 //! [`load`] and [`load_from_bytes`] are safe defaults for hostile input; [`load_with`] and

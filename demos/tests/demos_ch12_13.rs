@@ -1,5 +1,6 @@
 //! The chapter 12 and 13 demos: each runs headless on lavapipe with validation and
-//! synchronization validation on (any message fails) and draws something; plus what each
+//! synchronization validation on (any message fails) and draws its character or chain
+//! where the CPU puts it (`common`: a CPU rasterization of the same frame); plus what each
 //! demo claims, checked against the library by an independent path (blend end points,
 //! crossfade weights, additive deltas, IK reach and limits, grounded ankles).
 
@@ -9,36 +10,50 @@ use anim_core::pose::Pose;
 use anim_ik::GroundQuery;
 use anim_mannequin::ANKLE_HEIGHT;
 use anim_math::{Mat4, Quat, Transform, Vec3, quat};
-use anim_render_vk::RgbaImage;
 use demos::app::HEADLESS_DT;
 use demos::scenes::ch13_ccd::{self, ChainSolver, Tentacle};
 use demos::scenes::{ch12_additive, ch12_blend, ch12_crossfade, ch13_fabrik, ch13_foot_ik};
 use demos::{Character, CommonArgs, Key, Scene, run_headless};
 
+mod common;
+
 const W: u32 = 240;
 const H: u32 = 160;
 
-/// Pixels that differ from the clear colour (±1) of the top-left corner.
-fn foreground(img: &RgbaImage) -> usize {
-    let bg = img.pixel(0, 0);
-    let mut n = 0;
-    for y in 0..img.height {
-        for x in 0..img.width {
-            if img.pixel(x, y).iter().zip(&bg).any(|(a, b)| a.abs_diff(*b) > 1) {
-                n += 1;
-            }
-        }
-    }
-    n
-}
-
-fn runs_clean<S: Scene>(min_foreground: f32) -> demos::HeadlessRun<S> {
-    let run = run_headless::<S>(&CommonArgs::headless(4, W, H)).unwrap_or_else(|e| panic!("{}: {e}", S::NAME));
+/// Runs `S` headless (4 frames) with validation on; `drawn_as_predicted` then checks that
+/// the last frame drew what the CPU predicts for it (see `common`), with no validation
+/// message either.
+fn runs_clean<S: Scene>(drawn_as_predicted: impl FnOnce(&mut demos::HeadlessRun<S>)) -> demos::HeadlessRun<S> {
+    let mut run = run_headless::<S>(&CommonArgs::headless(4, W, H)).unwrap_or_else(|e| panic!("{}: {e}", S::NAME));
     assert!(run.context.validation_enabled());
     assert_eq!(run.context.validation_count(), 0, "{}", run.context.validation_messages().join("\n"));
-    let fg = foreground(&run.image) as f32 / (W * H) as f32;
-    assert!(fg > min_foreground, "{}: only {:.2}% of the image is not background", S::NAME, fg * 100.0);
+    drawn_as_predicted(&mut run);
+    assert_eq!(run.context.validation_count(), 0, "{}", run.context.validation_messages().join("\n"));
     run
+}
+
+/// The character of a stage scene is drawn where the CPU puts it.
+fn stage_drawn<S: Scene>(
+    what: &str,
+    stage: impl Fn(&mut S) -> &mut demos::Stage,
+) -> impl FnOnce(&mut demos::HeadlessRun<S>) {
+    move |r| {
+        let stage = stage(&mut r.app.scene);
+        common::assert_stage_drawn(what, &r.context, &mut r.renderer, &r.app.frame, stage, (W, H))
+    }
+}
+
+/// The chain's bones (static instances of `chain::bone_mesh`) are drawn where the CPU puts
+/// them.
+fn bones_drawn<S: Scene>(what: &str) -> impl FnOnce(&mut demos::HeadlessRun<S>) {
+    move |r| {
+        let bone = demos::chain::bone_mesh();
+        let frame = &r.app.frame;
+        assert!(frame.instances.iter().all(|i| i.deform == anim_render_vk::Deform::Static));
+        let drawn = common::drawn_instances(&r.context, &mut r.renderer, frame, W, H, |_| true);
+        let predicted = common::silhouette(&frame.camera, W, H, &common::frame_triangles(frame, |_| Some(&bone)));
+        common::assert_matches(what, &drawn, &predicted);
+    }
 }
 
 fn assert_poses_eq(a: &Pose, b: &Pose, tol: f32, what: &str) {
@@ -64,7 +79,7 @@ fn model_position(ch: &Character, pose: &Pose, joint: usize) -> Vec3 {
 
 #[test]
 fn ch12_blend_runs_clean() {
-    let run = runs_clean::<ch12_blend::BlendDemo>(0.05);
+    let run = runs_clean(stage_drawn::<ch12_blend::BlendDemo>("ch12_blend", |s| &mut s.stage));
     // Four headless frames: the weight timer advanced three fixed steps.
     assert!((run.app.scene.weight_time - 3.0 * HEADLESS_DT).abs() < 1e-6);
     assert!((run.app.scene.weight - ch12_blend::blend_weight(3.0 * HEADLESS_DT)).abs() < 1e-6);
@@ -72,7 +87,7 @@ fn ch12_blend_runs_clean() {
 
 #[test]
 fn ch12_crossfade_runs_clean() {
-    runs_clean::<ch12_crossfade::CrossFadeDemo>(0.05);
+    runs_clean(stage_drawn::<ch12_crossfade::CrossFadeDemo>("ch12_crossfade", |s| &mut s.stage));
 }
 
 #[test]
@@ -90,7 +105,7 @@ fn ch12_crossfade_headless_is_deterministic() {
 
 #[test]
 fn ch12_additive_runs_clean() {
-    let run = runs_clean::<ch12_additive::AdditiveDemo>(0.05);
+    let run = runs_clean(stage_drawn::<ch12_additive::AdditiveDemo>("ch12_additive", |s| &mut s.stage));
     // Headless sweeps the additive time through the lean clip (1 s long).
     let s = &run.app.scene;
     assert!(s.sweep);
@@ -101,20 +116,20 @@ fn ch12_additive_runs_clean() {
 
 #[test]
 fn ch13_ccd_runs_clean() {
-    let run = runs_clean::<ch13_ccd::CcdDemo>(0.02);
+    let run = runs_clean::<ch13_ccd::CcdDemo>(bones_drawn("ch13_ccd"));
     assert!(run.app.scene.tentacle.constrained);
     assert!(run.app.scene.status().contains("CCD | constraints on"), "{}", run.app.scene.status());
 }
 
 #[test]
 fn ch13_fabrik_runs_clean() {
-    let run = runs_clean::<ch13_fabrik::FabrikDemo>(0.02);
+    let run = runs_clean::<ch13_fabrik::FabrikDemo>(bones_drawn("ch13_fabrik"));
     assert!(run.app.scene.status().starts_with("FABRIK"), "{}", run.app.scene.status());
 }
 
 #[test]
 fn ch13_foot_ik_runs_clean() {
-    let run = runs_clean::<ch13_foot_ik::FootIkDemo>(0.3);
+    let run = runs_clean(stage_drawn::<ch13_foot_ik::FootIkDemo>("ch13_foot_ik", |s| &mut s.walker.stage));
     assert!(run.app.scene.walker.ik, "headless runs with IK on");
 }
 
