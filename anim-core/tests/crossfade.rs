@@ -149,3 +149,63 @@ fn crossfade_equals_the_layered_job() {
         assert!((x.rotation.coords - y.rotation.coords).amax() < 1e-6);
     }
 }
+
+/// A negative step runs a fade back towards its source: half-way in, a step back of the
+/// same length returns to the source's pose (both clips are constant, so only the weight
+/// moves), further steps back stay there (weight 0, the fade still queued), and forward
+/// steps finish it as usual.
+#[test]
+fn negative_steps_run_a_fade_backwards_and_stop_at_its_source() {
+    let a = ramp("a", Vec3::zeros(), Vec3::zeros(), 1.0);
+    let b = ramp("b", Vec3::new(4.0, 0.0, 0.0), Vec3::zeros(), 1.0);
+    let mut f = CrossFadeController::new(&skeleton(), 2);
+    f.play(a, TimePolicy::Wrap).unwrap();
+    f.fade_to(b, 0.5, TimePolicy::Wrap).unwrap();
+    f.update(0.25).unwrap();
+    assert!(near(pos(&f), Vec3::new(2.0, 0.0, 0.0)));
+    f.update(-0.125).unwrap();
+    assert!(near(pos(&f), Vec3::new(1.0, 0.0, 0.0)));
+    assert_eq!(f.targets().next().map(|t| t.weight), Some(0.25));
+    f.update(-0.5).unwrap();
+    assert!(near(pos(&f), Vec3::zeros()), "{:?}", pos(&f));
+    assert_eq!(f.targets().next().map(|t| (t.weight, t.elapsed)), Some((0.0, 0.0)));
+    f.update(0.0).unwrap();
+    assert!(near(pos(&f), Vec3::zeros()));
+    f.update(0.5).unwrap();
+    assert!(near(pos(&f), Vec3::new(4.0, 0.0, 0.0)));
+    f.update(0.1).unwrap();
+    assert!(!f.is_fading(), "the finished fade became the current clip");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any sequence of steps, positive, negative or zero, with fades started along the way,
+    /// keeps every fade weight in [0, 1] and the pose finite.
+    #[test]
+    fn any_steps_keep_weights_in_range_and_poses_finite(
+        steps in proptest::collection::vec((-1.0f32..1.0, proptest::bool::ANY, 0u8..3, 0.0f32..0.7), 1..60)
+    ) {
+        let clips = [
+            ramp("a", Vec3::zeros(), Vec3::y(), 1.3),
+            ramp("b", Vec3::new(1.0, 0.0, 0.0), Vec3::x(), 0.4),
+            ramp("c", Vec3::new(0.0, 0.0, 5.0), Vec3::new(0.0, -3.0, 1.0), 2.0),
+        ];
+        let mut f = CrossFadeController::new(&skeleton(), 2);
+        f.play(clips[0].clone(), TimePolicy::Wrap).unwrap();
+        for (dt, fade, which, duration) in steps {
+            let dt = if dt.abs() < 0.05 { 0.0 } else { dt };
+            if fade {
+                let policy = if which == 1 { TimePolicy::Clamp } else { TimePolicy::Wrap };
+                f.fade_to(clips[which as usize].clone(), duration, policy).unwrap();
+            }
+            f.update(dt).unwrap();
+            for t in f.targets() {
+                proptest::prop_assert!((0.0..=1.0).contains(&t.weight), "weight {}", t.weight);
+                proptest::prop_assert!(t.elapsed >= 0.0);
+            }
+            proptest::prop_assert!(f.pose().locals().iter().all(Transform::is_finite));
+            proptest::prop_assert!(f.root_motion_delta().is_finite());
+        }
+    }
+}

@@ -325,7 +325,8 @@ fn bad_input_is_an_error_not_a_panic() {
         &DqPalette::from_rigid(&[DualQuat::identity(); 4]),
         &mut SkinningOutput { positions: &mut out, normals: Some(&mut n) },
     );
-    assert!(matches!(e, Err(SkinningError::WrongLength(anim_core::LengthMismatch { what: "input normals", .. }))));
+    // Output normals of a mesh without input normals: the error that names the fix.
+    assert_eq!(e, Err(SkinningError::NoNormals { vertices: 1 }));
     assert!(matches!(
         Influences::new(4, vec![0, 1, 2, 7], vec![0.25; 4], 4),
         Err(SkinningError::JointOutOfRange { vertex: 0, slot: 3, joint: 7, count: 4 })

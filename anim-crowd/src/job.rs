@@ -151,6 +151,15 @@ pub enum CrowdJobError {
     /// The skin does not fit the job's skeleton.
     #[error("skin: {0}")]
     Skin(#[source] PoseError),
+    /// A clip was made for another skeleton than the job's (a runtime clip compiled for
+    /// the full skeleton, played on a trimmed one).
+    #[error("clip {clip}: {source}")]
+    ClipSkeleton {
+        /// The clip index.
+        clip: usize,
+        /// The mix-up.
+        source: PoseError,
+    },
     /// Sampling a character's clip failed (the first such character, by index).
     #[error("character {character}: {source}")]
     Sample {
@@ -215,8 +224,9 @@ impl<'a, S: SoaSampler> CrowdJob<'a, S> {
     /// [`PaletteOutput::None`]). Buffers of characters already added are resized.
     ///
     /// # Errors
-    /// The skin names a joint the skeleton does not have.
+    /// The skin was made for another skeleton, or names a joint the skeleton does not have.
     pub fn with_palettes(mut self, skin: &'a Skin, output: PaletteOutput) -> Result<Self, CrowdJobError> {
+        skin.check_skeleton(self.skeleton).map_err(CrowdJobError::Skin)?;
         let count = self.skeleton.len();
         if let Some((index, &joint)) = skin.joints().iter().enumerate().find(|(_, j)| **j >= count) {
             return Err(CrowdJobError::Skin(PoseError::JointOutOfRange { index, joint, count }));
@@ -250,7 +260,8 @@ impl<'a, S: SoaSampler> CrowdJob<'a, S> {
     /// the next run. Returns its index.
     ///
     /// # Errors
-    /// Unknown clip, or a time or speed that is not finite.
+    /// Unknown clip, a clip made for another skeleton, or a time or speed that is not
+    /// finite.
     pub fn add(&mut self, character: CrowdCharacter) -> Result<usize, CrowdJobError> {
         let index = self.characters.len();
         let clip = self.check(index, &character)?;
@@ -294,6 +305,10 @@ impl<'a, S: SoaSampler> CrowdJob<'a, S> {
             clips.get(c.clip).ok_or(CrowdJobError::NoClip { character: index, clip: c.clip, clips: clips.len() })?;
         if !(c.time.is_finite() && c.speed.is_finite()) {
             return Err(CrowdJobError::NotFinite { character: index, time: c.time, speed: c.speed });
+        }
+        if clip.skeleton_id().is_some_and(|id| id != self.skeleton.id()) {
+            let source = PoseError::SkeletonMismatch { what: "clip", joints: self.skeleton.len() };
+            return Err(CrowdJobError::ClipSkeleton { clip: c.clip, source });
         }
         Ok(clip)
     }

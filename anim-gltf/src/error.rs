@@ -114,6 +114,30 @@ pub enum GltfError {
     /// A caller-side argument is wrong (buffer lengths, an instance index, …).
     #[error("{0}")]
     Argument(String),
+    /// No clip has this name ([`Model::clip_index`](crate::Model::clip_index)); the
+    /// model's clip names are listed, and a name that differs only in case is suggested.
+    #[error("no clip named {name:?}{hint}; the model's clips: {available:?}")]
+    NoClip {
+        /// The name asked for.
+        name: String,
+        /// Every clip name of the model, in order.
+        available: Vec<String>,
+        /// `", did you mean \"Walk\"?"` when a name matches but for case, else empty.
+        hint: String,
+    },
+    /// Sampling a clip failed (a non-finite time, a pose of another skeleton, …).
+    #[error(transparent)]
+    Clip(#[from] anim_core::clip::ClipError),
+    /// A pose, skin or set of model matrices does not fit the model's skeleton.
+    #[error(transparent)]
+    Pose(#[from] anim_core::pose::PoseError),
+    /// Skinning was refused (a mesh without normals asked for normals, wrong buffer
+    /// lengths, …).
+    #[error(transparent)]
+    Skinning(#[from] anim_core::skin::SkinningError),
+    /// Morphing was refused (weights of the wrong count, non-finite weights).
+    #[error(transparent)]
+    Morph(#[from] anim_core::skin::MorphError),
     /// The data handed to the exporter cannot be written.
     #[error("export: {0}")]
     Export(String),

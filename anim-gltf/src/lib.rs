@@ -129,9 +129,12 @@ mod export;
 mod import;
 mod model;
 mod options;
+pub mod prelude;
 mod skinning;
 pub mod trim;
 
+pub use anim_core;
+pub use anim_math;
 pub use error::GltfError;
 pub use export::{ExportMesh, export_glb, export_glb_with_morphs};
 pub use import::MAX_INFLUENCE_SETS;

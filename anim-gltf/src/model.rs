@@ -7,6 +7,7 @@ use anim_core::clip::{Clip, Interpolation, TimePolicy};
 use anim_core::pose::{Pose, Skeleton};
 use anim_core::skin::{Mesh, MorphTargets, Skin};
 use anim_math::Mat4;
+use std::sync::Arc;
 
 /// Key of the scalar-curve list in an animation's `extras`:
 /// `{"animScalarCurves": [{"name": "foot_contact_l", "interpolation": "STEP", "times": [..], "values": [..]}]}`
@@ -112,8 +113,9 @@ pub struct Model {
     pub skins: Vec<SkinInfo>,
     /// Mesh instances of the scene, ordered by node then primitive.
     pub meshes: Vec<MeshInstance>,
-    /// Clips, by animation index.
-    pub clips: Vec<Clip>,
+    /// Clips, by animation index, shared ([`Arc`]) so that controllers play them without
+    /// copying (`Arc::clone(&model.clips[i])`, or [`Model::clip`] by name).
+    pub clips: Vec<Arc<Clip>>,
     /// Per clip, the file's view of it.
     pub clip_info: Vec<ClipInfo>,
     /// Things that were loaded with a compromise (ignored target names, …).
@@ -121,7 +123,35 @@ pub struct Model {
 }
 
 impl Model {
-    /// The clip with this name (first match) or, when `key` is a number, this index.
+    /// The index of the clip named `name` (exactly, first match).
+    ///
+    /// # Errors
+    /// [`GltfError::NoClip`], listing the model's clip names and suggesting one that
+    /// differs only in case.
+    pub fn clip_index(&self, name: &str) -> Result<usize, GltfError> {
+        if let Some(i) = self.clips.iter().position(|c| c.name() == name) {
+            return Ok(i);
+        }
+        let available: Vec<String> = self.clips.iter().map(|c| c.name().to_owned()).collect();
+        let hint = available
+            .iter()
+            .find(|a| a.eq_ignore_ascii_case(name))
+            .map_or_else(String::new, |a| format!(", did you mean {a:?}?"));
+        Err(GltfError::NoClip { name: name.to_owned(), available, hint })
+    }
+
+    /// The clip named `name` (see [`Model::clip_index`]), shared: what
+    /// [`CrossFadeController`](anim_core::blend::CrossFadeController) plays, without a copy.
+    ///
+    /// # Errors
+    /// [`GltfError::NoClip`], as [`Model::clip_index`].
+    pub fn clip(&self, name: &str) -> Result<Arc<Clip>, GltfError> {
+        Ok(Arc::clone(&self.clips[self.clip_index(name)?]))
+    }
+
+    /// The clip with this name (first match) or, when `key` is a number, this index:
+    /// what command lines take. A program that names its clips wants
+    /// [`Model::clip_index`], whose error lists the names.
     pub fn find_clip(&self, key: &str) -> Option<usize> {
         if let Some(i) = self.clips.iter().position(|c| c.name() == key) {
             return Some(i);
@@ -137,7 +167,7 @@ impl Model {
     pub fn sample_pose(&self, clip: usize, time: f32, policy: TimePolicy, pose: &mut Pose) -> Result<(), GltfError> {
         let c = self.clips.get(clip).ok_or_else(|| GltfError::Argument(format!("no clip {clip}")))?;
         pose.clone_from(self.skeleton.rest_pose());
-        c.sample(time, policy, pose).map_err(|e| GltfError::Argument(e.to_string()))?;
+        c.sample(time, policy, pose)?;
         Ok(())
     }
 
@@ -147,7 +177,7 @@ impl Model {
     /// # Errors
     /// `pose` or `out` does not have the skeleton's length.
     pub fn world_matrices(&self, pose: &Pose, out: &mut [Mat4]) -> Result<(), GltfError> {
-        pose.local_to_model(&self.skeleton, out).map_err(|e| GltfError::Argument(e.to_string()))
+        Ok(pose.local_to_model(&self.skeleton, out)?)
     }
 
     /// `world(joint) · IBM` would need the world of every skin joint: this gives, for skin

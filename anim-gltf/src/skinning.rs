@@ -55,7 +55,7 @@ impl Model {
         }
         out.copy_from_slice(defaults);
         if !defaults.is_empty() {
-            c.sample_weights(inst.joint, time, policy, out).map_err(|e| GltfError::Argument(e.to_string()))?;
+            c.sample_weights(inst.joint, time, policy, out)?;
         }
         Ok(())
     }
@@ -162,7 +162,6 @@ impl Model {
             return Err(GltfError::Argument(format!("output buffers must hold {n} vertices")));
         }
         let normals = if mesh.normals.is_empty() { None } else { normals };
-        let arg = |e: anim_core::skin::SkinningError| GltfError::Argument(e.to_string());
         let weights = weights.or_else(|| inst.morph.as_ref().map(|m| m.default_weights()));
         // Morph first, into scratch, when some target has a non-zero weight.
         let (base_positions, base_normals) = match (&inst.morph, weights) {
@@ -172,7 +171,7 @@ impl Model {
                 let with_normals = normals.is_some();
                 mn.resize(if with_normals { n } else { 0 }, Vec3::zeros());
                 let nrm = if with_normals { Some((mesh.normals.as_slice(), mn.as_mut_slice())) } else { None };
-                m.apply(w, &mesh.positions, mp, nrm).map_err(|e| GltfError::Argument(e.to_string()))?;
+                m.apply(w, &mesh.positions, mp, nrm)?;
                 (mp.as_slice(), if with_normals { mn.as_slice() } else { mesh.normals.as_slice() })
             }
             (Some(m), Some(w)) if w.len() != m.target_count() => {
@@ -190,8 +189,8 @@ impl Model {
                 };
                 let mut out = SkinningOutput { positions, normals };
                 scratch.palette.set_method(method);
-                scratch.palette.update(world, skin).map_err(|e| GltfError::Argument(e.to_string()))?;
-                skinning::skin(&input, &scratch.palette, NormalMode::InverseTranspose, &mut out).map_err(arg)?;
+                scratch.palette.update(world, skin)?;
+                skinning::skin(&input, &scratch.palette, NormalMode::InverseTranspose, &mut out)?;
             }
             _ => {
                 let m = &world[inst.joint];

@@ -24,6 +24,7 @@ use anim_core::clip::Clip;
 use anim_core::offline::trim::JointMap;
 use anim_core::pose::Skeleton;
 use anim_core::skin::Skin;
+use std::sync::Arc;
 
 /// A model's skeleton trimmed to what its skins and rigid meshes need, with its clips and
 /// skins carried over (see the [module docs](self) for the rule).
@@ -34,8 +35,9 @@ pub struct RuntimeSkeleton {
     pub skeleton: Skeleton,
     /// Full-skeleton joint ↔ trimmed joint.
     pub map: JointMap,
-    /// The model's clips over the trimmed skeleton, by animation index.
-    pub clips: Vec<Clip>,
+    /// The model's clips over the trimmed skeleton, by animation index (shared, as
+    /// [`Model::clips`] are).
+    pub clips: Vec<Arc<Clip>>,
     /// The model's skins over the trimmed skeleton, by skin index.
     pub skins: Vec<Skin>,
     /// Per glTF node, its joint in [`RuntimeSkeleton::skeleton`], or `None` when dropped.
@@ -67,7 +69,7 @@ impl Model {
             .clips
             .iter()
             .enumerate()
-            .map(|(i, c)| map.clip(c).map_err(fail(format!("animation {i}"))))
+            .map(|(i, c)| map.clip(c).map(Arc::new).map_err(fail(format!("animation {i}"))))
             .collect::<Result<Vec<_>, _>>()?;
         let skins = self
             .skins

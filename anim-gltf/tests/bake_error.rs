@@ -34,7 +34,13 @@ fn gltf(name: &'static str, rel: &str) -> Character {
     assert!(!m.skins.is_empty(), "{rel}: no skin");
     let meshes: Vec<Mesh> = m.meshes.iter().filter(|i| i.skin == Some(0)).map(|i| i.data.clone()).collect();
     assert!(!meshes.is_empty(), "{rel}: no mesh skinned by skin 0");
-    Character { name, skeleton: m.skeleton, skin: m.skins[0].skin.clone(), meshes, clips: m.clips }
+    Character {
+        name,
+        skeleton: m.skeleton,
+        skin: m.skins[0].skin.clone(),
+        meshes,
+        clips: m.clips.iter().map(|c| anim_core::clip::Clip::clone(c)).collect(),
+    }
 }
 
 fn mannequin() -> Character {

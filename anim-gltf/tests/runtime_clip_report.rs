@@ -71,7 +71,7 @@ fn gltf(rel: &str) -> Option<Character> {
         skeleton: m.skeleton,
         skin: m.skins[0].skin.clone(),
         meshes,
-        clips: m.clips,
+        clips: m.clips.iter().map(|c| Clip::clone(c)).collect(),
         source_bytes,
     })
 }

@@ -2,7 +2,6 @@
 
 use crate::chain::renormalize;
 use crate::error::{IkError, check_finite_vec};
-use anim_core::LengthMismatch;
 use anim_math::{Quat, Transform, Vec3, quat};
 
 /// Turns `joint` (a local transform under `parent_world`) so its local `forward` axis
@@ -205,7 +204,7 @@ pub fn aim_joint(
     up: &Vec3,
     world_up: &Vec3,
 ) -> Result<bool, IkError> {
-    LengthMismatch::check("pose", pose.len(), skeleton.len())?;
+    pose.check_skeleton(skeleton.id(), skeleton.len())?;
     if joint >= skeleton.len() {
         return Err(IkError::JointOutOfRange { joint, count: skeleton.len() });
     }

@@ -1,7 +1,6 @@
 //! IK chains: local transforms under a parent-world (root) transform, and joint constraints.
 
 use crate::error::IkError;
-use anim_core::LengthMismatch;
 use anim_core::pose::{Pose, Skeleton};
 use anim_math::{EPSILON, Quat, Transform, Vec3, quat};
 use nalgebra::Unit;
@@ -224,7 +223,7 @@ impl IkChain {
     /// # Errors
     /// A pose that does not match the skeleton, or non-finite transforms.
     pub fn read_pose(&mut self, skeleton: &Skeleton, pose: &Pose, model_to_world: &Transform) -> Result<(), IkError> {
-        LengthMismatch::check("pose", pose.len(), skeleton.len())?;
+        pose.check_skeleton(skeleton.id(), skeleton.len())?;
         let Some(&first) = self.joints.first() else {
             return Err(IkError::EmptyChain);
         };

@@ -42,6 +42,9 @@ pub enum IkError {
     /// A pose, per-leg or per-sample array has the wrong length.
     #[error(transparent)]
     WrongLength(#[from] LengthMismatch),
+    /// The pose belongs to another skeleton than the one given.
+    #[error(transparent)]
+    Pose(#[from] anim_core::pose::PoseError),
     /// A constraint index is past the end of the chain.
     #[error("constraint for chain joint {index}, but the chain has {len} joints")]
     ConstraintOutOfRange {

@@ -64,9 +64,11 @@ mod error;
 mod fabrik;
 mod foot;
 mod ground;
+pub mod prelude;
 mod two_bone;
 
 pub use aim::{aim, aim_correction, aim_joint};
+pub use anim_core;
 pub use ccd::{CcdSolver, SolveResult};
 pub use chain::{Constraint, IkChain};
 pub use error::IkError;

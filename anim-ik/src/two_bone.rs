@@ -2,7 +2,6 @@
 
 use crate::chain::renormalize;
 use crate::error::{IkError, check_finite_vec};
-use anim_core::LengthMismatch;
 use anim_core::pose::{Pose, Skeleton};
 use anim_math::{EPSILON, Quat, Transform, Vec3, quat};
 
@@ -235,6 +234,31 @@ pub fn two_bone_corrections(
 
 /// Two-bone IK over three skeleton joints (`upper` → `middle` → `end`, each the parent of
 /// the next), working on a pose.
+///
+/// ```
+/// use anim_core::pose::{JointDesc, Skeleton};
+/// use anim_ik::TwoBoneIk;
+/// use anim_math::{Mat4, Transform, Vec3};
+///
+/// // A leg: hip 1 up, knee 0.5 below it (slightly forward, so it knows which way to bend),
+/// // ankle 0.5 below the knee.
+/// let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+/// let skeleton = Skeleton::new(vec![
+///     JointDesc::new("hip", None, t(0.0, 1.0, 0.0)),
+///     JointDesc::new("knee", Some(0), t(0.0, -0.5, 0.01)),
+///     JointDesc::new("ankle", Some(1), t(0.0, -0.5, -0.01)),
+/// ])?;
+/// let leg = TwoBoneIk::new(&skeleton, 0, 1, 2)?;
+/// let mut pose = skeleton.rest_pose().clone();
+/// // Crouch: the ankle goes 0.3 up and 0.1 forward; the knee bends.
+/// let target = Vec3::new(0.0, 0.3, 0.1);
+/// let result = leg.solve(&skeleton, &mut pose, &Transform::IDENTITY, &target, None)?;
+/// assert!(result.reached && result.distance < 1e-4);
+/// let mut model = vec![Mat4::identity(); 3];
+/// pose.local_to_model(&skeleton, &mut model)?;
+/// assert!((model[2].column(3).xyz() - target).norm() < 1e-4);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TwoBoneIk {
     /// The upper joint (hip, shoulder).
@@ -278,7 +302,7 @@ impl TwoBoneIk {
         target: &Vec3,
         pole: Option<&Vec3>,
     ) -> Result<TwoBoneResult, IkError> {
-        LengthMismatch::check("pose", pose.len(), skeleton.len())?;
+        pose.check_skeleton(skeleton.id(), skeleton.len())?;
         let parent = match skeleton.parent(self.upper) {
             Some(p) => pose.global(skeleton, p).expect("pose length was checked"),
             None => Transform::IDENTITY,

@@ -42,6 +42,7 @@ pub mod mesh;
 pub mod offscreen;
 mod pipelines;
 mod plan;
+pub mod prelude;
 pub mod renderer;
 mod resources;
 mod shaders;

@@ -39,7 +39,7 @@ fn fox() -> (Skeleton, Skin, Clip, RuntimeClip) {
     let rt = model.runtime_skeleton().expect("an imported model is consistent");
     let meshes: Vec<&Mesh> = model.meshes.iter().filter(|i| i.skin == Some(0)).map(|i| &i.data).collect();
     let radii = JointRadii::from_skin(&rt.skeleton, &rt.skins[0], &meshes).expect("invertible binds");
-    let clip = rt.clips[walk].clone();
+    let clip = Clip::clone(&rt.clips[walk]);
     let runtime = RuntimeClip::compile(&clip, &rt.skeleton, &radii, 0.001).expect("Walk fits Fox");
     (rt.skeleton, rt.skins[0].clone(), clip, runtime)
 }

@@ -49,7 +49,7 @@ fn fox() -> Case {
     // clips and skins remapped to it; mesh influences index the skin, so they are unchanged.
     let rt = m.runtime_skeleton().expect("an imported model is consistent");
     let walk = m.clips.iter().position(|c| c.name() == "Walk").expect("Fox has a Walk clip");
-    let clip = rt.clips[walk].clone();
+    let clip = Clip::clone(&rt.clips[walk]);
     let meshes: Vec<&Mesh> = m.meshes.iter().filter(|i| i.skin == Some(0)).map(|i| &i.data).collect();
     let radii = JointRadii::from_skin(&rt.skeleton, &rt.skins[0], &meshes).expect("invertible binds");
     let runtime = RuntimeClip::compile(&clip, &rt.skeleton, &radii, TOLERANCE_M).expect("Walk fits Fox");

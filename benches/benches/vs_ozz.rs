@@ -69,7 +69,7 @@ fn fox() -> Case {
     let rt = model.runtime_skeleton().expect("an imported model is consistent");
     let instance = model.meshes.iter().find(|m| m.skin == Some(0)).expect("Fox has a skinned mesh");
     let radii = JointRadii::from_skin(&rt.skeleton, &rt.skins[0], &[&instance.data]).expect("invertible binds");
-    let clip = rt.clips[walk].clone();
+    let clip = Clip::clone(&rt.clips[walk]);
     let runtime = RuntimeClip::compile(&clip, &rt.skeleton, &radii, TOLERANCE_M).expect("Walk fits Fox");
     let baked = BakedClip::bake(&clip, rt.skeleton.rest_pose(), 30.0).expect("Walk fits Fox");
     let mesh = &instance.data;

@@ -14,6 +14,7 @@ use anim_core::skin::{Mesh, MorphTargets, Palette, Skin};
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer, SkinPath};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Where skinning runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -91,7 +92,7 @@ pub struct Character {
     /// Drawable parts.
     pub parts: Vec<Part>,
     /// Clips.
-    pub clips: Vec<Clip>,
+    pub clips: Vec<Arc<Clip>>,
     /// Joints drawn in the skeleton overlay (skin joints).
     pub bone_mask: Vec<bool>,
 }
@@ -117,7 +118,7 @@ impl Character {
                 morph_node: anim_mannequin::MESH_NODE,
                 ..Part::new(with_normals(m.mesh), Some(0), 0)
             }],
-            clips: m.clips,
+            clips: m.clips.into_iter().map(Arc::new).collect(),
             skeleton: m.skeleton,
         }
     }

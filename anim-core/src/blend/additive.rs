@@ -17,7 +17,7 @@
 //! in the joint's parent frame. With `add = base` the result is exactly `in`. The tests
 //! check the formula against rotation matrices built independently.
 
-use super::mix::{BlendError, check_len, joint_range};
+use super::mix::{BlendError, check_pose, joint_range};
 use crate::clip::{Clip, ClipError, TimePolicy};
 use crate::pose::{Pose, Skeleton};
 use anim_math::{Quat, Transform, quat};
@@ -81,10 +81,10 @@ pub fn add(
     root: Option<usize>,
     skeleton: &Skeleton,
 ) -> Result<(), BlendError> {
-    check_len("output pose", out.len(), skeleton)?;
-    check_len("input pose", input.len(), skeleton)?;
-    check_len("additive pose", additive.len(), skeleton)?;
-    check_len("base pose", base.len(), skeleton)?;
+    check_pose("output pose", out, skeleton)?;
+    check_pose("input pose", input, skeleton)?;
+    check_pose("additive pose", additive, skeleton)?;
+    check_pose("base pose", base, skeleton)?;
     let range = joint_range(root, skeleton)?;
     let (i, a, b) = (&input.locals()[range.clone()], &additive.locals()[range.clone()], &base.locals()[range.clone()]);
     for (((o, ti), ta), tb) in out.locals_mut()[range].iter_mut().zip(i).zip(a).zip(b) {
@@ -107,9 +107,9 @@ pub fn add_in_place(
     root: Option<usize>,
     skeleton: &Skeleton,
 ) -> Result<(), BlendError> {
-    check_len("pose", pose.len(), skeleton)?;
-    check_len("additive pose", additive.len(), skeleton)?;
-    check_len("base pose", base.len(), skeleton)?;
+    check_pose("pose", pose, skeleton)?;
+    check_pose("additive pose", additive, skeleton)?;
+    check_pose("base pose", base, skeleton)?;
     if !weight.is_finite() {
         return Err(BlendError::NonFiniteWeight { what: "additive weight", value: weight });
     }

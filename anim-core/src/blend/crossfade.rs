@@ -18,6 +18,9 @@
 //!   `min(elapsed / duration, 1)`. So a fade always starts from the *current clip's*
 //!   pose, never from a frozen snapshot, and after `k` updates of `dt` the new target has
 //!   weight `k·dt / duration`.
+//! - A negative `dt` runs everything backwards: clips play in reverse, fades move back
+//!   towards their source and stop at weight 0 (a fade that finished, and so became the
+//!   current clip, stays finished). Weights stay in `[0, 1]`.
 //!
 //! Clips are shared as [`Arc<Clip>`] and compared by identity ([`Arc::ptr_eq`]). Each slot
 //! plays with its own [`TimePolicy`] (looping or clamped) and [`SamplingCache`].
@@ -115,7 +118,7 @@ struct Target {
 
 impl Target {
     fn weight(&self) -> f32 {
-        if self.duration <= 0.0 { 1.0 } else { (self.elapsed / self.duration).min(1.0) }
+        if self.duration <= 0.0 { 1.0 } else { (self.elapsed / self.duration).clamp(0.0, 1.0) }
     }
 }
 
@@ -229,6 +232,11 @@ impl CrossFadeController {
     /// Advances every clip by `dt` seconds and rebuilds the pose (the book's `Update`).
     /// Does nothing while no clip plays. Allocates nothing.
     ///
+    /// Any finite `dt` is a step: a negative one runs time backwards (every clip plays in
+    /// reverse, as its [`Playback`] does, and every fade moves back towards its source and
+    /// stops there, at weight 0, still queued); zero re-samples without moving. Fade
+    /// weights stay in `[0, 1]` whatever the sequence of steps.
+    ///
     /// # Errors
     /// A non-finite `dt`.
     pub fn update(&mut self, dt: f32) -> Result<(), CrossFadeError> {
@@ -251,7 +259,8 @@ impl CrossFadeController {
         self.delta = current.delta;
         for target in &mut self.targets {
             target.playing.advance(dt, &mut target.pose)?;
-            target.elapsed += dt;
+            // A negative step runs the fade back towards its source, and stops there.
+            target.elapsed = (target.elapsed + dt).max(0.0);
             let w = target.weight();
             // The layered job's two-layer case (current pose at 1 − w, target at w).
             crate::blend::layered::mix_two_into(self.pose.locals_mut(), target.pose.locals(), w);

@@ -59,7 +59,7 @@
 //! ```
 
 use super::additive::add_transform_weighted;
-use super::mix::{BlendError, check_len};
+use super::mix::{BlendError, check_len, check_pose};
 use crate::pose::{Pose, Skeleton};
 use anim_math::{Quat, Transform, Vec3};
 use nalgebra::Quaternion;
@@ -185,9 +185,9 @@ impl Accum {
 /// # Errors
 /// A pose whose length differs from the skeleton's, or `t` not finite or outside `[0, 1]`.
 pub fn blend_two(out: &mut Pose, a: &Pose, b: &Pose, t: f32, skeleton: &Skeleton) -> Result<(), BlendError> {
-    check_len("output pose", out.len(), skeleton)?;
-    check_len("layer pose", a.len(), skeleton)?;
-    check_len("layer pose", b.len(), skeleton)?;
+    check_pose("output pose", out, skeleton)?;
+    check_pose("layer pose", a, skeleton)?;
+    check_pose("layer pose", b, skeleton)?;
     check_unit(t)?;
     mix_two(out.locals_mut(), a.locals(), b.locals(), t);
     Ok(())
@@ -198,8 +198,8 @@ pub fn blend_two(out: &mut Pose, a: &Pose, b: &Pose, t: f32, skeleton: &Skeleton
 /// # Errors
 /// As [`blend_two`].
 pub fn blend_two_into(pose: &mut Pose, b: &Pose, t: f32, skeleton: &Skeleton) -> Result<(), BlendError> {
-    check_len("output pose", pose.len(), skeleton)?;
-    check_len("layer pose", b.len(), skeleton)?;
+    check_pose("output pose", pose, skeleton)?;
+    check_pose("layer pose", b, skeleton)?;
     check_unit(t)?;
     mix_two_into(pose.locals_mut(), b.locals(), t);
     Ok(())
@@ -243,16 +243,16 @@ pub fn blend_layers(
     additive: &[AdditiveLayer<'_>],
     threshold: f32,
 ) -> Result<(), BlendError> {
-    check_len("output pose", out.len(), skeleton)?;
+    check_pose("output pose", out, skeleton)?;
     check_weight("blend threshold", threshold)?;
     for l in layers {
-        check_len("layer pose", l.pose.len(), skeleton)?;
+        check_pose("layer pose", l.pose, skeleton)?;
         check_weight("layer weight", l.weight)?;
         check_mask(l.mask, skeleton)?;
     }
     for l in additive {
-        check_len("additive pose", l.pose.len(), skeleton)?;
-        check_len("base pose", l.base.len(), skeleton)?;
+        check_pose("additive pose", l.pose, skeleton)?;
+        check_pose("base pose", l.base, skeleton)?;
         check_weight("additive weight", l.weight)?;
         check_mask(l.mask, skeleton)?;
     }

@@ -25,7 +25,7 @@
 //! ```
 
 use crate::length::LengthMismatch;
-use crate::pose::{Pose, Skeleton};
+use crate::pose::{Pose, PoseError, Skeleton};
 use anim_math::Transform;
 use thiserror::Error;
 
@@ -36,6 +36,9 @@ pub enum BlendError {
     /// joint count (`expected`).
     #[error("{0} (one per skeleton joint)")]
     WrongLength(#[from] LengthMismatch),
+    /// A pose belongs to another skeleton than the one given.
+    #[error(transparent)]
+    Skeleton(#[from] PoseError),
     /// The blend root is not a joint of the skeleton.
     #[error("blend root {root} is out of range, the skeleton has {count} joints")]
     RootOutOfRange {
@@ -60,6 +63,13 @@ pub enum BlendError {
         /// The value.
         value: f32,
     },
+}
+
+/// Checks one pose argument against the skeleton: its length, and its skeleton when the
+/// pose knows one.
+pub(crate) fn check_pose(what: &'static str, pose: &Pose, skeleton: &Skeleton) -> Result<(), BlendError> {
+    check_len(what, pose.len(), skeleton)?;
+    Ok(pose.check_skeleton(skeleton.id(), skeleton.len())?)
 }
 
 /// Checks the length of one pose-sized argument against the skeleton.
@@ -101,9 +111,9 @@ pub fn blend(
     root: Option<usize>,
     skeleton: &Skeleton,
 ) -> Result<(), BlendError> {
-    check_len("output pose", out.len(), skeleton)?;
-    check_len("pose a", a.len(), skeleton)?;
-    check_len("pose b", b.len(), skeleton)?;
+    check_pose("output pose", out, skeleton)?;
+    check_pose("pose a", a, skeleton)?;
+    check_pose("pose b", b, skeleton)?;
     check_weight("blend factor", t)?;
     let range = joint_range(root, skeleton)?;
     let (a, b) = (&a.locals()[range.clone()], &b.locals()[range.clone()]);
@@ -124,8 +134,8 @@ pub fn blend_into(
     root: Option<usize>,
     skeleton: &Skeleton,
 ) -> Result<(), BlendError> {
-    check_len("pose", pose.len(), skeleton)?;
-    check_len("pose b", b.len(), skeleton)?;
+    check_pose("pose", pose, skeleton)?;
+    check_pose("pose b", b, skeleton)?;
     check_weight("blend factor", t)?;
     let range = joint_range(root, skeleton)?;
     for (o, tb) in pose.locals_mut()[range.clone()].iter_mut().zip(&b.locals()[range]) {
@@ -149,9 +159,9 @@ pub fn blend_masked(
     root: Option<usize>,
     skeleton: &Skeleton,
 ) -> Result<(), BlendError> {
-    check_len("output pose", out.len(), skeleton)?;
-    check_len("pose a", a.len(), skeleton)?;
-    check_len("pose b", b.len(), skeleton)?;
+    check_pose("output pose", out, skeleton)?;
+    check_pose("pose a", a, skeleton)?;
+    check_pose("pose b", b, skeleton)?;
     check_len("mask", mask.len(), skeleton)?;
     check_weight("blend factor", t)?;
     if let Some(w) = mask.iter().find(|w| !w.is_finite()) {

@@ -1,6 +1,7 @@
 //! Why a track or a clip could not be built or sampled.
 
 use crate::length::LengthMismatch;
+use crate::pose::PoseError;
 use thiserror::Error;
 
 /// Why a [`Track`](super::Track) could not be built.
@@ -88,6 +89,14 @@ pub enum ClipError {
         expected: usize,
         /// Joints in the pose.
         got: usize,
+    },
+    /// The pose belongs to another skeleton than the one the clip was compiled for.
+    #[error("clip {clip:?}: {source}")]
+    Skeleton {
+        /// Clip name.
+        clip: String,
+        /// The mix-up.
+        source: PoseError,
     },
     /// The sampling cache was made for another clip.
     #[error("sampling cache has {got} channels, clip {clip:?} has {expected}")]

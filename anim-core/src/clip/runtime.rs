@@ -55,7 +55,7 @@
 use super::error::ClipError;
 use super::sampler::SoaSampler;
 use super::sampler::TimePolicy;
-use crate::pose::{LANES, Pose, SoaPose, SoaTransform};
+use crate::pose::{LANES, Pose, PoseError, SkeletonId, SoaPose, SoaTransform};
 
 /// Most joints a runtime clip animates (rotation keys keep the track index in 14 bits).
 pub const MAX_JOINTS: usize = 1 << 14;
@@ -108,6 +108,7 @@ pub struct RuntimeClip {
     name: String,
     duration: f32,
     joints: usize,
+    skeleton: SkeletonId,
     tolerance: f32,
     channels: [Channel; 3],
     /// The playback state at time 0 (every track's first keys loaded): what a context is
@@ -242,6 +243,7 @@ impl RuntimeClip {
     pub(crate) fn from_channels(
         name: String,
         duration: f32,
+        skeleton: SkeletonId,
         joints: usize,
         tolerance: f32,
         channels: [Channel; 3],
@@ -254,12 +256,17 @@ impl RuntimeClip {
             rotation: context.rotation,
             scale: context.scale,
         };
-        Self { name, duration, joints, tolerance, channels, start }
+        Self { name, duration, joints, skeleton, tolerance, channels, start }
     }
 
     /// Name of the source clip.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The skeleton the clip was compiled for.
+    pub fn skeleton_id(&self) -> SkeletonId {
+        self.skeleton
     }
 
     /// Joints written by sampling (the skeleton's joint count).
@@ -307,6 +314,12 @@ impl RuntimeClip {
         }
         if pose.len() != self.joints {
             return Err(ClipError::JointCount { clip: self.name.clone(), expected: self.joints, got: pose.len() });
+        }
+        if pose.skeleton_id().is_some_and(|id| id != self.skeleton) {
+            return Err(ClipError::Skeleton {
+                clip: self.name.clone(),
+                source: PoseError::SkeletonMismatch { what: "pose", joints: pose.len() },
+            });
         }
         let t = policy.apply(time, self.duration);
         let mut scratch = std::mem::replace(&mut context.scratch, SoaPose::identity(0));
@@ -380,6 +393,10 @@ impl SoaSampler for RuntimeClip {
 
     fn duration(&self) -> f32 {
         self.duration
+    }
+
+    fn skeleton_id(&self) -> Option<SkeletonId> {
+        Some(self.skeleton)
     }
 
     fn sample_soa(

@@ -4,7 +4,7 @@
 //! sample many characters are written against.
 
 use super::error::ClipError;
-use crate::pose::SoaPose;
+use crate::pose::{SkeletonId, SoaPose};
 
 /// How a sample time outside `[0, duration]` is brought inside.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -48,6 +48,13 @@ pub trait SoaSampler: Sync {
 
     /// The clip's duration in seconds.
     fn duration(&self) -> f32;
+
+    /// The skeleton this clip was made for, when it is tied to one (a runtime clip is
+    /// compiled for one skeleton; an exact or baked clip animates joints by index and
+    /// fits any skeleton that has them). Jobs over a skeleton check it once.
+    fn skeleton_id(&self) -> Option<SkeletonId> {
+        None
+    }
 
     /// Samples every joint at `time` (raw seconds, brought into `[0, duration]` by
     /// `policy`: [`TimePolicy::Wrap`] for a running clock on a looping clip,

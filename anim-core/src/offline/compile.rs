@@ -68,7 +68,7 @@
 
 use crate::clip::runtime::{Channel, INV_SQRT2, Key, Kind, MAX_JOINTS, decode_rotation};
 use crate::clip::{Clip, ClipError, Interpolation, JointTracks, RuntimeClip, SoaSampler, TimePolicy, Track};
-use crate::pose::{Pose, Skeleton};
+use crate::pose::{Pose, PoseError, Skeleton, SkeletonId};
 use crate::skin::skinning::{NormalMode, SkinningInput, SkinningOutput, linear_blend};
 use crate::skin::{Mesh, Skin, SkinningError, palette};
 use anim_math::{Mat4, Vec3};
@@ -109,6 +109,9 @@ pub enum RuntimeClipError {
     /// The clip does not fit the skeleton.
     #[error(transparent)]
     Clip(#[from] ClipError),
+    /// The skin or the radii belong to another skeleton.
+    #[error(transparent)]
+    Skeleton(#[from] PoseError),
 }
 
 /// How far each joint's error reaches at the skin: the error model of [`RuntimeClip`]'s
@@ -117,6 +120,7 @@ pub enum RuntimeClipError {
 pub struct JointRadii {
     radius: Vec<f32>,
     parent_scale: Vec<f32>,
+    skeleton: SkeletonId,
 }
 
 impl JointRadii {
@@ -132,8 +136,9 @@ impl JointRadii {
     /// joint's bind position, and at least the farthest descendant joint.
     ///
     /// # Errors
-    /// A singular inverse bind matrix.
+    /// A skin made for another skeleton, or a singular inverse bind matrix.
     pub fn from_skin(skeleton: &Skeleton, skin: &Skin, meshes: &[&Mesh]) -> Result<Self, RuntimeClipError> {
+        skin.check_skeleton(skeleton)?;
         let mut own = vec![0.0f32; skeleton.len()];
         let mut bind_pos = Vec::with_capacity(skin.len());
         for (index, ib) in skin.inverse_bind().iter().enumerate() {
@@ -176,7 +181,7 @@ impl JointRadii {
             })
             .collect();
         radius.iter_mut().for_each(|r| *r = r.max(MIN_RADIUS));
-        Self { radius, parent_scale }
+        Self { radius, parent_scale, skeleton: skeleton.id() }
     }
 
     /// The radius of `joint` in metres (model-space units).
@@ -236,6 +241,9 @@ impl RuntimeClip {
         let n = skeleton.len();
         if n > MAX_JOINTS {
             return Err(RuntimeClipError::TooManyJoints { count: n, max: MAX_JOINTS });
+        }
+        if radii.skeleton != skeleton.id() && radii.len() == n {
+            return Err(PoseError::SkeletonMismatch { what: "joint radii", joints: n }.into());
         }
         if radii.len() != n {
             return Err(RuntimeClipError::RadiiMismatch { got: radii.len(), expected: n });
@@ -306,7 +314,7 @@ impl RuntimeClip {
             }
             assemble(kind, tracks)
         });
-        Ok(Self::from_channels(clip.name().to_owned(), duration, n, tolerance_m, channels))
+        Ok(Self::from_channels(clip.name().to_owned(), duration, skeleton.id(), n, tolerance_m, channels))
     }
 }
 

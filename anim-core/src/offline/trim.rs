@@ -47,6 +47,9 @@ pub const TIME_SPAN_CURVE: &str = "anim.trim.time_span";
 /// Why trimming was refused.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum TrimError {
+    /// The skin was made for another skeleton than the one this map trims.
+    #[error(transparent)]
+    Mismatch(PoseError),
     /// A mask or pose does not have the source skeleton's joint count.
     #[error(transparent)]
     WrongLength(#[from] LengthMismatch),
@@ -174,6 +177,10 @@ impl JointMap {
     /// # Errors
     /// A skin joint was dropped or does not exist.
     pub fn skin(&self, skin: &Skin, trimmed: &Skeleton) -> Result<Skin, TrimError> {
+        if skin.skeleton_len() != self.old_len() {
+            let joints = skin.skeleton_len();
+            return Err(TrimError::Mismatch(PoseError::SkeletonMismatch { what: "skin", joints }));
+        }
         let mut joints = Vec::with_capacity(skin.len());
         for (index, &joint) in skin.joints().iter().enumerate() {
             match self.lookup(joint, || format!("skin joint {index}"))? {
@@ -188,6 +195,7 @@ impl JointMap {
             PoseError::JointOutOfRange { index, joint, count } => {
                 TrimError::JointOutOfRange { what: format!("skin joint {index}"), joint, count }
             }
+            e @ PoseError::SkeletonMismatch { .. } => TrimError::Mismatch(e),
         })
     }
 

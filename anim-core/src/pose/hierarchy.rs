@@ -92,7 +92,7 @@ impl Pose {
     /// up the parent chain. Returns `None` for a joint out of range or a pose that does not
     /// match the skeleton. For all joints use [`Pose::globals`], which is one pass.
     pub fn global(&self, skeleton: &Skeleton, joint: usize) -> Option<Transform> {
-        if self.len() != skeleton.len() || joint >= self.len() {
+        if self.check_skeleton(skeleton.id(), skeleton.len()).is_err() || joint >= self.len() {
             return None;
         }
         let mut result = self.locals()[joint];
@@ -154,7 +154,7 @@ impl Pose {
     }
 
     fn check_hierarchy(&self, skeleton: &Skeleton, out: usize, what: &'static str) -> Result<(), PoseError> {
-        LengthMismatch::check("pose", self.len(), skeleton.len())?;
+        self.check_skeleton(skeleton.id(), skeleton.len())?;
         Ok(LengthMismatch::check(what, out, skeleton.len())?)
     }
 }

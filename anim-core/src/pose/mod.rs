@@ -23,11 +23,13 @@
 //! ```
 
 pub mod hierarchy;
+mod id;
 mod locals;
 pub mod skeleton;
 pub mod soa;
 
 pub use hierarchy::HierarchyError;
+pub use id::SkeletonId;
 pub use locals::{Pose, PoseError};
 pub use skeleton::{JointDesc, Skeleton, SkeletonError};
 pub use soa::{LANES, SoaPose, SoaTransform};

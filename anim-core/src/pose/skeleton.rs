@@ -1,5 +1,6 @@
 //! The skeleton: joint names, parents (stored parents-first), rest pose and inverse binds.
 
+use super::id::SkeletonId;
 use super::locals::Pose;
 use crate::length::LengthMismatch;
 use anim_math::{Mat4, Transform};
@@ -45,6 +46,7 @@ pub struct Skeleton {
     from_source: Vec<usize>,
     subtree_end: Vec<usize>,
     by_name: HashMap<String, usize>,
+    id: SkeletonId,
 }
 
 impl Skeleton {
@@ -103,7 +105,8 @@ impl Skeleton {
         }
         let parents: Vec<Option<usize>> = order.iter().map(|&src| joints[src].parent.map(|p| from_source[p])).collect();
         let names: Vec<String> = order.iter().map(|&src| joints[src].name.clone()).collect();
-        let rest = Pose::from_locals(order.iter().map(|&src| joints[src].rest).collect());
+        let id = SkeletonId::of(&parents, &names);
+        let rest = Pose::from_locals(order.iter().map(|&src| joints[src].rest).collect()).with_skeleton_id(id);
         let mut subtree_end: Vec<usize> = (1..=n).collect();
         for i in (0..n).rev() {
             if let Some(p) = parents[i] {
@@ -124,6 +127,7 @@ impl Skeleton {
             from_source,
             subtree_end,
             by_name,
+            id,
         };
         skeleton.inverse_bind = skeleton.inverse_bind_from_bind_pose();
         Ok(skeleton)
@@ -139,7 +143,7 @@ impl Skeleton {
         if let Some(i) = bind.locals().iter().position(|t| !t.is_finite()) {
             return Err(SkeletonError::NonFinite { joint: i, name: self.names[i].clone(), what: "bind" });
         }
-        self.bind_pose = bind;
+        self.bind_pose = bind.with_skeleton_id(self.id);
         self.inverse_bind = self.inverse_bind_from_bind_pose();
         Ok(self)
     }
@@ -167,7 +171,7 @@ impl Skeleton {
         if let Some(i) = rest.locals().iter().position(|t| !t.is_finite()) {
             return Err(SkeletonError::NonFinite { joint: i, name: self.names[i].clone(), what: "rest" });
         }
-        self.rest_pose = rest;
+        self.rest_pose = rest.with_skeleton_id(self.id);
         Ok(self)
     }
 
@@ -223,7 +227,14 @@ impl Skeleton {
         self.by_name.get(name).copied()
     }
 
-    /// The rest pose: local transforms with no animation applied.
+    /// The identity of this skeleton's layout (joint count, parents, names): what skins,
+    /// runtime clips and poses made for it remember and are checked against.
+    pub fn id(&self) -> SkeletonId {
+        self.id
+    }
+
+    /// The rest pose: local transforms with no animation applied (marked with this
+    /// skeleton's [`SkeletonId`], as its clones are).
     pub fn rest_pose(&self) -> &Pose {
         &self.rest_pose
     }

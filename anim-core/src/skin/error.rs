@@ -39,6 +39,18 @@ pub enum SkinningError {
         /// Smallest acceptable length.
         needed: usize,
     },
+    /// Skinned normals were asked for, but the mesh has none: glTF files may omit them
+    /// (Fox does). Compute them once with
+    /// [`Mesh::smooth_normals`](crate::skin::Mesh::smooth_normals), or pass `normals: None`
+    /// in both the input and the output.
+    #[error(
+        "the mesh has no normals ({vertices} vertices; glTF files may omit them): compute them once with \
+         Mesh::smooth_normals, or skin positions only (normals: None in input and output)"
+    )]
+    NoNormals {
+        /// Vertices of the mesh.
+        vertices: usize,
+    },
     /// Input and output slices disagree in length.
     #[error(transparent)]
     WrongLength(#[from] LengthMismatch),

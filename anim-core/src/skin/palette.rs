@@ -112,7 +112,7 @@ impl DqPalette {
     /// `model[skin.joints[i]] · skin.inverse_bind[i]`. Allocates only to grow.
     ///
     /// # Errors
-    /// The skin names a joint `model` does not have.
+    /// `model` is not one matrix per joint of the skin's skeleton ([`PoseError::SkeletonMismatch`]).
     pub fn update(&mut self, model: &[Mat4], skin: &Skin) -> Result<(), PoseError> {
         check(model.len(), skin, skin.len())?;
         let (joints, ibm) = (skin.joints(), skin.inverse_bind());
@@ -187,6 +187,39 @@ impl DqPalette {
 
 /// A skinning palette in the form one [`SkinMethod`] needs: matrices for linear blend
 /// skinning, dual quaternions with scale for dual-quaternion skinning.
+///
+/// Made once per character, refilled every frame from the model matrices
+/// ([`Palette::update`], which allocates nothing once sized), handed to
+/// [`skinning::skin`](super::skinning::skin) or to the GPU.
+///
+/// ```
+/// use anim_core::pose::{JointDesc, Skeleton};
+/// use anim_core::skin::{Palette, Skin, SkinMethod};
+/// use anim_math::{Mat4, Quat, Transform, Vec3};
+///
+/// // A root and a child one unit up, bound in this rest pose.
+/// let skeleton = Skeleton::new(vec![
+///     JointDesc::new("root", None, Transform::IDENTITY),
+///     JointDesc::new("tip", Some(0), Transform::from_translation(Vec3::y())),
+/// ])?;
+/// let skin = Skin::from_skeleton(&skeleton);
+/// let mut pose = skeleton.rest_pose().clone();
+/// pose.locals_mut()[1].rotation = Quat::from_axis_angle(&Vec3::z_axis(), std::f32::consts::FRAC_PI_2);
+/// let mut model = vec![Mat4::identity(); skeleton.len()];
+/// pose.local_to_model(&skeleton, &mut model)?;
+///
+/// let mut palette = Palette::new(SkinMethod::Dq);
+/// palette.update(&model, &skin)?;
+/// // The tip's palette entry turns a bind-pose point a unit above it (y = 2) by 90°
+/// // about the tip (at y = 1): to x = -1.
+/// let dq = palette.dual_quats().expect("a DQ palette").dual_quats()[1];
+/// let p = dq.transform_point(&anim_math::Point3::new(0.0, 2.0, 0.0));
+/// assert!((p - anim_math::Point3::new(-1.0, 1.0, 0.0)).norm() < 1e-5);
+///
+/// // Model matrices of another skeleton are refused, not silently misread.
+/// assert!(palette.update(&model[..1], &skin).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Palette {
     /// Skinning matrices `model(joint) · inverse_bind` ([`SkinMethod::Lbs`]).
@@ -286,7 +319,9 @@ impl Palette {
     /// allocates only to grow.
     ///
     /// # Errors
-    /// The skin names a joint `model` does not have.
+    /// `model` is not one matrix per joint of the skin's skeleton
+    /// ([`PoseError::SkeletonMismatch`]: model matrices of another skeleton, such as the
+    /// full skeleton's with a trimmed runtime skeleton's skin).
     pub fn update(&mut self, model: &[Mat4], skin: &Skin) -> Result<(), PoseError> {
         match self {
             Self::Matrices(m) => {
@@ -305,6 +340,11 @@ fn check(model: usize, skin: &Skin, out: usize) -> Result<(), PoseError> {
     if let Some((index, &joint)) = skin.joints().iter().enumerate().find(|(_, j)| **j >= model) {
         return Err(PoseError::JointOutOfRange { index, joint, count: model });
     }
+    // Every joint the skin names is there; matrices of another skeleton can still cover
+    // them (a full skeleton's with a trimmed skeleton's skin): the lengths tell.
+    if model != skin.skeleton_len() {
+        return Err(PoseError::SkeletonMismatch { what: "model matrices", joints: model });
+    }
     Ok(())
 }
 
@@ -313,7 +353,8 @@ fn check(model: usize, skin: &Skin, out: usize) -> Result<(), PoseError> {
 /// `model` comes from [`crate::pose::Pose::local_to_model`].
 ///
 /// # Errors
-/// `out` is not the skin's length, or the skin names a joint `model` does not have.
+/// `model` is not one matrix per joint of the skin's skeleton
+/// ([`PoseError::SkeletonMismatch`]), or `out` is not the skin's length.
 pub fn skinning_matrices(model: &[Mat4], skin: &Skin, out: &mut [Mat4]) -> Result<(), PoseError> {
     check(model.len(), skin, out.len())?;
     for ((o, &j), ibm) in out.iter_mut().zip(skin.joints()).zip(skin.inverse_bind()) {

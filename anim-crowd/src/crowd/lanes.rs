@@ -455,7 +455,10 @@ impl RawLanes<'_> {
 impl Crowd {
     /// Advances every character by `dt` seconds (times `dt · speed`, fades `dt`) and
     /// writes every [`CrowdInstance`]'s frames and factors (transforms are written by the
-    /// edits, not here). A non-finite `dt` counts as 0.
+    /// edits, not here). A non-finite `dt` counts as 0. A negative `dt` runs time
+    /// backwards: clips play in reverse (by their playback's rules) and a fade under way
+    /// moves back towards the clip it fades from, stopping there (clip B at weight 1);
+    /// blend weights stay in `[0, 1]` whatever the steps.
     ///
     /// Every character's clip A takes one lean branch-free loop over dense arrays (AVX2
     /// where the CPU has it, chosen at run time, with the same results) as a plain endless

@@ -85,7 +85,7 @@ impl<'a> Importer<'a> {
             scene_nodes,
             skins,
             meshes,
-            clips,
+            clips: clips.into_iter().map(std::sync::Arc::new).collect(),
             clip_info,
             warnings: self.warnings,
         })

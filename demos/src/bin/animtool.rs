@@ -701,7 +701,7 @@ fn bake(a: &BakeArgs) -> Result<()> {
     let ch = &cc.character;
     let settings = BakeSettings { rate: a.rate, layout, format };
     let atlas = cc.bake_clips(&settings, !a.clamp).map_err(|e| format!("{}: {e}", a.file.display()))?;
-    let clips: Vec<&anim_core::clip::Clip> = ch.clips.iter().collect();
+    let clips: Vec<&anim_core::clip::Clip> = ch.clips.iter().map(|c| &**c).collect();
     let error = anim_crowd::atlas::bake_error(&atlas, &ch.skeleton, cc.skin(), &[cc.mesh()], &clips, 4)
         .map_err(|e| e.to_string())?;
     atlas.save(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;

@@ -91,7 +91,7 @@ impl Shuffler {
         if ids.is_empty() {
             return Err(DemoError::Args(format!("{}: no clips to fade between", ch.name)));
         }
-        let clips: Vec<Arc<Clip>> = ids.iter().map(|&c| Arc::new(ch.clips[c].clone())).collect();
+        let clips: Vec<Arc<Clip>> = ids.iter().map(|&c| Arc::clone(&ch.clips[c])).collect();
         let last = clips.iter().position(|c| c.name().to_lowercase().contains("walk")).unwrap_or(0);
         let mut controller = CrossFadeController::new(&ch.skeleton, 4);
         controller.play(clips[last].clone(), TimePolicy::Wrap)?;

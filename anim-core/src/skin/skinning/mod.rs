@@ -27,6 +27,29 @@
 //! a general loop. Renormalized normals use a reciprocal square root estimate refined by one
 //! Newton step (relative error about 1e-7). Splitting a mesh by influence count (so that
 //! most vertices run the 1- or 2-influence loop) pays off more than anything else.
+//!
+//! ```
+//! use anim_core::skin::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
+//! use anim_core::skin::{Influences, Palette, SkinMethod};
+//! use anim_math::{Mat4, Vec3};
+//!
+//! // Two vertices: the first follows joint 0, the second is shared half and half.
+//! let influences = Influences::new(2, vec![0, 0, 0, 1], vec![1.0, 0.0, 0.5, 0.5], 2)?;
+//! let positions = [Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0)];
+//! let normals = [Vec3::z(), Vec3::z()];
+//! // Joint 0 stays, joint 1 moved 2 up: the palette a pose gives (see `Palette::update`).
+//! let moved = [Mat4::identity(), Mat4::new_translation(&Vec3::new(0.0, 2.0, 0.0))];
+//! let palette = Palette::from_matrices(SkinMethod::Lbs, &moved);
+//!
+//! let (mut p, mut n) = ([Vec3::zeros(); 2], [Vec3::zeros(); 2]);
+//! let input = SkinningInput { influences: &influences, positions: &positions, normals: Some(&normals) };
+//! let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
+//! skinning::skin(&input, &palette, NormalMode::Direct, &mut out)?;
+//! assert_eq!(p[0], Vec3::new(1.0, 0.0, 0.0));
+//! assert_eq!(p[1], Vec3::new(0.0, 2.0, 0.0)); // half of the 2 units
+//! assert!((n[1] - Vec3::z()).norm() < 1e-6);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use super::error::SkinningError;
 use super::mesh::{InfluenceLayout, Influences};
@@ -86,6 +109,7 @@ pub enum NormalMode {
 /// normals are written).
 ///
 /// # Errors
+/// [`SkinningError::NoNormals`] (normals asked of a mesh without any),
 /// [`SkinningError::WrongLength`] or [`SkinningError::PaletteTooShort`].
 pub fn check(
     input: &SkinningInput,
@@ -94,6 +118,12 @@ pub fn check(
     out_normals: Option<usize>,
 ) -> Result<(), SkinningError> {
     let n = input.influences.vertex_count();
+    // Output normals asked of a mesh without normals (glTF files may omit them): say so
+    // and point at the fix, rather than report a length.
+    let no_input_normals = input.normals.is_none_or(<[Vec3]>::is_empty);
+    if n > 0 && out_normals.is_some() && no_input_normals {
+        return Err(SkinningError::NoNormals { vertices: n });
+    }
     let lens = [
         ("input positions", input.positions.len()),
         ("output positions", out_positions),
@@ -104,9 +134,6 @@ pub fn check(
         if got != n {
             return Err(SkinningError::WrongLength(crate::LengthMismatch::new(what, got, n)));
         }
-    }
-    if out_normals.is_some() && input.normals.is_none() {
-        return Err(SkinningError::WrongLength(crate::LengthMismatch::new("input normals", 0, n)));
     }
     if palette_len < input.influences.joint_bound() {
         return Err(SkinningError::PaletteTooShort { got: palette_len, needed: input.influences.joint_bound() });
