@@ -8,116 +8,16 @@
 //! square root estimate refined by one Newton step (relative error about 1e-7, well
 //! inside 1e-6). Results equal the scalar loop's up to float reassociation.
 //!
-//! A wider kernel (AVX-512: four columns in one register) slots in as another [`Kernel`]
-//! variant with its own loop here.
+//! The AVX-512 loops ([`Kernel::Avx512`], module `avx512`) skin sixteen vertices a step.
 
+use super::kernel::Kernel;
 use super::math::{Cols, apply_point, dq_point, normalized, rotate, transform_normal};
-use crate::skin::mesh::{InfluenceView, UNORM16_ONE};
-use anim_math::{DualQuat, Mat4, Vec3};
-
-/// Which loop a skinning call runs. [`Kernel::best`] is what the plain functions use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Kernel {
-    /// Portable scalar loops (any CPU).
-    Scalar,
-    /// 256-bit loops with fused multiply-add (x86-64 with AVX2 and FMA).
-    Avx2Fma,
-}
-
-impl Kernel {
-    /// The fastest kernel this CPU runs (detected at run time, cached by the standard library).
-    #[must_use]
-    pub fn best() -> Self {
-        if Self::Avx2Fma.available() { Self::Avx2Fma } else { Self::Scalar }
-    }
-
-    /// True when this CPU can run the kernel.
-    #[must_use]
-    pub fn available(self) -> bool {
-        match self {
-            Self::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Self::Avx2Fma => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
-            #[cfg(not(target_arch = "x86_64"))]
-            Self::Avx2Fma => false,
-        }
-    }
-}
-
-/// Scale of a unorm16 weight (`k / 65535`).
-const UNORM16_SCALE: f32 = 1.0 / UNORM16_ONE as f32;
-
-/// One influence layout as the loops read it.
-pub(super) trait Source: Copy {
-    /// Joint index and weight of slot `k` of vertex `v` (`n` slots a vertex). Slots are read
-    /// in order `0..n`; `acc` carries the running sum of stored unorm16 weights so the
-    /// last one can be derived.
-    ///
-    /// # Safety
-    /// `v` is below the vertex count and `k` below `n`, the influences' `per_vertex`.
-    unsafe fn get(self, v: usize, n: usize, k: usize, acc: &mut u32) -> (usize, f32);
-}
-
-#[derive(Clone, Copy)]
-pub(super) struct F32Src<'a> {
-    joints: &'a [u16],
-    weights: &'a [f32],
-}
-
-impl Source for F32Src<'_> {
-    #[inline(always)]
-    unsafe fn get(self, v: usize, n: usize, k: usize, _acc: &mut u32) -> (usize, f32) {
-        let i = v * n + k;
-        // SAFETY: the caller keeps `v * n + k` inside the `per_vertex`-a-vertex arrays.
-        unsafe { (usize::from(*self.joints.get_unchecked(i)), *self.weights.get_unchecked(i)) }
-    }
-}
-
-/// unorm16 weights with the last one derived, joints of type `J`.
-#[derive(Clone, Copy)]
-pub(super) struct UnormSrc<'a, J> {
-    joints: &'a [J],
-    weights: &'a [u16],
-}
-
-impl<J: Copy + Into<usize>> Source for UnormSrc<'_, J> {
-    #[inline(always)]
-    unsafe fn get(self, v: usize, n: usize, k: usize, acc: &mut u32) -> (usize, f32) {
-        // SAFETY: the caller keeps `v * n + k` inside the joints (`n` a vertex) and, for
-        // `k < n − 1`, `v * (n − 1) + k` inside the stored weights (`n − 1` a vertex).
-        unsafe {
-            let j = (*self.joints.get_unchecked(v * n + k)).into();
-            let q = if k + 1 == n {
-                // The stored weights of a vertex sum to at most 65535.
-                UNORM16_ONE - *acc
-            } else {
-                let q = u32::from(*self.weights.get_unchecked(v * (n - 1) + k));
-                *acc += q;
-                q
-            };
-            (j, q as f32 * UNORM16_SCALE)
-        }
-    }
-}
-
-/// What the normals get: none, unnormalized, renormalized, or the renormalized inverse
-/// transpose (scalar loop only).
-pub(super) const POS: u8 = 0;
-pub(super) const RAW: u8 = 1;
-pub(super) const UNIT: u8 = 2;
-pub(super) const IT: u8 = 3;
-
-/// The slices one call works on; lengths were validated (all `count` long, palette
-/// covering every joint index the influences hold, `count > 0`).
-pub(super) struct Job<'a, P> {
-    pub per: usize,
-    pub palette: &'a [P],
-    pub pos: &'a [Vec3],
-    pub nin: &'a [Vec3],
-    pub out_p: &'a mut [Vec3],
-    pub out_n: &'a mut [Vec3],
-}
+use super::source::{F32Src, Source, UnormSrc};
+pub(super) use super::source::{IT, Job, POS, RAW, UNIT};
+use crate::skin::mesh::InfluenceView;
+#[cfg(target_arch = "x86_64")]
+use anim_math::Mat4;
+use anim_math::{DualQuat, Vec3};
 
 /// Runs linear blend skinning with `kernel` (which must be [`Kernel::available`]) for
 /// normal handling `mode` (one of the constants above; [`IT`] always runs scalar).
@@ -140,6 +40,14 @@ fn by_count<S: Source>(src: S, kernel: Kernel, mode: u8, job: Job<Mat4>) {
 
 fn by_mode<S: Source, const N: usize>(src: S, kernel: Kernel, mode: u8, job: Job<Mat4>) {
     match (kernel, mode) {
+        // SAFETY (every SIMD arm): `kernel` is available (the caller checked); `job` was
+        // validated.
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, POS) => unsafe { super::avx512::lbs::<S, N, POS>(src, job) },
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, RAW) => unsafe { super::avx512::lbs::<S, N, RAW>(src, job) },
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, UNIT) => unsafe { super::avx512::lbs::<S, N, UNIT>(src, job) },
         #[cfg(target_arch = "x86_64")]
         (Kernel::Avx2Fma, POS) => unsafe { x86::lbs::<S, N, POS>(src, job) },
         #[cfg(target_arch = "x86_64")]
@@ -204,6 +112,10 @@ fn dq_by_count<S: Source>(src: S, kernel: Kernel, normals: bool, job: Job<DualQu
 
 fn dq_by_mode<S: Source, const N: usize>(src: S, kernel: Kernel, normals: bool, job: Job<DualQuat>) {
     match (kernel, normals) {
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, false) => unsafe { super::avx512_dq::dq::<S, N, false>(src, job) },
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, true) => unsafe { super::avx512_dq::dq::<S, N, true>(src, job) },
         #[cfg(target_arch = "x86_64")]
         (Kernel::Avx2Fma, false) => unsafe { x86::dq::<S, N, false>(src, job) },
         #[cfg(target_arch = "x86_64")]
@@ -285,10 +197,8 @@ mod x86 {
         let nin = job.nin.as_ptr().cast::<f32>();
         let op = job.out_p.as_mut_ptr().cast::<f32>();
         let on = job.out_n.as_mut_ptr().cast::<f32>();
-        // Every real part within 45° of the identity (w > cos 45° with a margin for
-        // rounding): any two are then less than 90° apart on the unit sphere, every
-        // hemisphere test passes (dot > 0), and the blends skip them.
-        let uniform = job.palette.iter().all(|q| q.as_ref().real.w > 0.7072);
+        // No vertex can flip a weight: the blends skip the hemisphere tests.
+        let uniform = job.coherent;
         // SAFETY (blocks): v + 8 <= count, so the block's 24 floats of each array exist.
         let mut v = 0;
         while v + 8 <= count {

@@ -20,13 +20,16 @@
 //! rest position and normal.
 //!
 //! **Speed.** [`linear_blend`] and [`dual_quaternion`] run the fastest [`Kernel`] the CPU
-//! has (AVX2 + FMA, detected at run time; [`linear_blend_with`] and
-//! [`dual_quaternion_with`] pin one, and [`Kernel::Scalar`] is always there), over the
-//! influences in their [`Influences::layout`] (`f32`, or unorm16 weights with `u16` or `u8`
-//! joints). The loops are specialised for 1, 2 and 4 influences a vertex; other counts take
-//! a general loop. Renormalized normals use a reciprocal square root estimate refined by one
-//! Newton step (relative error about 1e-7). Splitting a mesh by influence count (so that
-//! most vertices run the 1- or 2-influence loop) pays off more than anything else.
+//! has (AVX-512, sixteen vertices a step, else AVX2 + FMA, detected at run time;
+//! [`linear_blend_with`] and [`dual_quaternion_with`] pin one, and [`Kernel::Scalar`] is
+//! always there), over the influences in their [`Influences::layout`] (`f32`, or unorm16
+//! weights with `u16` or `u8` joints). The loops are specialised for 1, 2 and 4 influences a
+//! vertex; other counts take a general loop. Renormalized normals use a reciprocal square
+//! root estimate refined by one Newton step (relative error about 1e-7). Dual-quaternion
+//! blends skip their hemisphere tests when no pair of joints that share a vertex has
+//! rotations in opposite hemispheres ([`Influences::pivot_pairs`], checked once a call).
+//! Splitting a mesh by influence count (so that most vertices run the 1- or 2-influence
+//! loop) pays off more than anything else.
 //!
 //! ```
 //! use anim_core::skin::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
@@ -56,9 +59,15 @@ use super::mesh::{InfluenceLayout, Influences};
 use super::palette::{DqPalette, Palette};
 use anim_math::{DualQuat, Mat3, Mat4, Transform, Vec3};
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod avx512_dq;
 mod fast;
+mod kernel;
 mod math;
-pub use fast::Kernel;
+mod source;
+pub use kernel::Kernel;
 use math::{
     Cols, apply_normal, apply_point, dq_point, normal_in_range, normalized, rescaled_normal, rescaled_normal_matrix,
     rotate, transform_normal,
@@ -274,6 +283,7 @@ pub fn linear_blend_with(
         nin,
         out_p: &mut *out.positions,
         out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+        coherent: false,
     };
     fast::lbs(input.influences.view(), kernel, mode, job);
     keep_unweighted(input, out);
@@ -505,6 +515,7 @@ pub fn dual_quaternion_with(
             nin: input.normals.filter(|_| normals).unwrap_or(&[]),
             out_p: &mut *out.positions,
             out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+            coherent: coherent(input.influences.pivot_pairs(), palette.dual_quats()),
         };
         fast::dq(input.influences.view(), kernel, normals, job);
     } else {
@@ -512,6 +523,19 @@ pub fn dual_quaternion_with(
     }
     keep_unweighted(input, out);
     Ok(())
+}
+
+/// True when no vertex's hemisphere test can flip a weight: the real parts of every pivot
+/// pair ([`Influences::pivot_pairs`]) have a dot product that is not negative (nor NaN), computed as
+/// the scalar loops compute it (so they flip nothing either). One pass over the pairs.
+fn coherent(pairs: &[u32], palette: &[DualQuat]) -> bool {
+    pairs.iter().all(|&pair| {
+        // Pairs hold joints below `joint_bound`, which the palette covers (validated).
+        let (first, other) = (&palette[(pair >> 16) as usize], &palette[(pair & 0xFFFF) as usize]);
+        let (p, q) = (&first.as_ref().real.coords, &other.as_ref().real.coords);
+        let dot = q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3];
+        dot >= 0.0
+    })
 }
 
 /// The scale-aware dual-quaternion loops, on AVX2 when the CPU has it.
