@@ -363,3 +363,78 @@ fn dq_kernels_without_hemisphere_tests_match_the_scalar_loop() {
     assert!(!coherent(&crossed, &pal));
     check_dq("pairs (2k, 2k + 1) and (0, 4)", &crossed, &pos, &nrm, &pal, &kernels);
 }
+
+/// A palette with bind-space scale takes the scale-aware loops: every kernel agrees with
+/// the scalar loop, positions within 1e-5 relative to their size (plus 1e-5), normals within
+/// 2e-6 and unit, on every layout (the loops read the `f32` weights), with and without
+/// normals, for influence counts 1 to 9 and every length of the AVX-512 loop's last block.
+/// Scales are non-uniform, one joint mirrors (negative determinant: its cofactor matrix is
+/// negated), and a second palette has joints scaled by 1e15 and 1e-16, whose cofactors
+/// leave the range where normals normalize accurately (the rescaled rule redoes them).
+#[test]
+fn dq_kernels_with_scale_match_the_scalar_loop() {
+    let kernels = dq_kernels("dq_kernels_with_scale_match_the_scalar_loop");
+    let palette = |seed: u32, extreme: bool| {
+        let mut rng = Rng(seed);
+        let mats: Vec<Mat4> = (0..9)
+            .map(|j| {
+                let r = Quat::from_euler_angles(rng.range(-3.0, 3.0), rng.range(-1.5, 1.5), rng.range(-3.0, 3.0));
+                let mut s = Vec3::new(rng.range(0.5, 1.5), rng.range(0.5, 1.5), rng.range(0.5, 1.5));
+                if j == 4 {
+                    s.y = -s.y;
+                }
+                if extreme && j == 2 {
+                    s *= 1e15;
+                }
+                if extreme && j == 6 {
+                    s *= 1e-16;
+                }
+                Transform::new(rng.vec3(3.0), r, s).to_matrix()
+            })
+            .collect();
+        let pal = DqPalette::from_matrices(&mats);
+        assert!(!pal.is_rigid());
+        pal
+    };
+    let cases = [1usize, 2, 3, 4, 5, 8, 9].into_iter().flat_map(|p| [(p, 5), (p, 32), (p, 48)]);
+    let tails = (1..=16).map(|t| (4, 16 + t));
+    for (per, verts) in cases.chain(tails) {
+        let (inf, pos, nrm, _) = scene(60 + per as u32 + verts as u32, verts, per, 9);
+        for extreme in [false, true] {
+            let pal = palette(per as u32 * 31 + verts as u32, extreme);
+            for layout in LAYOUTS {
+                let inf = inf.clone().with_layout(layout).unwrap();
+                for normals in [false, true] {
+                    let run = |kernel: Option<Kernel>| {
+                        let (mut p, mut n) = (vec![Vec3::zeros(); verts], vec![Vec3::zeros(); verts]);
+                        let input =
+                            SkinningInput { influences: &inf, positions: &pos, normals: normals.then_some(&nrm[..]) };
+                        let mut out = SkinningOutput { positions: &mut p, normals: normals.then_some(&mut n[..]) };
+                        match kernel {
+                            Some(k) => dual_quaternion_with(&input, &pal, k, &mut out).unwrap(),
+                            None => dual_quaternion(&input, &pal, &mut out).unwrap(),
+                        }
+                        (p, n)
+                    };
+                    let (rp, rn) = run(Some(Kernel::Scalar));
+                    for &kernel in &kernels {
+                        let (p, n) = run(kernel);
+                        for v in 0..verts {
+                            let what = format!(
+                                "{per} influences, {verts} vertices, extreme {extreme}, {layout:?}, normals {normals}, {kernel:?}, vertex {v}"
+                            );
+                            let bound = 1e-5 * (1.0 + rp[v].norm());
+                            assert!((p[v] - rp[v]).norm() <= bound, "{what}: {} vs {}", p[v], rp[v]);
+                            if normals {
+                                assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
+                                if v != 3 {
+                                    assert!((n[v].norm() - 1.0).abs() < 2e-6, "{what}: |n| = {}", n[v].norm());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

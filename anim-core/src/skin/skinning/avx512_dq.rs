@@ -37,10 +37,10 @@ pub(super) unsafe fn dq<S: Source, const N: usize, const NORMALS: bool>(src: S, 
     let mut v = 0;
     // SAFETY (both calls): full blocks end before the last vertex, the last block at it.
     while v + BLOCK < count {
-        unsafe { block::<S, N, NORMALS, true>(src, v, n, BLOCK, job.coherent, &io, &mut decoded) };
+        unsafe { block::<S, N, NORMALS, true>(src, v, n, BLOCK, job.coherent, job.risky, &io, &mut decoded) };
         v += BLOCK;
     }
-    unsafe { block::<S, N, NORMALS, false>(src, v, n, count - v, job.coherent, &io, &mut decoded) };
+    unsafe { block::<S, N, NORMALS, false>(src, v, n, count - v, job.coherent, job.risky, &io, &mut decoded) };
 }
 
 /// Skins vertices `v..v + len` (`FULL`: `len = BLOCK`).
@@ -49,12 +49,14 @@ pub(super) unsafe fn dq<S: Source, const N: usize, const NORMALS: bool>(src: S, 
 /// As [`dq`]; `v + len <= count`, `0 < len <= BLOCK`.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
+#[allow(clippy::too_many_arguments)]
 unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool>(
     src: S,
     v: usize,
     n: usize,
     len: usize,
     coherent: bool,
+    risky: &[u64],
     io: &Io<f32>,
     decoded: &mut Decoded,
 ) {
@@ -66,7 +68,7 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
         if FULL || i < len {
             // SAFETY: vertex v + i exists.
             *b = unsafe {
-                if coherent {
+                if coherent || !first_is_risky(src, v + i, n, risky) {
                     blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
                 } else {
                     blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
@@ -115,7 +117,7 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
 /// (relative error about 1e-7, against a division's half an ulp).
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-fn reciprocal(x: __m512) -> __m512 {
+pub(super) fn reciprocal(x: __m512) -> __m512 {
     let y = _mm512_rcp14_ps(x);
     _mm512_mul_ps(y, _mm512_fnmadd_ps(x, y, _mm512_set1_ps(2.0)))
 }
@@ -128,7 +130,7 @@ fn reciprocal(x: __m512) -> __m512 {
 /// As [`super::avx512::lbs`]'s blend: `v` a vertex, `i < BLOCK`, joints inside the palette.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-unsafe fn blend<S: Source, const N: usize, const TEST: bool>(
+pub(super) unsafe fn blend<S: Source, const N: usize, const TEST: bool>(
     src: S,
     v: usize,
     i: usize,
@@ -170,6 +172,18 @@ unsafe fn blend<S: Source, const N: usize, const TEST: bool>(
     }
 }
 
+/// True when vertex `v`'s first joint is marked in `risky` (see [`Job::risky`]).
+///
+/// # Safety
+/// `v` is a vertex; `risky` covers every joint index.
+#[inline(always)]
+pub(super) unsafe fn first_is_risky<S: Source>(src: S, v: usize, n: usize, risky: &[u64]) -> bool {
+    // SAFETY: slot v·n exists.
+    let j = unsafe { src.joint(v * n) };
+    // SAFETY: `risky` covers the palette, which covers every joint index (validated).
+    unsafe { *risky.get_unchecked(j / 64) & (1 << (j % 64)) != 0 }
+}
+
 /// The four-lane dot product of `a` and `b`, in every lane.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
@@ -185,7 +199,7 @@ fn dot4(a: __m128, b: __m128) -> __m128 {
 /// one shuffle of 128-bit quarters that puts the lanes in row order.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-fn transpose(b: &[__m256; BLOCK]) -> ([__m512; 4], [__m512; 4]) {
+pub(super) fn transpose(b: &[__m256; BLOCK]) -> ([__m512; 4], [__m512; 4]) {
     let z = _mm512_setzero_ps();
     let mut c = [z; 8];
     for (k, &row) in [0, 1, 2, 3, 8, 9, 10, 11].iter().enumerate() {
@@ -329,7 +343,7 @@ pub(super) unsafe fn store_soa<const FULL: bool>(p: *mut f32, [x, y, z]: [__m512
 /// `a × b` for three-component vectors of sixteen lanes.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-fn cross(a: &[__m512; 3], b: &[__m512; 3]) -> [__m512; 3] {
+pub(super) fn cross(a: &[__m512; 3], b: &[__m512; 3]) -> [__m512; 3] {
     [
         _mm512_fmsub_ps(a[1], b[2], _mm512_mul_ps(a[2], b[1])),
         _mm512_fmsub_ps(a[2], b[0], _mm512_mul_ps(a[0], b[2])),
@@ -341,7 +355,7 @@ fn cross(a: &[__m512; 3], b: &[__m512; 3]) -> [__m512; 3] {
 /// `v` times `l2`, minus `l2·v`.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-fn rotation_offset(u: &[__m512; 3], w: __m512, v: &[__m512; 3]) -> [__m512; 3] {
+pub(super) fn rotation_offset(u: &[__m512; 3], w: __m512, v: &[__m512; 3]) -> [__m512; 3] {
     let c = cross(u, v);
     let cc = cross(u, &c);
     let mut o = cc;

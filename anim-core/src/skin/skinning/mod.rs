@@ -63,6 +63,8 @@ use anim_math::{DualQuat, Mat3, Mat4, Transform, Vec3};
 mod avx512;
 #[cfg(target_arch = "x86_64")]
 mod avx512_dq;
+#[cfg(target_arch = "x86_64")]
+mod avx512_scaled;
 mod fast;
 mod kernel;
 mod math;
@@ -284,6 +286,7 @@ pub fn linear_blend_with(
         out_p: &mut *out.positions,
         out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
         coherent: false,
+        risky: &[],
     };
     fast::lbs(input.influences.view(), kernel, mode, job);
     keep_unweighted(input, out);
@@ -507,6 +510,7 @@ pub fn dual_quaternion_with(
     if input.influences.joint_bound() == 0 || out.positions.is_empty() {
         // Every vertex is unweighted.
     } else if palette.is_rigid() {
+        let mut risky = [0u64; RISK_WORDS];
         let normals = out.normals.is_some();
         let job = fast::Job {
             per: input.influences.per_vertex(),
@@ -515,7 +519,8 @@ pub fn dual_quaternion_with(
             nin: input.normals.filter(|_| normals).unwrap_or(&[]),
             out_p: &mut *out.positions,
             out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
-            coherent: coherent(input.influences.pivot_pairs(), palette.dual_quats()),
+            coherent: hemisphere_risk(input.influences.pivot_pairs(), palette.dual_quats(), &mut risky),
+            risky: &risky,
         };
         fast::dq(input.influences.view(), kernel, normals, job);
     } else {
@@ -525,21 +530,55 @@ pub fn dual_quaternion_with(
     Ok(())
 }
 
-/// True when no vertex's hemisphere test can flip a weight: the real parts of every pivot
-/// pair ([`Influences::pivot_pairs`]) have a dot product that is not negative (nor NaN), computed as
-/// the scalar loops compute it (so they flip nothing either). One pass over the pairs.
-fn coherent(pairs: &[u32], palette: &[DualQuat]) -> bool {
-    pairs.iter().all(|&pair| {
+/// Which vertices' hemisphere tests can flip a weight. The real parts of each pivot pair
+/// ([`Influences::pivot_pairs`]) are dotted as the scalar loops dot them; when a pair's
+/// dot is negative (or NaN), its first joint's bit is set in `risky` (one bit a joint,
+/// cleared on entry up to the palette's length). Returns true when none is: no vertex flips
+/// anything, and the SIMD loops skip every test. One pass over the pairs.
+fn hemisphere_risk(pairs: &[u32], palette: &[DualQuat], risky: &mut [u64]) -> bool {
+    let words = palette.len().div_ceil(64).min(risky.len());
+    risky[..words].fill(0);
+    let mut coherent = true;
+    for &pair in pairs {
         // Pairs hold joints below `joint_bound`, which the palette covers (validated).
-        let (first, other) = (&palette[(pair >> 16) as usize], &palette[(pair & 0xFFFF) as usize]);
-        let (p, q) = (&first.as_ref().real.coords, &other.as_ref().real.coords);
+        let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
+        let (p, q) = (&palette[a].as_ref().real.coords, &palette[b].as_ref().real.coords);
         let dot = q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3];
-        dot >= 0.0
-    })
+        // Negative or NaN (a NaN dot flips nothing in the scalar loop, but marks the pair).
+        if dot < 0.0 || dot.is_nan() {
+            coherent = false;
+            risky[a / 64] |= 1 << (a % 64);
+        }
+    }
+    coherent
 }
 
-/// The scale-aware dual-quaternion loops, on AVX2 when the CPU has it.
+/// Bits of [`hemisphere_risk`]: one a possible joint index (`u16`).
+const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
+
+/// The scale-aware dual-quaternion loops: AVX-512, or the scalar loop compiled for AVX2,
+/// when the CPU has them. They read the `f32` weights.
 fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Avx512 {
+        let mut risky = [0u64; RISK_WORDS];
+        let normals = out.normals.is_some();
+        let job = fast::Job {
+            per: input.influences.per_vertex(),
+            palette: palette.dual_quats(),
+            pos: input.positions,
+            nin: input.normals.filter(|_| normals).unwrap_or(&[]),
+            out_p: &mut *out.positions,
+            out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+            coherent: hemisphere_risk(input.influences.pivot_pairs(), palette.dual_quats(), &mut risky),
+            risky: &risky,
+        };
+        let (joints, weights) = (input.influences.joints(), input.influences.weights());
+        // SAFETY: the caller checked that the CPU runs `Kernel::Avx512`; the input was
+        // validated and the palette's scales are one a joint.
+        unsafe { avx512_scaled::run(joints, weights, job, palette.scales()) };
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if kernel != Kernel::Scalar && avx2() {
         // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.

@@ -121,4 +121,7 @@ pub(crate) struct Job<'a, P> {
     /// the mesh, [`Influences::pivot_pairs`](crate::skin::Influences::pivot_pairs), has
     /// real parts in opposite hemispheres), so the SIMD loops skip the hemisphere tests.
     pub coherent: bool,
+    /// Dual quaternions only, when not `coherent`: one bit a joint, set for the joints whose
+    /// vertices (as their first joint) may flip a weight; the others skip the tests too.
+    pub risky: &'a [u64],
 }
