@@ -448,6 +448,9 @@ impl Packed {
         let interp = track.interpolation();
         let values = track.values();
         let all_equal = interp != Interpolation::CubicSpline && values.iter().all(|v| *v == values[0]);
+        // Tiny components are stored as zero (see `track::TINY`).
+        let finish = |v: &T| finish(v).map(track::flush_tiny);
+        let raw = |v: &T| raw(v).map(track::flush_tiny);
         if n == 1 || all_equal {
             self.constants.push((joint, field, finish(track.key_value(0))));
             return;
