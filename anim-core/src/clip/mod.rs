@@ -38,6 +38,7 @@ pub mod baked;
 mod error;
 pub mod events;
 pub mod exact;
+mod interp;
 pub mod playback;
 pub mod root_motion;
 pub mod runtime;
