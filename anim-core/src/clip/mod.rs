@@ -39,6 +39,7 @@ mod error;
 pub mod events;
 pub mod exact;
 mod interp;
+mod packed;
 pub mod playback;
 pub mod root_motion;
 pub mod runtime;
