@@ -16,9 +16,10 @@
 //! Workloads: `lbs_pos`, `lbs_nrm` (normals not renormalized), `lbs_renorm`, `dq_pos`,
 //! `dq_nrm` (one Fox mesh, Walk at 0.3 s), `two_bone`, `two_bone_job`, `aim`, `aim_job`
 //! (the setups of `benches::{TwoBoneSetup, AimSetup}`), `runtime_walk`, `runtime_run`
-//! (runtime-clip sampling at 60 Hz), `ltm` (local-to-model, SoA).
+//! (runtime-clip sampling at 60 Hz), `exact_walk` (`Clip::sample_cached` at 60 Hz), `ltm`
+//! (local-to-model, SoA).
 
-use anim_core::clip::{RuntimeClip, SoaSampler, TimePolicy};
+use anim_core::clip::{RuntimeClip, SamplingCache, SoaSampler, TimePolicy};
 use anim_core::offline::JointRadii;
 use anim_core::pose::hierarchy::local_to_model;
 use anim_core::pose::soa::SoaPose;
@@ -81,6 +82,17 @@ fn fox(name: &str, n: usize) {
     let normals = if mesh.normals.is_empty() { mesh.smooth_normals() } else { mesh.normals.clone() };
     let clip = |c: &str| &rt.clips[model.find_clip(c).expect("Fox has Walk and Run")];
     match name {
+        "exact_walk" => {
+            let c = clip("Walk");
+            let mut cache = SamplingCache::new(c);
+            let mut pose = rt.skeleton.rest_pose().clone();
+            let mut t = 0.0;
+            for _ in 0..n {
+                t = TimePolicy::Wrap.apply(t + 1.0 / 60.0, c.duration());
+                c.sample_cached(&mut cache, black_box(t), TimePolicy::Wrap, &mut pose).expect("fits");
+            }
+            black_box(&pose);
+        }
         "runtime_walk" | "runtime_run" | "ltm" => {
             let radii = JointRadii::from_skin(&rt.skeleton, skin, &[mesh]).expect("invertible binds");
             let c = clip(if name == "runtime_run" { "Run" } else { "Walk" });
