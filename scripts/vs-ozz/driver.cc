@@ -8,6 +8,8 @@
 //                             skinned mesh, its palettes, the IK setups).
 //   driver clips SKELETON ANIMATION...
 //                             Sampling at 60 Hz, looping, of each animation.
+//   driver ik-count SETUP two_bone|two_bone_job N
+//                             N calls of the two-bone job, for callgrind (see IkCount).
 //
 // Each workload runs 0.5 s to warm up, then 31 batches of about 10 ms; the median batch
 // gives the time a call. VS_OZZ_SECONDS=T scales both by T (default 1; scripts/vs-ozz.sh
@@ -366,6 +368,68 @@ int Fox(const std::string& dir, const std::string& setup_path) {
   return 0;
 }
 
+// Instruction counts on a shared machine (BENCHMARKS.md): runs ozz's two-bone job `n`
+// times, alone (`two_bone_job`) or from local transforms (`two_bone`), as `Fox` times it,
+// for valgrind --tool=callgrind; counts of n and 2n calls differ by n calls.
+int IkCount(const std::string& setup_path, const std::string& workload, long n) {
+  Reader in;
+  if (!in.Open(setup_path)) {
+    std::fprintf(stderr, "cannot read %s\n", setup_path.c_str());
+    return 1;
+  }
+  const int vertices = in.Get<uint32_t>(), influences = in.Get<uint32_t>();
+  const int palette_joints = in.Get<uint32_t>(), palettes = in.Get<uint32_t>();
+  in.Floats(6 * vertices);
+  for (int i = 0; i < influences * vertices; ++i) in.Get<uint16_t>();
+  if ((influences * vertices) % 2) in.Get<uint16_t>();
+  in.Floats(influences * vertices);
+  in.Floats(16 * palette_joints * palettes);
+  const om::Transform parent = in.Transform(), upper = in.Transform(), middle = in.Transform();
+  const om::SimdFloat4 end = in.Vec3(), pole = in.Vec3();
+  std::vector<om::Float3> targets(in.Get<uint32_t>());
+  for (auto& t : targets) t = in.Float3();
+  const om::Float4x4 parent_m = om::Float4x4::FromAffine(parent);
+  const om::Float4x4 upper_m0 = parent_m * om::Float4x4::FromAffine(upper);
+  const om::Float4x4 mid_m0 = upper_m0 * om::Float4x4::FromAffine(middle);
+  const om::Float4x4 end_m0 = mid_m0 * om::Float4x4::Translation(end);
+  const om::SimdFloat4 a = upper_m0.cols[3], b = mid_m0.cols[3], c = end_m0.cols[3];
+  const om::SimdFloat4 axis_ms = om::Normalize3(om::Cross3(a - b, c - b));
+  const om::SimdFloat4 mid_axis = om::Normalize3(om::TransformVector(om::Invert(mid_m0), axis_ms));
+  size_t k = 0;
+  auto two_bone = [&](const om::Float4x4& um, const om::Float4x4& mm, const om::Float4x4& em, om::SimdQuaternion* su,
+                      om::SimdQuaternion* sm) {
+    ozz::animation::IKTwoBoneJob job;
+    job.target = om::simd_float4::Load3PtrU(&targets[k = (k + 1) % targets.size()].x);
+    job.pole_vector = pole;
+    job.mid_axis = mid_axis;
+    job.start_joint = &um;
+    job.mid_joint = &mm;
+    job.end_joint = &em;
+    job.start_joint_correction = su;
+    job.mid_joint_correction = sm;
+    bool reached;
+    job.reached = &reached;
+    job.Run();
+  };
+  for (long i = 0; i < n; ++i) {
+    om::SimdQuaternion su, sm;
+    if (workload == "two_bone_job") {
+      two_bone(upper_m0, mid_m0, end_m0, &su, &sm);
+      g_sink = om::GetX(su.xyzw) + om::GetX(sm.xyzw);
+    } else {
+      Local u(upper), m(middle);
+      const om::Float4x4 um = parent_m * u.Matrix();
+      const om::Float4x4 mm = um * m.Matrix();
+      const om::Float4x4 em = mm * om::Float4x4::Translation(end);
+      two_bone(um, mm, em, &su, &sm);
+      u.rotation = u.rotation * su;
+      m.rotation = m.rotation * sm;
+      g_sink = om::GetX(u.rotation.xyzw) + om::GetX(m.rotation.xyzw);
+    }
+  }
+  return 0;
+}
+
 int Clips(const std::string& skeleton_path, int count, char** paths) {
   ozz::animation::Skeleton skeleton;
   if (!Load(skeleton_path, &skeleton)) return 1;
@@ -393,6 +457,8 @@ int main(int argc, char** argv) {
   if (const char* t = std::getenv("VS_OZZ_SECONDS")) g_warm_up_s = 0.5 * std::atof(t);
   if (argc >= 4 && std::string(argv[1]) == "fox") return Fox(argv[2], argv[3]);
   if (argc >= 4 && std::string(argv[1]) == "clips") return Clips(argv[2], argc - 3, argv + 3);
-  std::fprintf(stderr, "usage: %s fox DIR SETUP | clips SKELETON ANIMATION...\n", argv[0]);
+  if (argc == 5 && std::string(argv[1]) == "ik-count") return IkCount(argv[2], argv[3], std::atol(argv[4]));
+  std::fprintf(stderr, "usage: %s fox DIR SETUP | clips SKELETON ANIMATION... | ik-count SETUP two_bone[_job] N\n",
+               argv[0]);
   return 2;
 }
