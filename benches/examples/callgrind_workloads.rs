@@ -17,7 +17,8 @@
 //! `dq_nrm` (one Fox mesh, Walk at 0.3 s), `two_bone`, `two_bone_job`, `aim`, `aim_job`
 //! (the setups of `benches::{TwoBoneSetup, AimSetup}`), `runtime_walk`, `runtime_run`
 //! (runtime-clip sampling at 60 Hz), `exact_walk` (`Clip::sample_cached` at 60 Hz), `ltm`
-//! (local-to-model, SoA).
+//! (local-to-model, SoA); `fix80_<skinning workload>`: the skinning workloads on the
+//! 80-joint fixture of `vs_ozz` (10,000 vertices, a palette with scale).
 
 use anim_core::clip::{RuntimeClip, SamplingCache, SoaSampler, TimePolicy};
 use anim_core::offline::JointRadii;
@@ -68,6 +69,7 @@ fn main() {
                 }
             }
         }
+        w if w.starts_with("fix80_") => fix80(&w["fix80_".len()..], n),
         _ => fox(&name, n),
     }
 }
@@ -121,24 +123,51 @@ fn fox(name: &str, n: usize) {
             clip("Walk").sample(0.3, TimePolicy::Wrap, &mut pose).expect("Walk fits Fox");
             pose.local_to_model(&rt.skeleton, &mut model_m).expect("lengths match");
             skinning_matrices(&model_m, skin, &mut palette).expect("the skin fits its skeleton");
-            let dq = DqPalette::from_matrices(&palette);
-            let with_normals = name != "lbs_pos" && name != "dq_pos";
-            let input =
-                SkinningInput { influences, positions: &mesh.positions, normals: with_normals.then_some(&normals[..]) };
-            let mut out_p = vec![Vec3::zeros(); mesh.positions.len()];
-            let mut out_n = vec![Vec3::zeros(); mesh.positions.len()];
-            for _ in 0..n {
-                let mut out = SkinningOutput { positions: &mut out_p, normals: with_normals.then_some(&mut out_n[..]) };
-                match name {
-                    "lbs_pos" => linear_blend(&input, black_box(&palette), NormalMode::default(), &mut out),
-                    "lbs_nrm" => linear_blend(&input, black_box(&palette), NormalMode::DirectUnnormalized, &mut out),
-                    "lbs_renorm" => linear_blend(&input, black_box(&palette), NormalMode::Direct, &mut out),
-                    "dq_pos" | "dq_nrm" => dual_quaternion(&input, black_box(&dq), &mut out),
-                    _ => panic!("unknown workload {name}"),
-                }
-                .expect("the mesh fits its palette");
-            }
-            black_box((&out_p, &out_n));
+            skin_loop(name, n, influences, &mesh.positions, &normals, &palette);
         }
     }
+}
+
+/// The skinning workloads on `vs_ozz`'s fixture: its palette at t = 0.3 s carries scale.
+fn fix80(name: &str, n: usize) {
+    use anim_core::skin::Skin;
+    let skeleton = benches::skeleton(80);
+    let clip = benches::clip(&skeleton, 4.0, 30.0);
+    let skin = Skin::from_skeleton(&skeleton);
+    let (positions, normals, influences) = benches::mesh(10_000, 4, 80);
+    let mut pose = skeleton.rest_pose().clone();
+    let mut model_m = vec![Mat4::identity(); skeleton.len()];
+    let mut palette = vec![Mat4::identity(); skin.len()];
+    clip.sample(0.3, TimePolicy::Wrap, &mut pose).expect("the clip fits");
+    pose.local_to_model(&skeleton, &mut model_m).expect("lengths match");
+    skinning_matrices(&model_m, &skin, &mut palette).expect("the skin fits its skeleton");
+    skin_loop(name, n, &influences, &positions, &normals, &palette);
+}
+
+/// `n` calls of skinning workload `name` on one mesh.
+fn skin_loop(
+    name: &str,
+    n: usize,
+    influences: &anim_core::skin::Influences,
+    positions: &[Vec3],
+    normals: &[Vec3],
+    palette: &[Mat4],
+) {
+    let dq = DqPalette::from_matrices(palette);
+    let with_normals = name != "lbs_pos" && name != "dq_pos";
+    let input = SkinningInput { influences, positions, normals: with_normals.then_some(normals) };
+    let mut out_p = vec![Vec3::zeros(); positions.len()];
+    let mut out_n = vec![Vec3::zeros(); positions.len()];
+    for _ in 0..n {
+        let mut out = SkinningOutput { positions: &mut out_p, normals: with_normals.then_some(&mut out_n[..]) };
+        match name {
+            "lbs_pos" => linear_blend(&input, black_box(palette), NormalMode::default(), &mut out),
+            "lbs_nrm" => linear_blend(&input, black_box(palette), NormalMode::DirectUnnormalized, &mut out),
+            "lbs_renorm" => linear_blend(&input, black_box(palette), NormalMode::Direct, &mut out),
+            "dq_pos" | "dq_nrm" => dual_quaternion(&input, black_box(&dq), &mut out),
+            _ => panic!("unknown workload {name}"),
+        }
+        .expect("the mesh fits its palette");
+    }
+    black_box((&out_p, &out_n));
 }
