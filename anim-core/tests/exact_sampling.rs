@@ -57,17 +57,27 @@ fn rotations(rng: &mut Rng, n: usize) -> Vec<Quaternion<f32>> {
 
 /// A clip with every kind of channel: linear translation, rotation and scale (most), step
 /// and cubic ones, single-key and all-equal channels, channels starting late and ending
-/// early, and joints the clip leaves alone.
+/// early, channels of several joints on one time line, and joints the clip leaves alone.
 fn clip(rng: &mut Rng, joints: usize) -> Clip {
     let mut sets = Vec::new();
+    let mut last: Option<Vec<f32>> = None;
     for j in 0..joints {
         if j % 7 == 6 {
             continue;
         }
         let mut jt = JointTracks::new(j);
-        let n = 2 + (rng.next() * 40.0) as usize;
-        let start = if j % 5 == 4 { rng.range(0.05, 0.3) } else { 0.0 };
-        let ts = times(rng, n, start);
+        // A joint's channels share their key times; every third joint also shares the
+        // previous joint's (the packed path then follows one time line for both).
+        let ts = match (&last, j % 3) {
+            (Some(ts), 1) => ts.clone(),
+            _ => {
+                let n = 2 + (rng.next() * 40.0) as usize;
+                let start = if j % 5 == 4 { rng.range(0.05, 0.3) } else { 0.0 };
+                times(rng, n, start)
+            }
+        };
+        last = Some(ts.clone());
+        let n = ts.len();
         let interp = match j % 11 {
             3 => Interpolation::Step,
             8 => Interpolation::CubicSpline,

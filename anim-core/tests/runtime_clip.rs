@@ -6,7 +6,7 @@ use anim_core::clip::runtime::{RuntimeClip, decode_rotation};
 use anim_core::offline::{JointRadii, RuntimeClipError};
 
 use anim_core::clip::SoaSampler;
-use anim_core::clip::{Clip, ClipError, Interpolation, JointTracks, TimePolicy, Track};
+use anim_core::clip::{BakedClip, Clip, ClipError, Interpolation, JointTracks, SamplingCache, TimePolicy, Track};
 use anim_core::offline::compile::encode_rotation;
 use anim_core::pose::soa::SoaPose;
 use anim_core::pose::{JointDesc, Pose, Skeleton};
@@ -266,4 +266,58 @@ fn byte_size_counts_keys_and_headers() {
     let at_least = keys * 12 + 2 * 3 * 24 + 3 * 3 + (2 * 36 + 44) * 4 + rc.name().len();
     assert!(rc.byte_size() >= at_least, "{} < {at_least}", rc.byte_size());
     assert!(wide > 0 || rc.byte_size() == at_least);
+}
+
+/// Components below 2⁻⁴⁰ in the source (exporter noise where a component is zero, as in
+/// Fox's Walk and Run) sample as exact zeros on every fast path (runtime clip with float
+/// tracks, packed exact sampling, baked clip) at keys and between them, so no subnormal
+/// float reaches the arithmetic; every other component keeps its value (at the keys:
+/// float tracks and exact sampling return the keys; the rotation, normalized, within 1e-7).
+#[test]
+fn tiny_components_sample_as_zero() {
+    let skeleton = chain(2);
+    let q = |x: f32, y: f32| Quaternion::new((1.0 - x * x - y * y).sqrt(), x, y, 0.0);
+    let mut tracks = JointTracks::new(1);
+    let times = vec![0.0, 0.5, 1.0];
+    tracks.rotation = Some(
+        Track::new(Interpolation::Linear, times.clone(), vec![q(1e-20, 0.3), q(-3e-14, 0.1), q(2e-30, 0.2)]).unwrap(),
+    );
+    tracks.translation = Some(
+        Track::new(
+            Interpolation::Linear,
+            times.clone(),
+            vec![Vec3::new(1e-19, 1.0, 0.5), Vec3::new(-4e-13, 1.2, 0.5), Vec3::new(0.0, 1.1, 0.6)],
+        )
+        .unwrap(),
+    );
+    let clip = Clip::new("tiny", vec![tracks], vec![]).unwrap();
+    // A tolerance finer than 16 bits can hold: every track is stored as floats.
+    let rc = RuntimeClip::compile(&clip, &skeleton, &JointRadii::from_skeleton(&skeleton), 1e-9).unwrap();
+    let wide = rc.wide_track_counts();
+    assert!(wide[0] >= 1 && wide[1] >= 1, "float tracks, which keep the source's values: {wide:?}");
+    let baked = BakedClip::bake(&clip, skeleton.rest_pose(), 30.0).unwrap();
+    let mut ctx = rc.new_context();
+    let mut cache = SamplingCache::new(&clip);
+    let (mut runtime, mut exact, mut bake) =
+        (skeleton.rest_pose().clone(), skeleton.rest_pose().clone(), skeleton.rest_pose().clone());
+    for t in [0.0, 0.1, 0.25, 0.5, 0.7, 1.0] {
+        rc.sample_pose(&mut ctx, t, TimePolicy::Clamp, &mut runtime).unwrap();
+        clip.sample_cached(&mut cache, t, TimePolicy::Clamp, &mut exact).unwrap();
+        baked.sample(t, TimePolicy::Clamp, &mut bake).unwrap();
+        for (what, pose) in [("runtime", &runtime), ("exact", &exact), ("baked", &bake)] {
+            let l = &pose.locals()[1];
+            assert_eq!((l.rotation.i, l.rotation.k, l.translation.x), (0.0, 0.0, 0.0), "{what} at {t}");
+            assert!(l.rotation.j > 0.09 && l.translation.y > 0.99, "{what} at {t}: the other components stay");
+        }
+        if [0.0, 0.5, 1.0].contains(&t) {
+            let k = (2.0 * t) as usize;
+            let want_y = clip.joint_tracks()[0].translation.as_ref().unwrap().values()[k].y;
+            let want_j = clip.joint_tracks()[0].rotation.as_ref().unwrap().values()[k].j;
+            for (what, pose) in [("runtime", &runtime), ("exact", &exact)] {
+                let l = &pose.locals()[1];
+                assert_eq!(l.translation.y, want_y, "{what} at key {k}");
+                assert!((l.rotation.j - want_j).abs() < 1e-7, "{what} at key {k}");
+            }
+        }
+    }
 }

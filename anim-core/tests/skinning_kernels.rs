@@ -13,6 +13,7 @@ use anim_core::skin::skinning::{
 };
 use anim_core::skin::{DqPalette, Influences, SkinningError};
 use anim_math::{Mat4, Quat, Transform, Vec3};
+use nalgebra::Unit;
 
 /// Small deterministic generator (xorshift32) so failures reproduce.
 struct Rng(u32);
@@ -32,7 +33,7 @@ impl Rng {
 }
 
 const LAYOUTS: [InfluenceLayout; 3] = [InfluenceLayout::F32, InfluenceLayout::U16Unorm16, InfluenceLayout::U8Unorm16];
-const KERNELS: [Kernel; 2] = [Kernel::Scalar, Kernel::Avx2Fma];
+const KERNELS: [Kernel; 3] = [Kernel::Scalar, Kernel::Avx2Fma, Kernel::Avx512];
 
 /// A kernel's name in `ANIM_SKIP_KERNELS`, or `None` for the scalar loop, which every CPU
 /// runs. A kernel added to [`Kernel`] fails here until it is named (and listed in
@@ -41,6 +42,7 @@ fn skip_name(kernel: Kernel) -> Option<&'static str> {
     match kernel {
         Kernel::Scalar => None,
         Kernel::Avx2Fma => Some("avx2"),
+        Kernel::Avx512 => Some("avx512"),
         other => panic!("{other:?} has no name in ANIM_SKIP_KERNELS: add it to skip_name and KERNELS"),
     }
 }
@@ -114,11 +116,16 @@ fn lbs(
 /// mode, up to float reassociation (positions are within 7 units, so 1e-5 is a few ulps
 /// times the number of terms); renormalized normals are unit within the fast
 /// renormalization's bound. Unweighted vertex 3 keeps its rest position and normal.
+/// Vertex counts cover the AVX-512 loop's full blocks of sixteen, a last block of every
+/// length from 1 to 16, and a count that is a multiple of 16; 9 influences take the
+/// compact layouts' per-weight decoding (more slots than a block decodes at once).
 #[test]
 fn kernels_match_the_scalar_loop_on_every_layout() {
     let kernels = kernels_to_run("kernels_match_the_scalar_loop_on_every_layout");
-    for per in [1usize, 2, 3, 4, 5, 8] {
-        let (inf, pos, nrm, pal) = scene(7 + per as u32, 37, per, 12);
+    let cases = [1usize, 2, 3, 4, 5, 8, 9].into_iter().flat_map(|per| [(per, 37), (per, 48)]);
+    let tails = (4..=19).map(|verts| (4, verts + 16));
+    for (per, verts) in cases.chain(tails) {
+        let (inf, pos, nrm, pal) = scene(7 + per as u32 + verts as u32, verts, per, 12);
         for layout in LAYOUTS {
             let inf = inf.clone().with_layout(layout).unwrap();
             assert_eq!(inf.layout(), layout);
@@ -127,7 +134,8 @@ fn kernels_match_the_scalar_loop_on_every_layout() {
                 for &kernel in &kernels {
                     let (p, n) = lbs(&inf, &pos, &nrm, &pal, mode, kernel);
                     for v in 0..pos.len() {
-                        let what = format!("{per} influences, {layout:?}, {mode:?}, {kernel:?}, vertex {v}");
+                        let what =
+                            format!("{per} influences, {verts} vertices, {layout:?}, {mode:?}, {kernel:?}, vertex {v}");
                         assert!((p[v] - rp[v]).norm() < 1e-5, "{what}: {} vs {}", p[v], rp[v]);
                         if mode.is_some() {
                             assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
@@ -211,18 +219,71 @@ fn u8_layout_needs_at_most_256_joints() {
     assert_eq!(inf.joints_u8(), Some(&[0u8, 255, 255, 0][..]));
 }
 
+/// True when no pivot pair of `inf` has real parts in opposite hemispheres of `pal` (the
+/// condition under which the SIMD loops skip the hemisphere tests), computed here from the
+/// pairs and the palette.
+fn coherent(inf: &Influences, pal: &DqPalette) -> bool {
+    inf.pivot_pairs().iter().all(|&pair| {
+        let a = pal.dual_quats()[(pair >> 16) as usize].as_ref().real.coords;
+        let b = pal.dual_quats()[(pair & 0xFFFF) as usize].as_ref().real.coords;
+        a.dot(&b) >= 0.0
+    })
+}
+
+/// Runs dual-quaternion skinning with every kernel of `kernels` (`None`: the plain function)
+/// and compares with the scalar loop, positions only and with normals, on every layout:
+/// positions within 1e-5 (float reassociation), normals within 2e-6 and unit.
+fn check_dq(what: &str, inf: &Influences, pos: &[Vec3], nrm: &[Vec3], pal: &DqPalette, kernels: &[Option<Kernel>]) {
+    for layout in LAYOUTS {
+        let inf = inf.clone().with_layout(layout).unwrap();
+        for normals in [false, true] {
+            let run = |kernel: Option<Kernel>| {
+                let (mut p, mut n) = (vec![Vec3::zeros(); pos.len()], vec![Vec3::zeros(); pos.len()]);
+                let input = SkinningInput { influences: &inf, positions: pos, normals: normals.then_some(nrm) };
+                let mut out = SkinningOutput { positions: &mut p, normals: normals.then_some(&mut n[..]) };
+                match kernel {
+                    Some(k) => dual_quaternion_with(&input, pal, k, &mut out).unwrap(),
+                    None => dual_quaternion(&input, pal, &mut out).unwrap(),
+                }
+                (p, n)
+            };
+            let (rp, rn) = run(Some(Kernel::Scalar));
+            for &kernel in kernels {
+                let (p, n) = run(kernel);
+                for v in 0..pos.len() {
+                    let what = format!("{what}, {layout:?}, normals {normals}, {kernel:?}, vertex {v}");
+                    assert!((p[v] - rp[v]).norm() < 1e-5, "{what}: {} vs {}", p[v], rp[v]);
+                    if normals {
+                        assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
+                        assert!((n[v].norm() - 1.0).abs() < 2e-6, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The kernels to compare with the scalar loop in the DQ tests: the plain function (best
+/// kernel) and every kernel this CPU runs but the scalar loop itself.
+fn dq_kernels(test: &str) -> Vec<Option<Kernel>> {
+    std::iter::once(None)
+        .chain(kernels_to_run(test).into_iter().map(Some))
+        .filter(|&k| k != Some(Kernel::Scalar))
+        .collect()
+}
+
 /// Dual-quaternion kernels agree with the scalar loop on every layout and influence count
 /// (rigid palette), and renormalize nothing they should not: rotated normals stay unit.
-/// Vertex counts cover the AVX2 loop's blocks of eight alone (32), blocks and a remainder
-/// (29), and a remainder alone (5).
+/// The palette's rotations are spread over the whole sphere, so vertices flip weights
+/// (asserted: the kernels take the path with hemisphere tests). Vertex counts cover the
+/// AVX2 loop's blocks of eight and the AVX-512 loop's blocks of sixteen, alone, with a
+/// remainder of every length, and a remainder alone.
 #[test]
 fn dq_kernels_match_the_scalar_loop_on_every_layout() {
-    // The plain function (best kernel) and every kernel but the scalar reference.
-    let kernels: Vec<Option<Kernel>> = std::iter::once(None)
-        .chain(kernels_to_run("dq_kernels_match_the_scalar_loop_on_every_layout").into_iter().map(Some))
-        .filter(|&k| k != Some(Kernel::Scalar))
-        .collect();
-    for (per, verts) in [1usize, 2, 3, 4, 8].into_iter().flat_map(|p| [(p, 5), (p, 29), (p, 32)]) {
+    let kernels = dq_kernels("dq_kernels_match_the_scalar_loop_on_every_layout");
+    let cases = [1usize, 2, 3, 4, 5, 8, 9].into_iter().flat_map(|p| [(p, 5), (p, 29), (p, 32), (p, 48)]);
+    let tails = (1..=16).map(|t| (4, 16 + t));
+    for (per, verts) in cases.chain(tails) {
         let (inf, pos, nrm, mats) = scene(40 + per as u32 + verts as u32, verts, per, 9);
         let rigid: Vec<Mat4> = mats
             .iter()
@@ -235,37 +296,22 @@ fn dq_kernels_match_the_scalar_loop_on_every_layout() {
             .collect();
         let pal = DqPalette::from_matrices(&rigid);
         assert!(pal.is_rigid());
-        for layout in LAYOUTS {
-            let inf = inf.clone().with_layout(layout).unwrap();
-            let run = |kernel: Option<Kernel>| {
-                let (mut p, mut n) = (vec![Vec3::zeros(); pos.len()], vec![Vec3::zeros(); pos.len()]);
-                let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
-                let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
-                match kernel {
-                    Some(k) => dual_quaternion_with(&input, &pal, k, &mut out).unwrap(),
-                    None => dual_quaternion(&input, &pal, &mut out).unwrap(),
-                }
-                (p, n)
-            };
-            let (rp, rn) = run(Some(Kernel::Scalar));
-            for &kernel in &kernels {
-                let (p, n) = run(kernel);
-                for v in 0..pos.len() {
-                    let what = format!("{per} influences, {layout:?}, {kernel:?}, vertex {v}");
-                    assert!((p[v] - rp[v]).norm() < 1e-5, "{what}: {} vs {}", p[v], rp[v]);
-                    assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
-                    assert!((n[v].norm() - 1.0).abs() < 2e-6, "{what}");
-                }
-            }
+        if per >= 3 && verts >= 29 {
+            assert!(!coherent(&inf, &pal), "{per} influences, {verts} vertices: some vertex flips a weight");
         }
+        check_dq(&format!("{per} influences, {verts} vertices"), &inf, &pos, &nrm, &pal, &kernels);
     }
 }
 
-/// A palette whose rotations all lie within 45° of the identity (every real part has
-/// w > cos 45°) takes the AVX2 loop's path without hemisphere tests: its results still
-/// equal the scalar loop's, which tests every influence.
+/// Palettes where no vertex can flip a weight take the SIMD loops' path without hemisphere
+/// tests: its results still equal the scalar loop's, which tests every influence. First a
+/// palette whose rotations all lie within 45° of the identity; then one where only the
+/// pairs the mesh uses agree: joints 2k and 2k + 1 turn alike, while joint 2k + 2 lies in
+/// the hemisphere opposite joint 2k's (so the palette as a whole has no common hemisphere).
+/// A mesh that also pairs joints 0 and 2 is no longer coherent, and agrees too.
 #[test]
 fn dq_kernels_without_hemisphere_tests_match_the_scalar_loop() {
+    let kernels = dq_kernels("dq_kernels_without_hemisphere_tests_match_the_scalar_loop");
     let mut rng = Rng(77);
     let joints = 7;
     let mats: Vec<Mat4> = (0..joints)
@@ -276,29 +322,118 @@ fn dq_kernels_without_hemisphere_tests_match_the_scalar_loop() {
         .collect();
     let pal = DqPalette::from_matrices(&mats);
     assert!(pal.is_rigid());
-    assert!(pal.dual_quats().iter().all(|q| q.as_ref().real.w > 0.75), "the palette takes the path under test");
-    // The path under test is the AVX2 loop's: without it this test has nothing to compare.
-    let kernels = kernels_to_run("dq_kernels_without_hemisphere_tests_match_the_scalar_loop");
-    if !kernels.contains(&Kernel::Avx2Fma) {
-        return;
-    }
-    for (per, verts) in [(4usize, 29usize), (4, 32), (3, 29), (2, 8)] {
+    for (per, verts) in [(4usize, 29usize), (4, 32), (3, 29), (2, 8), (4, 48), (8, 37)] {
         let (inf, pos, nrm, _) = scene(90 + per as u32 + verts as u32, verts, per, joints);
-        for layout in LAYOUTS {
-            let inf = inf.clone().with_layout(layout).unwrap();
-            let run = |kernel: Kernel| {
-                let (mut p, mut n) = (vec![Vec3::zeros(); verts], vec![Vec3::zeros(); verts]);
-                let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
-                let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
-                dual_quaternion_with(&input, &pal, kernel, &mut out).unwrap();
-                (p, n)
-            };
-            let (rp, rn) = run(Kernel::Scalar);
-            let (p, n) = run(Kernel::Avx2Fma);
-            for v in 0..verts {
-                let what = format!("{per} influences, {verts} vertices, {layout:?}, vertex {v}");
-                assert!((p[v] - rp[v]).norm() < 1e-5, "{what}: {} vs {}", p[v], rp[v]);
-                assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
+        assert!(coherent(&inf, &pal), "the palette takes the path under test");
+        check_dq(&format!("45° palette, {per} influences, {verts} vertices"), &inf, &pos, &nrm, &pal, &kernels);
+    }
+
+    // Joint 2k turns by 0.9·k·π about one axis, joint 2k + 1 by 0.2 rad more: each pair
+    // agrees, while joints 0 and 4 (quaternion half-angles 0 and 0.9π) lie in opposite
+    // hemispheres.
+    let axis = Vec3::new(0.3, 1.0, -0.2).normalize();
+    let turn = |angle: f32| Quat::from_axis_angle(&Unit::new_normalize(axis), angle);
+    let mut dqs = Vec::new();
+    for k in 0..4 {
+        for extra in [0.0, 0.2] {
+            let t =
+                Transform::new(rng.vec3(2.0), turn(0.9 * std::f32::consts::PI * k as f32 + extra), Vec3::repeat(1.0));
+            dqs.push(anim_math::dual::from_transform(&t));
+        }
+    }
+    let pal = DqPalette::from_rigid(&dqs);
+    let real = |j: usize| pal.dual_quats()[j].as_ref().real.coords;
+    assert!(real(0).dot(&real(4)) < 0.0, "the palette has no common hemisphere");
+    let verts = 37;
+    let mesh = |pairs: &dyn Fn(usize) -> (u16, u16)| {
+        let mut js = Vec::new();
+        let mut ws = Vec::new();
+        for v in 0..verts {
+            let (a, b) = pairs(v);
+            js.extend([a, b]);
+            ws.extend([0.3 + 0.01 * v as f32, 0.7]);
+        }
+        Influences::new(2, js, ws, dqs.len()).unwrap()
+    };
+    let (_, pos, nrm, _) = scene(5, verts, 2, 8);
+    let paired = mesh(&|v| ((2 * (v % 4)) as u16, (2 * (v % 4) + 1) as u16));
+    assert!(coherent(&paired, &pal));
+    check_dq("pairs (2k, 2k + 1)", &paired, &pos, &nrm, &pal, &kernels);
+    let crossed = mesh(&|v| if v == 20 { (0, 4) } else { ((2 * (v % 4)) as u16, (2 * (v % 4) + 1) as u16) });
+    assert!(!coherent(&crossed, &pal));
+    check_dq("pairs (2k, 2k + 1) and (0, 4)", &crossed, &pos, &nrm, &pal, &kernels);
+}
+
+/// A palette with bind-space scale takes the scale-aware loops: every kernel agrees with
+/// the scalar loop, positions within 1e-5 relative to their size (plus 1e-5), normals within
+/// 2e-6 and unit, on every layout (the loops read the `f32` weights), with and without
+/// normals, for influence counts 1 to 9 and every length of the AVX-512 loop's last block.
+/// Scales are non-uniform, one joint mirrors (negative determinant: its cofactor matrix is
+/// negated), and a second palette has joints scaled by 1e15 and 1e-16, whose cofactors
+/// leave the range where normals normalize accurately (the rescaled rule redoes them).
+#[test]
+fn dq_kernels_with_scale_match_the_scalar_loop() {
+    let kernels = dq_kernels("dq_kernels_with_scale_match_the_scalar_loop");
+    let palette = |seed: u32, extreme: bool| {
+        let mut rng = Rng(seed);
+        let mats: Vec<Mat4> = (0..9)
+            .map(|j| {
+                let r = Quat::from_euler_angles(rng.range(-3.0, 3.0), rng.range(-1.5, 1.5), rng.range(-3.0, 3.0));
+                let mut s = Vec3::new(rng.range(0.5, 1.5), rng.range(0.5, 1.5), rng.range(0.5, 1.5));
+                if j == 4 {
+                    s.y = -s.y;
+                }
+                if extreme && j == 2 {
+                    s *= 1e15;
+                }
+                if extreme && j == 6 {
+                    s *= 1e-16;
+                }
+                Transform::new(rng.vec3(3.0), r, s).to_matrix()
+            })
+            .collect();
+        let pal = DqPalette::from_matrices(&mats);
+        assert!(!pal.is_rigid());
+        pal
+    };
+    let cases = [1usize, 2, 3, 4, 5, 8, 9].into_iter().flat_map(|p| [(p, 5), (p, 32), (p, 48)]);
+    let tails = (1..=16).map(|t| (4, 16 + t));
+    for (per, verts) in cases.chain(tails) {
+        let (inf, pos, nrm, _) = scene(60 + per as u32 + verts as u32, verts, per, 9);
+        for extreme in [false, true] {
+            let pal = palette(per as u32 * 31 + verts as u32, extreme);
+            for layout in LAYOUTS {
+                let inf = inf.clone().with_layout(layout).unwrap();
+                for normals in [false, true] {
+                    let run = |kernel: Option<Kernel>| {
+                        let (mut p, mut n) = (vec![Vec3::zeros(); verts], vec![Vec3::zeros(); verts]);
+                        let input =
+                            SkinningInput { influences: &inf, positions: &pos, normals: normals.then_some(&nrm[..]) };
+                        let mut out = SkinningOutput { positions: &mut p, normals: normals.then_some(&mut n[..]) };
+                        match kernel {
+                            Some(k) => dual_quaternion_with(&input, &pal, k, &mut out).unwrap(),
+                            None => dual_quaternion(&input, &pal, &mut out).unwrap(),
+                        }
+                        (p, n)
+                    };
+                    let (rp, rn) = run(Some(Kernel::Scalar));
+                    for &kernel in &kernels {
+                        let (p, n) = run(kernel);
+                        for v in 0..verts {
+                            let what = format!(
+                                "{per} influences, {verts} vertices, extreme {extreme}, {layout:?}, normals {normals}, {kernel:?}, vertex {v}"
+                            );
+                            let bound = 1e-5 * (1.0 + rp[v].norm());
+                            assert!((p[v] - rp[v]).norm() <= bound, "{what}: {} vs {}", p[v], rp[v]);
+                            if normals {
+                                assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
+                                if v != 3 {
+                                    assert!((n[v].norm() - 1.0).abs() < 2e-6, "{what}: |n| = {}", n[v].norm());
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }

@@ -60,7 +60,7 @@ struct Setup {
 /// Fox's skinned mesh, with `instances` palettes of Walk: at t = 0.3 s for one instance,
 /// at `i · duration / instances` for several.
 fn fox(instances: usize) -> Setup {
-    let path = format!("{}/../../shared/assets/Fox/Fox.glb", env!("CARGO_MANIFEST_DIR"));
+    let path = benches::shared_asset("Fox/Fox.glb");
     let model = anim_gltf::load(&path).expect("the shared Fox model loads");
     let clip = &model.clips[model.find_clip("Walk").expect("Fox has a Walk clip")];
     let mesh = model.meshes.iter().find(|m| m.skin.is_some()).expect("Fox has a skinned mesh");

@@ -49,7 +49,8 @@ const CROWD: usize = 1000;
 const MESHES: usize = 100;
 const TOLERANCE_M: f32 = 0.001;
 
-/// One character: skeleton, skin, clip in its three forms, and a skinned mesh.
+/// One character: skeleton, skin, its first clip in its three forms, every clip as a
+/// runtime clip (name, clip, runtime clip), and a skinned mesh.
 struct Case {
     name: &'static str,
     skeleton: Skeleton,
@@ -57,13 +58,14 @@ struct Case {
     clip: Clip,
     runtime: RuntimeClip,
     baked: BakedClip,
+    clips: Vec<(String, Clip, RuntimeClip)>,
     positions: Vec<Vec3>,
     normals: Vec<Vec3>,
     influences: Influences,
 }
 
 fn fox() -> Case {
-    let path = format!("{}/../../shared/assets/Fox/Fox.glb", env!("CARGO_MANIFEST_DIR"));
+    let path = benches::shared_asset("Fox/Fox.glb");
     let model = anim_gltf::load(&path).unwrap_or_else(|e| panic!("Fox: {e}"));
     let walk = model.find_clip("Walk").expect("Fox has a Walk clip");
     let rt = model.runtime_skeleton().expect("an imported model is consistent");
@@ -71,6 +73,13 @@ fn fox() -> Case {
     let radii = JointRadii::from_skin(&rt.skeleton, &rt.skins[0], &[&instance.data]).expect("invertible binds");
     let clip = Clip::clone(&rt.clips[walk]);
     let runtime = RuntimeClip::compile(&clip, &rt.skeleton, &radii, TOLERANCE_M).expect("Walk fits Fox");
+    let clips = ["Walk", "Run", "Survey"]
+        .map(|name| {
+            let c = Clip::clone(&rt.clips[model.find_clip(name).expect("Fox has Walk, Run and Survey")]);
+            let r = RuntimeClip::compile(&c, &rt.skeleton, &radii, TOLERANCE_M).expect("Fox's clips fit Fox");
+            (name.to_owned(), c, r)
+        })
+        .into();
     let baked = BakedClip::bake(&clip, rt.skeleton.rest_pose(), 30.0).expect("Walk fits Fox");
     let mesh = &instance.data;
     let normals = if mesh.normals.is_empty() { mesh.smooth_normals() } else { mesh.normals.clone() };
@@ -81,6 +90,7 @@ fn fox() -> Case {
         clip,
         runtime,
         baked,
+        clips,
         positions: mesh.positions.clone(),
         normals,
         influences: mesh.influences.clone().expect("a skinned mesh has influences"),
@@ -96,7 +106,8 @@ fn fixture() -> Case {
     let radii = JointRadii::from_skin(&skeleton, &skin, &[&mesh]).expect("invertible binds");
     let runtime = RuntimeClip::compile(&clip, &skeleton, &radii, TOLERANCE_M).expect("the clip fits");
     let baked = BakedClip::bake(&clip, skeleton.rest_pose(), 30.0).expect("the clip fits");
-    Case { name: "fix80", skeleton, skin, clip, runtime, baked, positions, normals, influences }
+    let clips = vec![("bench".to_owned(), clip.clone(), runtime.clone())];
+    Case { name: "fix80", skeleton, skin, clip, runtime, baked, clips, positions, normals, influences }
 }
 
 /// Advances a looping playhead by one 60 Hz frame.
@@ -112,14 +123,33 @@ fn sampling(g: &mut BenchmarkGroup<WallTime>, case: &Case) {
     let mut model = vec![Mat4::identity(); joints];
     g.throughput(Throughput::Elements(joints as u64));
 
-    let mut ctx = case.runtime.new_context();
     let mut soa = SoaPose::from_pose(case.skeleton.rest_pose());
-    let mut t = 0.0;
-    g.bench_function(format!("{}/w1_sampling_60hz/runtime", case.name), |b| {
-        b.iter(|| {
-            case.runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), TimePolicy::Clamp, &mut soa).expect("fits")
-        })
-    });
+    for (name, clip, runtime) in &case.clips {
+        // Every clip of the case: `runtime` is the first one's, `runtime_<clip>` each one's.
+        let d = clip.duration();
+        let ids = [
+            format!("{}/w1_sampling_60hz/runtime_{name}", case.name),
+            format!("{}/w1_sampling_60hz/runtime", case.name),
+        ];
+        for id in if name == &case.clips[0].0 { &ids[..] } else { &ids[..1] } {
+            let mut ctx = runtime.new_context();
+            let mut t = 0.0;
+            g.bench_function(id, |b| {
+                b.iter(|| {
+                    runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), TimePolicy::Clamp, &mut soa).expect("fits")
+                })
+            });
+        }
+        let mut ctx = runtime.new_context();
+        let mut t = 0.0;
+        g.bench_function(format!("{}/w3_sampling_ltm/runtime_{name}", case.name), |b| {
+            b.iter(|| {
+                runtime.sample_soa(&mut ctx, black_box(tick(&mut t, d)), TimePolicy::Clamp, &mut soa).expect("fits");
+                local_to_model(&case.skeleton, &soa, black_box(&mut model)).expect("fits");
+            })
+        });
+    }
+    let mut ctx = case.runtime.new_context();
     let mut pose = case.skeleton.rest_pose().clone();
     let mut cache = SamplingCache::new(&case.clip);
     let mut t = 0.0;

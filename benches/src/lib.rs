@@ -11,6 +11,23 @@ use anim_core::pose::{JointDesc, Skeleton};
 use anim_core::skin::Influences;
 use anim_math::{Quat, Transform, Vec3};
 
+/// The path of a shared test model (`rel` under `shared/assets/`): the first ancestor of
+/// the compiling crate's directory that holds `shared/assets/rel`. The benches run from the
+/// workspace's `benches/` and from `ci/downstream-bench/`, two and three levels below the
+/// repository, which sits beside `shared/`.
+///
+/// # Panics
+/// When no ancestor holds the file.
+pub fn shared_asset(rel: &str) -> String {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .map(|dir| dir.join("shared/assets").join(rel))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("no shared/assets/{rel} above {}", here.display()))
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Deterministic xorshift32 generator.
 pub struct Rng(pub u32);
 

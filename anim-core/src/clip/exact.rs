@@ -4,34 +4,14 @@
 
 use super::error::{ClipError, TrackError};
 use super::events::{self, ClipEvent, EventError};
+use super::packed::Packed;
 use super::root_motion::MotionTrack;
 use super::sampler::{SoaSampler, TimePolicy};
-use super::track::{self, Interpolation, Track, TrackValue};
+use super::track::Track;
 use super::weights::WeightTrack;
 use crate::pose::{Pose, SoaPose};
-use anim_math::{Quat, Transform, Vec3};
-use nalgebra::Quaternion;
 
-/// The tracks that animate one joint. A missing channel leaves that part of the joint's
-/// local transform as it was in the pose being sampled into.
-#[derive(Clone, Debug, PartialEq)]
-pub struct JointTracks {
-    /// Skeleton index of the joint.
-    pub joint: usize,
-    /// Translation track.
-    pub translation: Option<Track<Vec3>>,
-    /// Rotation track (raw quaternions; samples are normalized).
-    pub rotation: Option<Track<Quaternion<f32>>>,
-    /// Scale track.
-    pub scale: Option<Track<Vec3>>,
-}
-
-impl JointTracks {
-    /// Tracks for `joint` with no channel yet.
-    pub fn new(joint: usize) -> Self {
-        Self { joint, translation: None, rotation: None, scale: None }
-    }
-}
+pub use super::track::JointTracks;
 
 /// A named scalar curve carried by a clip (for example a foot-contact curve: 0 = foot in
 /// the air, 1 = planted).
@@ -342,7 +322,7 @@ impl Clip {
         policy: TimePolicy,
         pose: &mut Pose,
     ) -> Result<f32, ClipError> {
-        if cache.hints.len() != self.channel_count() {
+        if cache.hints.len() != self.channel_count() || cache.segments.len() != self.packed.timeline_count() {
             return Err(ClipError::CacheMismatch {
                 clip: self.name.clone(),
                 got: cache.hints.len(),
@@ -350,7 +330,7 @@ impl Clip {
             });
         }
         let t = self.prepare(time, policy, pose)?;
-        self.packed.sample(&self.joints, &mut cache.hints, t, pose.locals_mut());
+        self.packed.sample(&self.joints, &mut cache.hints, &mut cache.segments, t, pose.locals_mut());
         Ok(t)
     }
 
@@ -367,12 +347,14 @@ impl Clip {
 #[derive(Clone, Debug, Default)]
 pub struct SamplingCache {
     hints: Vec<usize>,
+    /// The segment of each shared time line at the last sample (scratch).
+    segments: Vec<(usize, f32)>,
 }
 
 impl SamplingCache {
     /// A cache sized for `clip`.
     pub fn new(clip: &Clip) -> Self {
-        Self { hints: vec![0; clip.channel_count()] }
+        Self { hints: vec![0; clip.channel_count()], segments: vec![(0, 0.0); clip.packed.timeline_count()] }
     }
 
     /// Forgets the remembered keys (after a jump in time nothing is lost by not calling
@@ -380,211 +362,6 @@ impl SamplingCache {
     pub fn reset(&mut self) {
         self.hints.iter_mut().for_each(|h| *h = 0);
     }
-}
-
-/// Which part of a joint's local transform a channel drives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Field {
-    Translation = 0,
-    Rotation = 1,
-    Scale = 2,
-}
-
-/// One linear channel of [`Packed`]: where its keys are and which joint it drives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct PackedChannel {
-    /// Target joint.
-    joint: usize,
-    /// Its entry in [`SamplingCache`] (`3 · track set + field`).
-    slot: usize,
-    /// Start of its `n + 2` entries in [`Packed::times`].
-    times: usize,
-    /// Start of its `n + 1` entries in [`Packed::values`] and in [`Packed::inv_dt`].
-    values: usize,
-    /// Number of keys `n` (at least 2).
-    keys: usize,
-}
-
-/// The joint channels of a clip laid out for forward playback: the key times, per-segment
-/// reciprocal durations and key values of every linear channel in three contiguous arrays,
-/// one list of channels per kind (so the sampling loops have no per-channel dispatch), and
-/// the value of every channel that never changes. Step and cubic-spline channels, and
-/// linear ones whose key spacing has no finite reciprocal, are sampled through their
-/// [`Track`] (`generic`).
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Packed {
-    /// Per linear channel: `−∞, t₀, …, tₙ₋₁, +∞` (the sentinels make the cursor's bounds
-    /// checks unconditional).
-    times: Vec<f32>,
-    /// Per linear channel, at its `values` offset: `1 / (tᵢ₊₁ − tᵢ)` for its `n − 1`
-    /// segments, then `0` for the "segment" from the last key on, then an unused `0`.
-    inv_dt: Vec<f32>,
-    /// Per linear channel: its keys (`x, y, z, 0` for vectors, `i, j, k, w` for rotations,
-    /// normalized by [`Track::new`]), the last one twice.
-    values: Vec<[f32; 4]>,
-    translations: Vec<PackedChannel>,
-    rotations: Vec<PackedChannel>,
-    scales: Vec<PackedChannel>,
-    /// Channels with one key, or linear/step ones whose keys are all equal: joint, field
-    /// and the value every sample returns.
-    constants: Vec<(usize, Field, [f32; 4])>,
-    /// Everything else: index into the clip's track sets and field.
-    generic: Vec<(usize, Field)>,
-}
-
-impl Packed {
-    fn new(joints: &[JointTracks]) -> Self {
-        let mut p = Packed::default();
-        for (set, jt) in joints.iter().enumerate() {
-            let vec = |v: &Vec3| [v.x, v.y, v.z, 0.0];
-            if let Some(tr) = &jt.translation {
-                p.add(set, jt.joint, Field::Translation, tr, vec, vec);
-            }
-            if let Some(tr) = &jt.rotation {
-                let raw = |q: &Quaternion<f32>| [q.i, q.j, q.k, q.w];
-                p.add(set, jt.joint, Field::Rotation, tr, raw, |q| raw(&track::normalize_or_identity(q)));
-            }
-            if let Some(tr) = &jt.scale {
-                p.add(set, jt.joint, Field::Scale, tr, vec, vec);
-            }
-        }
-        p
-    }
-
-    /// Files one channel. `raw` gives a stored key's components, `finish` the value
-    /// sampling returns at that key (rotations normalized, as [`Track::sample`] does).
-    fn add<T: TrackValue + PartialEq>(
-        &mut self,
-        set: usize,
-        joint: usize,
-        field: Field,
-        track: &Track<T>,
-        raw: impl Fn(&T) -> [f32; 4],
-        finish: impl Fn(&T) -> [f32; 4],
-    ) {
-        let times = track.times();
-        let n = times.len();
-        let interp = track.interpolation();
-        let values = track.values();
-        let all_equal = interp != Interpolation::CubicSpline && values.iter().all(|v| *v == values[0]);
-        if n == 1 || all_equal {
-            self.constants.push((joint, field, finish(track.key_value(0))));
-            return;
-        }
-        let spacing_ok = times.windows(2).all(|w| {
-            let inv = 1.0 / (w[1] - w[0]);
-            inv.is_finite() && inv > 0.0
-        });
-        if interp != Interpolation::Linear || !spacing_ok {
-            self.generic.push((set, field));
-            return;
-        }
-        let ch = PackedChannel {
-            joint,
-            slot: 3 * set + field as usize,
-            times: self.times.len(),
-            values: self.values.len(),
-            keys: n,
-        };
-        self.times.push(f32::NEG_INFINITY);
-        self.times.extend_from_slice(times);
-        self.times.push(f32::INFINITY);
-        self.inv_dt.extend(times.windows(2).map(|w| 1.0 / (w[1] - w[0])));
-        // From the last key on, the "segment" is that key to itself, and its fraction 0.
-        self.inv_dt.extend([0.0, 0.0]);
-        // Linear rotation keys were normalized by `Track::new`, and sampling normalizes
-        // its result as before: the keys are stored as they are.
-        self.values.extend(values.iter().map(&raw));
-        self.values.push(raw(&values[n - 1]));
-        match field {
-            Field::Translation => self.translations.push(ch),
-            Field::Rotation => self.rotations.push(ch),
-            Field::Scale => self.scales.push(ch),
-        }
-    }
-
-    /// Samples every joint channel at `t` (already inside the clip's time line) into
-    /// `locals`, updating the per-channel cursors in `hints`. The caller checked that
-    /// `hints` fits the clip and `locals` holds every animated joint.
-    fn sample(&self, joints: &[JointTracks], hints: &mut [usize], t: f32, locals: &mut [Transform]) {
-        for ch in &self.translations {
-            let (a, b, s) = self.segment(ch, &mut hints[ch.slot], t);
-            locals[ch.joint].translation = lerp3(&a, &b, s);
-        }
-        for ch in &self.scales {
-            let (a, b, s) = self.segment(ch, &mut hints[ch.slot], t);
-            locals[ch.joint].scale = lerp3(&a, &b, s);
-        }
-        for ch in &self.rotations {
-            let (a, b, s) = self.segment(ch, &mut hints[ch.slot], t);
-            locals[ch.joint].rotation = track::slerp4(&a, &b, s);
-        }
-        for &(joint, field, v) in &self.constants {
-            let local = &mut locals[joint];
-            match field {
-                Field::Translation => local.translation = Vec3::new(v[0], v[1], v[2]),
-                Field::Rotation => local.rotation = Quat::new_unchecked(Quaternion::new(v[3], v[0], v[1], v[2])),
-                Field::Scale => local.scale = Vec3::new(v[0], v[1], v[2]),
-            }
-        }
-        for &(set, field) in &self.generic {
-            let jt = &joints[set];
-            let hint = &mut hints[3 * set + field as usize];
-            let local = &mut locals[jt.joint];
-            match field {
-                Field::Translation => {
-                    if let Some(tr) = &jt.translation {
-                        local.translation = tr.sample_with_hint(hint, t);
-                    }
-                }
-                Field::Rotation => {
-                    if let Some(tr) = &jt.rotation {
-                        local.rotation = tr.sample_with_hint(hint, t);
-                    }
-                }
-                Field::Scale => {
-                    if let Some(tr) = &jt.scale {
-                        local.scale = tr.sample_with_hint(hint, t);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The keys around `t` on channel `ch` and the fraction of the way from the first to
-    /// the second: `0` before the first key, at a key and from the last key on, so the
-    /// result is exactly a key there. `hint` is the number of keys at or before the last time sampled;
-    /// forward playback moves it by at most two keys without a branch, anything else
-    /// searches.
-    #[inline(always)]
-    fn segment(&self, ch: &PackedChannel, hint: &mut usize, t: f32) -> ([f32; 4], [f32; 4], f32) {
-        let n = ch.keys;
-        // times[j] is key j − 1, with −∞ before the first and +∞ after the last.
-        let times = &self.times[ch.times..ch.times + n + 2];
-        let mut k = (*hint).min(n);
-        k += usize::from(times[k + 1] <= t);
-        k += usize::from(times[k + 1] <= t);
-        if !(times[k] <= t && t < times[k + 1]) {
-            k = times[1..=n].partition_point(|&x| x <= t);
-        }
-        *hint = k;
-        // Segment i runs from key i to key i + 1; before the first key the fraction clamps
-        // to 0, and from the last key on the segment is that key to its copy (fraction 0):
-        // a key comes back exactly as stored.
-        let i = k.saturating_sub(1);
-        // `max`/`min`, not `clamp`: a NaN fraction (∞·0 when `t` is ~1e38 past a last key
-        // near −f32::MAX) becomes 0, the key itself.
-        #[allow(clippy::manual_clamp)]
-        let s = ((t - times[i + 1]) * self.inv_dt[ch.values + i]).max(0.0).min(1.0);
-        (self.values[ch.values + i], self.values[ch.values + i + 1], s)
-    }
-}
-
-/// `a·(1 − s) + b·s` on the first three components (as [`Track`]'s linear interpolation).
-#[inline(always)]
-fn lerp3(a: &[f32; 4], b: &[f32; 4], s: f32) -> Vec3 {
-    let r = 1.0 - s;
-    Vec3::new(a[0] * r + b[0] * s, a[1] * r + b[1] * s, a[2] * r + b[2] * s)
 }
 
 /// [`SoaSampler::Context`] of the exact [`Clip`]: its [`SamplingCache`] and a scratch
@@ -635,7 +412,7 @@ impl SoaSampler for Clip {
 mod tests {
     use super::*;
     use crate::clip::track::{Interpolation, Track};
-    use anim_math::{Quat, Transform};
+    use anim_math::{Quat, Transform, Vec3};
 
     fn clip() -> Clip {
         let mut a = JointTracks::new(0);

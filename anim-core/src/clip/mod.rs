@@ -38,6 +38,8 @@ pub mod baked;
 mod error;
 pub mod events;
 pub mod exact;
+mod interp;
+mod packed;
 pub mod playback;
 pub mod root_motion;
 pub mod runtime;

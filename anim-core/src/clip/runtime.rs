@@ -19,8 +19,9 @@
 //!   clip's decoded state at time 0. Any time sequence gives the same result as a fresh
 //!   context, bit for bit.
 //! - **Structure of arrays.** The context keeps the two active keys of every track decoded
-//!   in groups of [`LANES`] joints, so a frame's interpolation runs four joints per
-//!   instruction and writes a [`SoaPose`] directly ([`SoaSampler`]).
+//!   in groups of sixteen joints, so a frame's interpolation runs four joints per
+//!   instruction (sixteen on a CPU with AVX-512, chosen at run time) and writes a
+//!   [`SoaPose`] directly ([`SoaSampler`]).
 //!
 //! Every joint of the skeleton is written: channels the source clip does not animate were
 //! filled from the skeleton's rest pose when the clip was compiled.
@@ -53,9 +54,10 @@
 //! ```
 
 use super::error::ClipError;
+use super::interp::{Interp, WIDE, interpolate};
 use super::sampler::SoaSampler;
 use super::sampler::TimePolicy;
-use crate::pose::{LANES, Pose, PoseError, SkeletonId, SoaPose, SoaTransform};
+use crate::pose::{Pose, PoseError, SkeletonId, SoaPose};
 
 /// Most joints a runtime clip animates (rotation keys keep the track index in 14 bits).
 pub const MAX_JOINTS: usize = 1 << 14;
@@ -148,50 +150,6 @@ impl Start {
     }
 }
 
-/// The two active keys of [`LANES`] tracks, decoded: `v0` at `t0`, `v1` at `t1`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C, align(16))]
-struct Interp<const N: usize> {
-    t0: [f32; LANES],
-    t1: [f32; LANES],
-    inv: [f32; LANES],
-    v0: [[f32; LANES]; N],
-    v1: [[f32; LANES]; N],
-}
-
-impl<const N: usize> Interp<N> {
-    fn reset(identity: [f32; N]) -> Self {
-        let lanes = identity.map(|c| [c; LANES]);
-        Self { t0: [0.0; LANES], t1: [f32::NEG_INFINITY; LANES], inv: [0.0; LANES], v0: lanes, v1: lanes }
-    }
-
-    /// Shifts lane `l`'s next key to previous and loads `value` at `time` as the next.
-    #[inline]
-    fn push(&mut self, l: usize, time: f32, value: [f32; N]) {
-        let t0 = self.t1[l];
-        self.t0[l] = t0;
-        self.t1[l] = time;
-        self.inv[l] = if time > t0 { 1.0 / (time - t0) } else { 0.0 };
-        for (c, v) in value.iter().enumerate() {
-            self.v0[c][l] = self.v1[c][l];
-            self.v1[c][l] = *v;
-        }
-    }
-
-    /// Interpolation weights of the four lanes at `t`.
-    // Lane-indexed loops over several arrays at once are what vectorizes here.
-    #[allow(clippy::needless_range_loop)]
-    #[inline(always)]
-    fn alpha(&self, t: f32) -> [f32; LANES] {
-        let mut a = [0.0; LANES];
-        for l in 0..LANES {
-            let x = ((t - self.t0[l]) * self.inv[l]).clamp(0.0, 1.0);
-            a[l] = if t >= self.t1[l] { 1.0 } else { x };
-        }
-        a
-    }
-}
-
 /// Per-instance playback state of one [`RuntimeClip`]: the key cursor of each channel kind
 /// and the decoded active keys of every track. One per playing instance; made by
 /// [`SoaSampler::new_context`].
@@ -203,6 +161,8 @@ pub struct RuntimeClipContext {
     rotation: Vec<Interp<4>>,
     scale: Vec<Interp<3>>,
     scratch: SoaPose,
+    /// Joints of the clip the context was made for.
+    joints: usize,
 }
 
 impl RuntimeClipContext {
@@ -215,6 +175,7 @@ impl RuntimeClipContext {
             rotation: vec![Interp::reset([0.0, 0.0, 0.0, 1.0]); groups],
             scale: vec![Interp::reset([1.0; 3]); groups],
             scratch: SoaPose::identity(joints),
+            joints,
         }
     }
 
@@ -264,7 +225,7 @@ impl RuntimeClip {
         tolerance: f32,
         channels: [Channel; 3],
     ) -> Self {
-        let mut context = RuntimeClipContext::empty(joints.div_ceil(LANES), 0);
+        let mut context = RuntimeClipContext::empty(joints.div_ceil(WIDE), 0);
         load_keys(&channels, &mut context, 0.0);
         let start = Start {
             cursor: context.cursor,
@@ -347,12 +308,14 @@ impl RuntimeClip {
     }
 
     fn check_context(&self, context: &RuntimeClipContext) -> Result<(), ClipError> {
-        let groups = self.joints.div_ceil(LANES);
-        if context.translation.len() != groups || context.rotation.len() != groups || context.scale.len() != groups {
+        let groups = self.joints.div_ceil(WIDE);
+        let sized =
+            context.translation.len() == groups && context.rotation.len() == groups && context.scale.len() == groups;
+        if context.joints != self.joints || !sized {
             return Err(ClipError::CacheMismatch {
                 clip: self.name.clone(),
-                got: context.translation.len() * LANES,
-                expected: groups * LANES,
+                got: context.joints,
+                expected: self.joints,
             });
         }
         Ok(())
@@ -370,8 +333,8 @@ fn advance<const N: usize>(
 ) {
     while let Some(key) = channel.keys.get(*cursor) {
         let track = (key.track & TRACK_MASK) as usize;
-        let lane = &mut cache[track / LANES];
-        let l = track % LANES;
+        let lane = &mut cache[track / WIDE];
+        let l = track % WIDE;
         // Key k is needed once the playhead reaches key k − 1, the lane's current next key.
         if lane.t1[l] > t {
             break;
@@ -402,7 +365,7 @@ impl SoaSampler for RuntimeClip {
     type Context = RuntimeClipContext;
 
     fn new_context(&self) -> RuntimeClipContext {
-        let mut c = RuntimeClipContext::empty(self.joints.div_ceil(LANES), self.joints);
+        let mut c = RuntimeClipContext::empty(self.joints.div_ceil(WIDE), self.joints);
         c.restore(&self.start);
         c
     }
@@ -434,7 +397,7 @@ impl SoaSampler for RuntimeClip {
             context.restore(&self.start);
         }
         load_keys(&self.channels, context, t);
-        interpolate(context, t, out.groups_mut());
+        interpolate(&context.translation, &context.rotation, &context.scale, t, out.groups_mut());
         Ok(t)
     }
 }
@@ -451,8 +414,8 @@ fn load_keys(channels: &[Channel; 3], context: &mut RuntimeClipContext, t: f32) 
     let mut cursor = context.cursor[1];
     while let Some(key) = cr.keys.get(cursor) {
         let track = (key.track & TRACK_MASK) as usize;
-        let lane = &mut rotation[track / LANES];
-        let l = track % LANES;
+        let lane = &mut rotation[track / WIDE];
+        let l = track % WIDE;
         if lane.t1[l] > t {
             break;
         }
@@ -470,54 +433,4 @@ fn load_keys(channels: &[Channel; 3], context: &mut RuntimeClipContext, t: f32) 
         cursor += 1;
     }
     context.cursor[1] = cursor;
-}
-
-/// The per-frame part: lerp and nlerp of every group's active keys.
-// Lane-indexed loops over several arrays at once are what vectorizes here.
-#[allow(clippy::needless_range_loop)]
-#[inline]
-fn interpolate(context: &RuntimeClipContext, t: f32, out: &mut [SoaTransform]) {
-    let groups = context.translation.iter().zip(&context.rotation).zip(&context.scale);
-    for (((tr, ro), sc), o) in groups.zip(out.iter_mut()) {
-        interpolate_group(tr, ro, sc, t, o);
-    }
-}
-
-/// One lane group of [`interpolate`]. Kept out of line: inlined, the compiler vectorizes
-/// the loop over groups instead of the lanes (four groups at a time, gathering lanes),
-/// which measured slower than this per-group body, whose every operation is one
-/// four-lane instruction.
-#[allow(clippy::needless_range_loop)]
-#[inline(never)]
-fn interpolate_group(tr: &Interp<3>, ro: &Interp<4>, sc: &Interp<3>, t: f32, o: &mut SoaTransform) {
-    let a = tr.alpha(t);
-    for c in 0..3 {
-        for l in 0..LANES {
-            o.translation[c][l] = tr.v0[c][l] * (1.0 - a[l]) + tr.v1[c][l] * a[l];
-        }
-    }
-    let a = sc.alpha(t);
-    for c in 0..3 {
-        for l in 0..LANES {
-            o.scale[c][l] = sc.v0[c][l] * (1.0 - a[l]) + sc.v1[c][l] * a[l];
-        }
-    }
-    let a = ro.alpha(t);
-    let mut q = [[0.0f32; LANES]; 4];
-    let mut n2 = [0.0f32; LANES];
-    for c in 0..4 {
-        for l in 0..LANES {
-            q[c][l] = ro.v0[c][l] * (1.0 - a[l]) + ro.v1[c][l] * a[l];
-            n2[l] += q[c][l] * q[c][l];
-        }
-    }
-    let mut inv = [0.0f32; LANES];
-    for l in 0..LANES {
-        inv[l] = 1.0 / n2[l].sqrt();
-    }
-    for c in 0..4 {
-        for l in 0..LANES {
-            o.rotation[c][l] = q[c][l] * inv[l];
-        }
-    }
 }

@@ -124,6 +124,21 @@ impl TrackValue for Quaternion<f32> {
 /// 2²⁸, whose squared norm is finite.
 const TWO_POW_MINUS_100: f32 = 1.0 / (1u128 << 100) as f32;
 
+/// Magnitudes below `2⁻⁴⁰` (9.1·10⁻¹³): what the fast sampling paths (packed exact
+/// channels, runtime and baked clips) store as zero. Exporters leave noise of that size
+/// where a component is zero (Fox's Walk and Run rotations carry components near 10⁻²⁰),
+/// and the squares and products of such values are subnormal floats, which Intel CPUs
+/// compute through microcode assists of more than a hundred cycles each: sampling and
+/// local-to-model of Fox's Run took three times as long as with zeros. A quaternion
+/// component of 2⁻⁴⁰ turns a point at 1 km by less than 2·10⁻⁹ m.
+pub(crate) const TINY: f32 = 1.0 / (1u64 << 40) as f32;
+
+/// `x`, or zero when `|x| <` [`TINY`].
+#[inline]
+pub(crate) fn flush_tiny(x: f32) -> f32 {
+    if x.abs() < TINY { 0.0 } else { x }
+}
+
 #[inline]
 pub(crate) fn normalize_or_identity(q: &Quaternion<f32>) -> Quat {
     let n2 = q.coords.norm_squared();
@@ -177,6 +192,96 @@ pub(crate) fn slerp4(a: &[f32; 4], b: &[f32; 4], t: f32) -> Quat {
         slerp_weights_trig(d, t)
     };
     normalize_or_identity(&Quaternion::from(a * wa + b * (wb * sign)))
+}
+
+/// [`slerp4`] of four key pairs at once (lane `l`: from `a[l]` to `b[l]` at `t[l]`), the
+/// same arithmetic lane by lane in four-lane form: each result equals [`slerp4`]'s bit for
+/// bit (both truncations of the series are evaluated and each lane takes its own). Lanes
+/// whose keys lie more than about 45° apart, or whose blend normalizes only by the rare
+/// paths of [`normalize_or_identity`], are redone by [`slerp4`].
+#[inline]
+// Lane-indexed loops over several arrays at once are what vectorizes here.
+#[allow(clippy::needless_range_loop)]
+pub(crate) fn slerp4x4(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4], t: &[f32; 4]) -> [Quat; 4] {
+    const L: usize = 4;
+    // Components by lane: x[c][l].
+    let mut x = [[0.0f32; L]; 4];
+    let mut y = [[0.0f32; L]; 4];
+    for c in 0..4 {
+        for l in 0..L {
+            x[c][l] = a[l][c];
+            y[c][l] = b[l][c];
+        }
+    }
+    // nalgebra's four-component dot product: (a0·b0 + a2·b2) + (a1·b1 + a3·b3).
+    let mut d = [0.0f32; L];
+    let mut sign = [0.0f32; L];
+    for l in 0..L {
+        let e = (x[0][l] * y[0][l] + x[2][l] * y[2][l]) + (x[1][l] * y[1][l] + x[3][l] * y[3][l]);
+        sign[l] = if e < 0.0 { -1.0 } else { 1.0 };
+        d[l] = e.abs();
+    }
+    let (mut wa, mut wb) = ([0.0f32; L], [0.0f32; L]);
+    let (two_a, two_b) = sin_ratio_lanes::<2>(t, &d);
+    let (seven_a, seven_b) = sin_ratio_lanes::<7>(t, &d);
+    for l in 0..L {
+        let two = d[l] >= 0.99;
+        wa[l] = if two { two_a[l] } else { seven_a[l] };
+        wb[l] = if two { two_b[l] } else { seven_b[l] };
+    }
+    let mut q = [[0.0f32; L]; 4];
+    for c in 0..4 {
+        for l in 0..L {
+            q[c][l] = x[c][l] * wa[l] + y[c][l] * (wb[l] * sign[l]);
+        }
+    }
+    let mut inv = [0.0f32; L];
+    let mut n2 = [0.0f32; L];
+    for l in 0..L {
+        n2[l] = (q[0][l] * q[0][l] + q[2][l] * q[2][l]) + (q[1][l] * q[1][l] + q[3][l] * q[3][l]);
+        inv[l] = 1.0 / n2[l].sqrt();
+    }
+    let mut out = [Quat::identity(); L];
+    for l in 0..L {
+        out[l] = if d[l] >= 0.7 && n2[l] > 1e-24 && n2[l] <= f32::MAX {
+            Quat::new_unchecked(Quaternion::new(q[3][l] * inv[l], q[0][l] * inv[l], q[1][l] * inv[l], q[2][l] * inv[l]))
+        } else {
+            slerp4(&a[l], &b[l], t[l])
+        };
+    }
+    out
+}
+
+/// [`sin_ratio_pair`] lane by lane (`u = d − 1`), the same operations in the same order.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn sin_ratio_lanes<const N: usize>(t: &[f32; 4], d: &[f32; 4]) -> ([f32; 4], [f32; 4]) {
+    const INV: [f32; 7] = [1.0 / 3.0, 1.0 / 10.0, 1.0 / 21.0, 1.0 / 36.0, 1.0 / 55.0, 1.0 / 78.0, 1.0 / 105.0];
+    let (mut ra, mut rb) = ([0.0f32; 4], [0.0f32; 4]);
+    let mut s = [0.0f32; 4];
+    let (mut s2, mut t2, mut u) = ([0.0f32; 4], [0.0f32; 4], [0.0f32; 4]);
+    let (mut acc_s, mut acc_t) = ([1.0f32; 4], [1.0f32; 4]);
+    for l in 0..4 {
+        s[l] = 1.0 - t[l];
+        s2[l] = s[l] * s[l];
+        t2[l] = t[l] * t[l];
+        u[l] = d[l] - 1.0;
+    }
+    let mut i = N;
+    while i >= 1 {
+        let fi2 = (i * i) as f32;
+        for l in 0..4 {
+            let c = INV[i - 1] * u[l];
+            acc_s[l] = 1.0 + (s2[l] - fi2) * c * acc_s[l];
+            acc_t[l] = 1.0 + (t2[l] - fi2) * c * acc_t[l];
+        }
+        i -= 1;
+    }
+    for l in 0..4 {
+        ra[l] = s[l] * acc_s[l];
+        rb[l] = t[l] * acc_t[l];
+    }
+    (ra, rb)
 }
 
 /// The exact slerp weights `sin((1 − t)θ)/sin θ`, `sin(tθ)/sin θ` for `cos θ = d`; out of
@@ -566,5 +671,26 @@ mod tests {
             Track::new(Interpolation::Step, vec![0.0], vec![f32::INFINITY]),
             Err(TrackError::NonFiniteValue { index: 0 })
         ));
+    }
+}
+
+/// The tracks that animate one joint. A missing channel leaves that part of the joint's
+/// local transform as it was in the pose being sampled into.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointTracks {
+    /// Skeleton index of the joint.
+    pub joint: usize,
+    /// Translation track.
+    pub translation: Option<Track<Vec3>>,
+    /// Rotation track (raw quaternions; samples are normalized).
+    pub rotation: Option<Track<Quaternion<f32>>>,
+    /// Scale track.
+    pub scale: Option<Track<Vec3>>,
+}
+
+impl JointTracks {
+    /// Tracks for `joint` with no channel yet.
+    pub fn new(joint: usize) -> Self {
+        Self { joint, translation: None, rotation: None, scale: None }
     }
 }

@@ -2,6 +2,7 @@
 //! frame ([`crate::clip::baked`] plays it back).
 
 use crate::clip::baked::STRIDE;
+use crate::clip::track::flush_tiny;
 use crate::clip::{BakedClip, Clip, ClipError, TimePolicy};
 use crate::pose::Pose;
 use thiserror::Error;
@@ -74,7 +75,8 @@ impl BakedClip {
                     }
                 }
                 let (t, s) = (l.translation, l.scale);
-                data.push([t.x, t.y, t.z, q[0], q[1], q[2], q[3], s.x, s.y, s.z]);
+                // Tiny components are stored as zero (see `track::TINY`).
+                data.push([t.x, t.y, t.z, q[0], q[1], q[2], q[3], s.x, s.y, s.z].map(flush_tiny));
             }
         }
         Ok(Self::from_frames(clip.name().to_owned(), joints, frames, step, duration, data))

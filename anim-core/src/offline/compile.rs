@@ -67,6 +67,7 @@
 //! ```
 
 use crate::clip::runtime::{Channel, INV_SQRT2, Key, Kind, MAX_JOINTS, decode_rotation};
+use crate::clip::track::{TINY, flush_tiny};
 use crate::clip::{Clip, ClipError, Interpolation, JointTracks, RuntimeClip, SoaSampler, TimePolicy, Track};
 use crate::pose::{Pose, PoseError, Skeleton, SkeletonId};
 use crate::skin::skinning::{NormalMode, SkinningInput, SkinningOutput, linear_blend};
@@ -486,7 +487,11 @@ impl Storage {
                 hi[c] = hi[c].max(v[c]);
             }
         }
-        Storage::Narrow { min: lo, step: [0, 1, 2].map(|c| (hi[c] - lo[c]) / 65535.0) }
+        // Tiny components are stored as zero (see `track::TINY`), and a range narrower
+        // than that decodes to its (flushed) minimum.
+        let lo = lo.map(flush_tiny);
+        let step = [0, 1, 2].map(|c| if hi[c] - lo[c] < TINY { 0.0 } else { (hi[c] - lo[c]) / 65535.0 });
+        Storage::Narrow { min: lo, step }
     }
 
     /// The stored form of `v` (16-bit codes, or the floats).
@@ -506,7 +511,7 @@ impl Storage {
     /// What the runtime decodes for `v`.
     fn round_trip(&self, kind: Kind, v: &[f32; 4]) -> [f32; 4] {
         match (self, kind) {
-            (Storage::Wide, _) => *v,
+            (Storage::Wide, _) => wide_value(kind, v),
             (Storage::Narrow { .. }, Kind::Rotation) => {
                 let (largest, code) = encode_rotation(*v);
                 decode_rotation(largest, code)
@@ -518,6 +523,18 @@ impl Storage {
             }
         }
     }
+}
+
+/// What a float track stores for `v`: rotations normalized, tiny components zero (see
+/// `track::TINY`).
+fn wide_value(kind: Kind, v: &[f32; 4]) -> [f32; 4] {
+    let v = if kind == Kind::Rotation {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.map(|x| x / n)
+    } else {
+        *v
+    };
+    v.map(flush_tiny)
 }
 
 /// A reduced track, ready to be stored.
@@ -661,13 +678,7 @@ fn assemble(kind: Kind, tracks: Vec<Compiled>) -> Channel {
         let key = match c.storage {
             Storage::Wide => {
                 let index = channel.wide.len();
-                let value = if kind == Kind::Rotation {
-                    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                    v.map(|x| x / n)
-                } else {
-                    v
-                };
-                channel.wide.push(value);
+                channel.wide.push(wide_value(kind, &v));
                 Key { time, track: track as u16, value: [index as u16, (index >> 16) as u16, 0] }
             }
             Storage::Narrow { .. } => {

@@ -43,6 +43,9 @@ pub struct Influences {
     unweighted: Vec<u32>,
     joint_bound: usize,
     packed: Packed,
+    /// Every (first joint, other weighted joint) pair of a vertex, once, as
+    /// `first << 16 | other`, sorted: the hemisphere tests dual-quaternion skinning makes.
+    pivot_pairs: Vec<u32>,
 }
 
 /// The largest unorm16 value: a stored weight `k` decodes to `k / 65535`.
@@ -85,6 +88,27 @@ pub(crate) enum InfluenceView<'a> {
     F32 { joints: &'a [u16], weights: &'a [f32] },
     U16 { joints: &'a [u16], weights: &'a [u16] },
     U8 { joints: &'a [u8], weights: &'a [u16] },
+}
+
+/// See [`Influences::pivot_pairs`]. A zero-weight slot is left out: flipping its weight
+/// adds `±0` to the blend, which changes nothing but, at most, the sign of a zero.
+fn pivot_pairs(per: usize, joints: &[u16], weights: &[f32]) -> Vec<u32> {
+    let mut pairs: Vec<u32> = joints
+        .chunks_exact(per)
+        .zip(weights.chunks_exact(per))
+        .flat_map(|(js, ws)| {
+            let first = u32::from(js[0]);
+            js.iter()
+                .zip(ws)
+                .skip(1)
+                .filter(move |&(&j, &w)| w != 0.0 && u32::from(j) != first)
+                .map(move |(&j, _)| (first << 16) | u32::from(j))
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs.shrink_to_fit();
+    pairs
 }
 
 /// Quantizes one vertex's weights (summing to 1, or all zero) to unorm16 values that sum
@@ -188,7 +212,18 @@ impl Influences {
                 unweighted.push(v as u32);
             }
         }
-        Ok(Self { per_vertex, joints, weights, unweighted, joint_bound, packed: Packed::None })
+        let pivot_pairs = pivot_pairs(per_vertex, &joints, &weights);
+        Ok(Self { per_vertex, joints, weights, unweighted, joint_bound, packed: Packed::None, pivot_pairs })
+    }
+
+    /// Every pair (joint of a vertex's first slot, joint of another of its slots with a
+    /// non-zero weight, the two different) that occurs in the mesh, once, as
+    /// `first << 16 | other`, sorted. Dual-quaternion skinning blends each vertex in the
+    /// hemisphere of its first joint's rotation: when no such pair's rotations lie in
+    /// opposite hemispheres, no vertex flips a weight, and the SIMD loops skip the tests.
+    #[inline]
+    pub fn pivot_pairs(&self) -> &[u32] {
+        &self.pivot_pairs
     }
 
     /// These influences with a compact copy in `layout` for the CPU skinning loops (or

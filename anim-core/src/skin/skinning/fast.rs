@@ -8,116 +8,16 @@
 //! square root estimate refined by one Newton step (relative error about 1e-7, well
 //! inside 1e-6). Results equal the scalar loop's up to float reassociation.
 //!
-//! A wider kernel (AVX-512: four columns in one register) slots in as another [`Kernel`]
-//! variant with its own loop here.
+//! The AVX-512 loops ([`Kernel::Avx512`], module `avx512`) skin sixteen vertices a step.
 
+use super::kernel::Kernel;
 use super::math::{Cols, apply_point, dq_point, normalized, rotate, transform_normal};
-use crate::skin::mesh::{InfluenceView, UNORM16_ONE};
-use anim_math::{DualQuat, Mat4, Vec3};
-
-/// Which loop a skinning call runs. [`Kernel::best`] is what the plain functions use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Kernel {
-    /// Portable scalar loops (any CPU).
-    Scalar,
-    /// 256-bit loops with fused multiply-add (x86-64 with AVX2 and FMA).
-    Avx2Fma,
-}
-
-impl Kernel {
-    /// The fastest kernel this CPU runs (detected at run time, cached by the standard library).
-    #[must_use]
-    pub fn best() -> Self {
-        if Self::Avx2Fma.available() { Self::Avx2Fma } else { Self::Scalar }
-    }
-
-    /// True when this CPU can run the kernel.
-    #[must_use]
-    pub fn available(self) -> bool {
-        match self {
-            Self::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Self::Avx2Fma => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
-            #[cfg(not(target_arch = "x86_64"))]
-            Self::Avx2Fma => false,
-        }
-    }
-}
-
-/// Scale of a unorm16 weight (`k / 65535`).
-const UNORM16_SCALE: f32 = 1.0 / UNORM16_ONE as f32;
-
-/// One influence layout as the loops read it.
-pub(super) trait Source: Copy {
-    /// Joint index and weight of slot `k` of vertex `v` (`n` slots a vertex). Slots are read
-    /// in order `0..n`; `acc` carries the running sum of stored unorm16 weights so the
-    /// last one can be derived.
-    ///
-    /// # Safety
-    /// `v` is below the vertex count and `k` below `n`, the influences' `per_vertex`.
-    unsafe fn get(self, v: usize, n: usize, k: usize, acc: &mut u32) -> (usize, f32);
-}
-
-#[derive(Clone, Copy)]
-pub(super) struct F32Src<'a> {
-    joints: &'a [u16],
-    weights: &'a [f32],
-}
-
-impl Source for F32Src<'_> {
-    #[inline(always)]
-    unsafe fn get(self, v: usize, n: usize, k: usize, _acc: &mut u32) -> (usize, f32) {
-        let i = v * n + k;
-        // SAFETY: the caller keeps `v * n + k` inside the `per_vertex`-a-vertex arrays.
-        unsafe { (usize::from(*self.joints.get_unchecked(i)), *self.weights.get_unchecked(i)) }
-    }
-}
-
-/// unorm16 weights with the last one derived, joints of type `J`.
-#[derive(Clone, Copy)]
-pub(super) struct UnormSrc<'a, J> {
-    joints: &'a [J],
-    weights: &'a [u16],
-}
-
-impl<J: Copy + Into<usize>> Source for UnormSrc<'_, J> {
-    #[inline(always)]
-    unsafe fn get(self, v: usize, n: usize, k: usize, acc: &mut u32) -> (usize, f32) {
-        // SAFETY: the caller keeps `v * n + k` inside the joints (`n` a vertex) and, for
-        // `k < n − 1`, `v * (n − 1) + k` inside the stored weights (`n − 1` a vertex).
-        unsafe {
-            let j = (*self.joints.get_unchecked(v * n + k)).into();
-            let q = if k + 1 == n {
-                // The stored weights of a vertex sum to at most 65535.
-                UNORM16_ONE - *acc
-            } else {
-                let q = u32::from(*self.weights.get_unchecked(v * (n - 1) + k));
-                *acc += q;
-                q
-            };
-            (j, q as f32 * UNORM16_SCALE)
-        }
-    }
-}
-
-/// What the normals get: none, unnormalized, renormalized, or the renormalized inverse
-/// transpose (scalar loop only).
-pub(super) const POS: u8 = 0;
-pub(super) const RAW: u8 = 1;
-pub(super) const UNIT: u8 = 2;
-pub(super) const IT: u8 = 3;
-
-/// The slices one call works on; lengths were validated (all `count` long, palette
-/// covering every joint index the influences hold, `count > 0`).
-pub(super) struct Job<'a, P> {
-    pub per: usize,
-    pub palette: &'a [P],
-    pub pos: &'a [Vec3],
-    pub nin: &'a [Vec3],
-    pub out_p: &'a mut [Vec3],
-    pub out_n: &'a mut [Vec3],
-}
+use super::source::{F32Src, Source, UnormSrc};
+pub(super) use super::source::{IT, Job, POS, RAW, UNIT};
+use crate::skin::mesh::InfluenceView;
+#[cfg(target_arch = "x86_64")]
+use anim_math::Mat4;
+use anim_math::{DualQuat, Vec3};
 
 /// Runs linear blend skinning with `kernel` (which must be [`Kernel::available`]) for
 /// normal handling `mode` (one of the constants above; [`IT`] always runs scalar).
@@ -140,6 +40,14 @@ fn by_count<S: Source>(src: S, kernel: Kernel, mode: u8, job: Job<Mat4>) {
 
 fn by_mode<S: Source, const N: usize>(src: S, kernel: Kernel, mode: u8, job: Job<Mat4>) {
     match (kernel, mode) {
+        // SAFETY (every SIMD arm): `kernel` is available (the caller checked); `job` was
+        // validated.
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, POS) => unsafe { super::avx512::lbs::<S, N, POS>(src, job) },
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, RAW) => unsafe { super::avx512::lbs::<S, N, RAW>(src, job) },
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, UNIT) => unsafe { super::avx512::lbs::<S, N, UNIT>(src, job) },
         #[cfg(target_arch = "x86_64")]
         (Kernel::Avx2Fma, POS) => unsafe { x86::lbs::<S, N, POS>(src, job) },
         #[cfg(target_arch = "x86_64")]
@@ -204,6 +112,10 @@ fn dq_by_count<S: Source>(src: S, kernel: Kernel, normals: bool, job: Job<DualQu
 
 fn dq_by_mode<S: Source, const N: usize>(src: S, kernel: Kernel, normals: bool, job: Job<DualQuat>) {
     match (kernel, normals) {
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, false) => unsafe { super::avx512_dq::dq::<S, N, false>(src, job) },
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Avx512, true) => unsafe { super::avx512_dq::dq::<S, N, true>(src, job) },
         #[cfg(target_arch = "x86_64")]
         (Kernel::Avx2Fma, false) => unsafe { x86::dq::<S, N, false>(src, job) },
         #[cfg(target_arch = "x86_64")]
@@ -285,10 +197,8 @@ mod x86 {
         let nin = job.nin.as_ptr().cast::<f32>();
         let op = job.out_p.as_mut_ptr().cast::<f32>();
         let on = job.out_n.as_mut_ptr().cast::<f32>();
-        // Every real part within 45° of the identity (w > cos 45° with a margin for
-        // rounding): any two are then less than 90° apart on the unit sphere, every
-        // hemisphere test passes (dot > 0), and the blends skip them.
-        let uniform = job.palette.iter().all(|q| q.as_ref().real.w > 0.7072);
+        // No vertex can flip a weight: the blends skip the hemisphere tests.
+        let uniform = job.coherent;
         // SAFETY (blocks): v + 8 <= count, so the block's 24 floats of each array exist.
         let mut v = 0;
         while v + 8 <= count {
@@ -448,10 +358,8 @@ mod x86 {
     fn rotation_offset8(u: &[__m256; 3], w: __m256, v: &[__m256; 3]) -> [__m256; 3] {
         let c = cross8(u, v);
         let cc = cross8(u, &c);
-        [0, 1, 2].map(|i| {
-            let o = _mm256_fmadd_ps(w, c[i], cc[i]);
-            _mm256_add_ps(o, o)
-        })
+        let o = [_mm256_fmadd_ps(w, c[0], cc[0]), _mm256_fmadd_ps(w, c[1], cc[1]), _mm256_fmadd_ps(w, c[2], cc[2])];
+        [_mm256_add_ps(o[0], o[0]), _mm256_add_ps(o[1], o[1]), _mm256_add_ps(o[2], o[2])]
     }
 
     /// Skins vertices `v..v + 8` with dual quaternions: each blended as in [`blend`], the
@@ -475,19 +383,45 @@ mod x86 {
         on: *mut f32,
     ) {
         // SAFETY: v + k < count for every k below 8.
-        let b = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| unsafe { blend::<S, N>(src, v + k, n, uniform, pal) });
+        // Written out, no closures (`[…].map(|k| …)`): a closure is inlined into this
+        // target-feature function only when the compiler happens to place both in one
+        // codegen unit (a default downstream build has 16); out of line, the block cost
+        // 2.7× the instructions (callgrind, Fox). The same holds for every kernel here.
+        macro_rules! blend_at {
+            ($k:expr) => {
+                unsafe { blend::<S, N>(src, v + $k, n, uniform, pal) }
+            };
+        }
+        let b = [
+            blend_at!(0),
+            blend_at!(1),
+            blend_at!(2),
+            blend_at!(3),
+            blend_at!(4),
+            blend_at!(5),
+            blend_at!(6),
+            blend_at!(7),
+        ];
         // 8×8 transpose: row k = vertex k's [rx ry rz rw dx dy dz dw].
-        let t = [0, 2, 4, 6].map(|k| (_mm256_unpacklo_ps(b[k], b[k + 1]), _mm256_unpackhi_ps(b[k], b[k + 1])));
-        let s = [0, 2].map(|k| {
-            [
-                _mm256_shuffle_ps::<0x44>(t[k].0, t[k + 1].0),
-                _mm256_shuffle_ps::<0xEE>(t[k].0, t[k + 1].0),
-                _mm256_shuffle_ps::<0x44>(t[k].1, t[k + 1].1),
-                _mm256_shuffle_ps::<0xEE>(t[k].1, t[k + 1].1),
-            ]
-        });
-        let r = [0, 1, 2, 3].map(|i| _mm256_permute2f128_ps::<0x20>(s[0][i], s[1][i]));
-        let d = [0, 1, 2, 3].map(|i| _mm256_permute2f128_ps::<0x31>(s[0][i], s[1][i]));
+        let mut t = [(_mm256_setzero_ps(), _mm256_setzero_ps()); 4];
+        for (k, t) in t.iter_mut().enumerate() {
+            *t = (_mm256_unpacklo_ps(b[2 * k], b[2 * k + 1]), _mm256_unpackhi_ps(b[2 * k], b[2 * k + 1]));
+        }
+        let mut s = [[_mm256_setzero_ps(); 4]; 2];
+        for (k, s) in s.iter_mut().enumerate() {
+            let (lo, hi) = (t[2 * k], t[2 * k + 1]);
+            *s = [
+                _mm256_shuffle_ps::<0x44>(lo.0, hi.0),
+                _mm256_shuffle_ps::<0xEE>(lo.0, hi.0),
+                _mm256_shuffle_ps::<0x44>(lo.1, hi.1),
+                _mm256_shuffle_ps::<0xEE>(lo.1, hi.1),
+            ];
+        }
+        let (mut r, mut d) = ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4]);
+        for i in 0..4 {
+            r[i] = _mm256_permute2f128_ps::<0x20>(s[0][i], s[1][i]);
+            d[i] = _mm256_permute2f128_ps::<0x31>(s[0][i], s[1][i]);
+        }
         let l2 = _mm256_fmadd_ps(
             r[0],
             r[0],
@@ -498,24 +432,34 @@ mod x86 {
         let wr = r[3];
         // The dual part quartered (see `dq_vertex`): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
         let quarter = _mm256_set1_ps(0.25);
-        let dq = [0, 1, 2, 3].map(|i| _mm256_mul_ps(d[i], quarter));
+        let dq = [
+            _mm256_mul_ps(d[0], quarter),
+            _mm256_mul_ps(d[1], quarter),
+            _mm256_mul_ps(d[2], quarter),
+            _mm256_mul_ps(d[3], quarter),
+        ];
         let dv = [dq[0], dq[1], dq[2]];
         let c = cross8(&u, &dv);
         // SAFETY: the block's 24 floats of positions (and normals) exist.
         let p = unsafe { load_soa8(pos.add(3 * v)) };
         let off = rotation_offset8(&u, wr, &p);
         let eight = _mm256_set1_ps(8.0);
-        let out = [0, 1, 2].map(|i| {
+        let mut out = [_mm256_setzero_ps(); 3];
+        for i in 0..3 {
             let t = _mm256_fmadd_ps(wr, dv[i], _mm256_fnmadd_ps(dq[3], u[i], c[i]));
-            _mm256_fmadd_ps(_mm256_fmadd_ps(eight, t, off[i]), inv_l2, p[i])
-        });
+            out[i] = _mm256_fmadd_ps(_mm256_fmadd_ps(eight, t, off[i]), inv_l2, p[i]);
+        }
         // SAFETY: as above.
         unsafe { store_soa8(op.add(3 * v), out) };
         if NORMALS {
             // SAFETY: as above.
             let m = unsafe { load_soa8(nin.add(3 * v)) };
             let off = rotation_offset8(&u, wr, &m);
-            let out = [0, 1, 2].map(|i| _mm256_fmadd_ps(off[i], inv_l2, m[i]));
+            let out = [
+                _mm256_fmadd_ps(off[0], inv_l2, m[0]),
+                _mm256_fmadd_ps(off[1], inv_l2, m[1]),
+                _mm256_fmadd_ps(off[2], inv_l2, m[2]),
+            ];
             // SAFETY: as above.
             unsafe { store_soa8(on.add(3 * v), out) };
         }
@@ -626,8 +570,13 @@ mod x86 {
             // Blocks of four whose normals are renormalized together: one reciprocal
             // square root for four, and shorter dependency chains.
             while v + 4 < count {
-                let r = [0, 1, 2, 3]
-                    .map(|k| unsafe { vertex::<S, N, RAW, true, true>(src, v + k, n, pal, pos, nin, op, on) });
+                // Written out, no closure: see `dq8`.
+                macro_rules! vertex_at {
+                    ($k:expr) => {
+                        unsafe { vertex::<S, N, RAW, true, true>(src, v + $k, n, pal, pos, nin, op, on) }
+                    };
+                }
+                let r = [vertex_at!(0), vertex_at!(1), vertex_at!(2), vertex_at!(3)];
                 unsafe { store_unit4(on.add(3 * v), r) };
                 v += 4;
             }
@@ -650,7 +599,12 @@ mod x86 {
     #[inline]
     unsafe fn store_unit4(dst: *mut f32, r: [__m128; 4]) {
         let z = _mm_setzero_ps();
-        let sq = r.map(|r| _mm_blend_ps::<0b1000>(_mm_mul_ps(r, r), z));
+        let sq = [
+            _mm_blend_ps::<0b1000>(_mm_mul_ps(r[0], r[0]), z),
+            _mm_blend_ps::<0b1000>(_mm_mul_ps(r[1], r[1]), z),
+            _mm_blend_ps::<0b1000>(_mm_mul_ps(r[2], r[2]), z),
+            _mm_blend_ps::<0b1000>(_mm_mul_ps(r[3], r[3]), z),
+        ];
         let s = _mm_hadd_ps(_mm_hadd_ps(sq[0], sq[1]), _mm_hadd_ps(sq[2], sq[3]));
         let inv = newton_rsqrt(_mm_max_ps(s, _mm_set1_ps(1e-30)));
         // SAFETY: as the caller promised; records stored in order, each one's fourth lane

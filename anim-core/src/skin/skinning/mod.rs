@@ -20,13 +20,16 @@
 //! rest position and normal.
 //!
 //! **Speed.** [`linear_blend`] and [`dual_quaternion`] run the fastest [`Kernel`] the CPU
-//! has (AVX2 + FMA, detected at run time; [`linear_blend_with`] and
-//! [`dual_quaternion_with`] pin one, and [`Kernel::Scalar`] is always there), over the
-//! influences in their [`Influences::layout`] (`f32`, or unorm16 weights with `u16` or `u8`
-//! joints). The loops are specialised for 1, 2 and 4 influences a vertex; other counts take
-//! a general loop. Renormalized normals use a reciprocal square root estimate refined by one
-//! Newton step (relative error about 1e-7). Splitting a mesh by influence count (so that
-//! most vertices run the 1- or 2-influence loop) pays off more than anything else.
+//! has (AVX-512, sixteen vertices a step, else AVX2 + FMA, detected at run time;
+//! [`linear_blend_with`] and [`dual_quaternion_with`] pin one, and [`Kernel::Scalar`] is
+//! always there), over the influences in their [`Influences::layout`] (`f32`, or unorm16
+//! weights with `u16` or `u8` joints). The loops are specialised for 1, 2 and 4 influences a
+//! vertex; other counts take a general loop. Renormalized normals use a reciprocal square
+//! root estimate refined by one Newton step (relative error about 1e-7). Dual-quaternion
+//! blends skip their hemisphere tests when no pair of joints that share a vertex has
+//! rotations in opposite hemispheres ([`Influences::pivot_pairs`], checked once a call).
+//! Splitting a mesh by influence count (so that most vertices run the 1- or 2-influence
+//! loop) pays off more than anything else.
 //!
 //! ```
 //! use anim_core::skin::skinning::{self, NormalMode, SkinningInput, SkinningOutput};
@@ -56,9 +59,17 @@ use super::mesh::{InfluenceLayout, Influences};
 use super::palette::{DqPalette, Palette};
 use anim_math::{DualQuat, Mat3, Mat4, Transform, Vec3};
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod avx512_dq;
+#[cfg(target_arch = "x86_64")]
+mod avx512_scaled;
 mod fast;
+mod kernel;
 mod math;
-pub use fast::Kernel;
+mod source;
+pub use kernel::Kernel;
 use math::{
     Cols, apply_normal, apply_point, dq_point, normal_in_range, normalized, rescaled_normal, rescaled_normal_matrix,
     rotate, transform_normal,
@@ -274,6 +285,8 @@ pub fn linear_blend_with(
         nin,
         out_p: &mut *out.positions,
         out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+        coherent: false,
+        risky: &[],
     };
     fast::lbs(input.influences.view(), kernel, mode, job);
     keep_unweighted(input, out);
@@ -497,6 +510,7 @@ pub fn dual_quaternion_with(
     if input.influences.joint_bound() == 0 || out.positions.is_empty() {
         // Every vertex is unweighted.
     } else if palette.is_rigid() {
+        let mut risky = [0u64; RISK_WORDS];
         let normals = out.normals.is_some();
         let job = fast::Job {
             per: input.influences.per_vertex(),
@@ -505,6 +519,8 @@ pub fn dual_quaternion_with(
             nin: input.normals.filter(|_| normals).unwrap_or(&[]),
             out_p: &mut *out.positions,
             out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+            coherent: hemisphere_risk(input.influences.pivot_pairs(), palette.dual_quats(), &mut risky),
+            risky: &risky,
         };
         fast::dq(input.influences.view(), kernel, normals, job);
     } else {
@@ -514,8 +530,55 @@ pub fn dual_quaternion_with(
     Ok(())
 }
 
-/// The scale-aware dual-quaternion loops, on AVX2 when the CPU has it.
+/// Which vertices' hemisphere tests can flip a weight. The real parts of each pivot pair
+/// ([`Influences::pivot_pairs`]) are dotted as the scalar loops dot them; when a pair's
+/// dot is negative (or NaN), its first joint's bit is set in `risky` (one bit a joint,
+/// cleared on entry up to the palette's length). Returns true when none is: no vertex flips
+/// anything, and the SIMD loops skip every test. One pass over the pairs.
+fn hemisphere_risk(pairs: &[u32], palette: &[DualQuat], risky: &mut [u64]) -> bool {
+    let words = palette.len().div_ceil(64).min(risky.len());
+    risky[..words].fill(0);
+    let mut coherent = true;
+    for &pair in pairs {
+        // Pairs hold joints below `joint_bound`, which the palette covers (validated).
+        let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
+        let (p, q) = (&palette[a].as_ref().real.coords, &palette[b].as_ref().real.coords);
+        let dot = q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3];
+        // Negative or NaN (a NaN dot flips nothing in the scalar loop, but marks the pair).
+        if dot < 0.0 || dot.is_nan() {
+            coherent = false;
+            risky[a / 64] |= 1 << (a % 64);
+        }
+    }
+    coherent
+}
+
+/// Bits of [`hemisphere_risk`]: one a possible joint index (`u16`).
+const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
+
+/// The scale-aware dual-quaternion loops: AVX-512, or the scalar loop compiled for AVX2,
+/// when the CPU has them. They read the `f32` weights.
 fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Kernel::Avx512 {
+        let mut risky = [0u64; RISK_WORDS];
+        let normals = out.normals.is_some();
+        let job = fast::Job {
+            per: input.influences.per_vertex(),
+            palette: palette.dual_quats(),
+            pos: input.positions,
+            nin: input.normals.filter(|_| normals).unwrap_or(&[]),
+            out_p: &mut *out.positions,
+            out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+            coherent: hemisphere_risk(input.influences.pivot_pairs(), palette.dual_quats(), &mut risky),
+            risky: &risky,
+        };
+        let (joints, weights) = (input.influences.joints(), input.influences.weights());
+        // SAFETY: the caller checked that the CPU runs `Kernel::Avx512`; the input was
+        // validated and the palette's scales are one a joint.
+        unsafe { avx512_scaled::run(joints, weights, job, palette.scales()) };
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if kernel != Kernel::Scalar && avx2() {
         // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
@@ -680,98 +743,4 @@ pub fn rigid(input: &SkinningInput, palette: &[Mat4], out: &mut SkinningOutput) 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use anim_math::{Quat, dual};
-
-    /// Unnormalized normals point the same way as renormalized ones, are shortened by
-    /// blending, and match the transform path.
-    #[test]
-    fn unnormalized_normals() {
-        let a = Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 0.0));
-        let b = Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 1.2));
-        let mats = [a.to_matrix(), b.to_matrix()];
-        let inf = Influences::new(2, vec![0, 1], vec![0.5, 0.5], 2).unwrap();
-        let pos = [Vec3::new(1.0, 0.0, 0.0)];
-        let nrm = [Vec3::new(1.0, 0.0, 0.0)];
-        let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
-        let run = |mode| {
-            let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
-            linear_blend(&input, &mats, mode, &mut SkinningOutput { positions: &mut p, normals: Some(&mut n) })
-                .unwrap();
-            n[0]
-        };
-        let (raw, unit) = (run(NormalMode::DirectUnnormalized), run(NormalMode::Direct));
-        // Averaging two unit vectors 1.2 rad apart gives length cos(0.6).
-        assert!((raw.norm() - 0.6f32.cos()).abs() < 1e-6, "{}", raw.norm());
-        assert!((raw.normalize() - unit).norm() < 1e-6);
-        let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
-        let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
-        linear_blend_transforms(&input, &[a, b], NormalMode::DirectUnnormalized, &mut out).unwrap();
-        assert!((n[0] - raw).norm() < 1e-6);
-    }
-
-    /// The public functions may take the AVX2 path on this CPU; the baseline loops must
-    /// give the same result, for every specialised influence count and the general one.
-    #[test]
-    fn baseline_loops_match_dispatched_path() {
-        let palette: Vec<Transform> = (0..6)
-            .map(|i| {
-                let f = i as f32;
-                Transform::new(
-                    Vec3::new(f, -f, 0.5 * f),
-                    Quat::from_euler_angles(0.3 * f, -0.2 * f, 0.1),
-                    Vec3::new(1.0, 1.0, 1.0),
-                )
-            })
-            .collect();
-        let mats: Vec<Mat4> = palette.iter().map(Transform::to_matrix).collect();
-        let dqs: Vec<DualQuat> = palette.iter().map(dual::from_transform).collect();
-        for per in [1usize, 2, 3, 4, 5, 8] {
-            let verts = 13;
-            let joints: Vec<u16> = (0..verts * per).map(|i| (i * 7 % 6) as u16).collect();
-            let weights: Vec<f32> = (0..verts * per).map(|i| 0.1 + (i % 5) as f32).collect();
-            let inf = Influences::new(per, joints, weights, 6).unwrap();
-            let pos: Vec<Vec3> = (0..verts).map(|i| Vec3::new(i as f32, 1.0, -(i as f32))).collect();
-            let nrm: Vec<Vec3> = (0..verts).map(|i| Vec3::new(1.0, i as f32, 2.0).normalize()).collect();
-            let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
-            let run = |baseline: bool, dq: bool| {
-                let (mut p, mut n) = (vec![Vec3::zeros(); verts], vec![Vec3::zeros(); verts]);
-                let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
-                match (baseline, dq) {
-                    (true, false) => dispatch!(per, lbs_kernel(&input, &mats, NormalMode::InverseTranspose, &mut out)),
-                    (true, true) => dispatch!(per, dq_kernel(&input, &dqs, &mut out)),
-                    (false, false) => linear_blend(&input, &mats, NormalMode::InverseTranspose, &mut out).unwrap(),
-                    (false, true) => dual_quaternion(&input, &DqPalette::from_rigid(&dqs), &mut out).unwrap(),
-                }
-                (p, n)
-            };
-            for dq in [false, true] {
-                let (a, an) = run(true, dq);
-                let (b, bn) = run(false, dq);
-                for v in 0..verts {
-                    assert!((a[v] - b[v]).norm() < 1e-5, "{per} influences, dq {dq}, vertex {v}");
-                    assert!((an[v] - bn[v]).norm() < 1e-5, "{per} influences, dq {dq}, normal {v}");
-                }
-            }
-        }
-    }
-
-    /// A vertex whose weights are all zero keeps its rest position and normal.
-    #[test]
-    fn unweighted_vertices_keep_their_rest_place() {
-        let inf = Influences::new(2, vec![1, 0], vec![0.0, 0.0], 2).unwrap();
-        let pos = [Vec3::new(1.0, 2.0, 3.0)];
-        let nrm = [Vec3::new(0.0, 0.0, 1.0)];
-        let palette = [anim_math::Mat4::new_translation(&Vec3::new(5.0, 0.0, 0.0)); 2];
-        let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
-        linear_blend(
-            &SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) },
-            &palette,
-            NormalMode::Direct,
-            &mut SkinningOutput { positions: &mut p, normals: Some(&mut n) },
-        )
-        .unwrap();
-        assert_eq!((p, n), (pos, nrm));
-    }
-}
+mod tests;

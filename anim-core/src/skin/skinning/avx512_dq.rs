@@ -1,0 +1,367 @@
+//! The AVX-512 rigid dual-quaternion loop ([`Kernel::Avx512`](super::Kernel::Avx512)):
+//! sixteen vertices a step.
+//!
+//! Each vertex blends its dual quaternions as one 256-bit register `[real | dual]` a joint
+//! (one fused multiply-add per influence), weights flipped where the joint's rotation lies
+//! in the other hemisphere from the vertex's first joint's (the test is skipped when no
+//! pair of the mesh can flip: [`Job::coherent`]). Sixteen blends are transposed to
+//! structure-of-arrays form (eight registers of sixteen lanes) and positions and normals
+//! are transformed sixteen at a time, with the formulas of the AVX2 loop: no
+//! normalization, one division by the squared norm of the real part at the end.
+
+use super::avx512::{BLOCK, BlockWeights, Decoded, Io, block_weights};
+use super::source::{Job, Source};
+use anim_math::DualQuat;
+use std::arch::x86_64::*;
+
+/// The AVX-512 rigid dual-quaternion loop.
+///
+/// # Safety
+/// As [`super::avx512::lbs`].
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+pub(super) unsafe fn dq<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<DualQuat>) {
+    let count = job.out_p.len();
+    debug_assert!(count > 0 && job.pos.len() == count);
+    debug_assert!(!NORMALS || (job.nin.len() == count && job.out_n.len() == count));
+    let n = if N == 0 { job.per } else { N };
+    let io = Io {
+        // A DualQuat is 8 floats, real part [i, j, k, w] first (asserted in `fast`).
+        pal: job.palette.as_ptr().cast::<f32>(),
+        pos: job.pos.as_ptr().cast::<f32>(),
+        nin: job.nin.as_ptr().cast::<f32>(),
+        op: job.out_p.as_mut_ptr().cast::<f32>(),
+        on: job.out_n.as_mut_ptr().cast::<f32>(),
+        count,
+    };
+    let mut decoded = Decoded::new();
+    let mut v = 0;
+    // SAFETY (both calls): full blocks end before the last vertex, the last block at it.
+    while v + BLOCK < count {
+        unsafe { block::<S, N, NORMALS, true>(src, v, n, BLOCK, job.coherent, job.risky, &io, &mut decoded) };
+        v += BLOCK;
+    }
+    unsafe { block::<S, N, NORMALS, false>(src, v, n, count - v, job.coherent, job.risky, &io, &mut decoded) };
+}
+
+/// Skins vertices `v..v + len` (`FULL`: `len = BLOCK`).
+///
+/// # Safety
+/// As [`dq`]; `v + len <= count`, `0 < len <= BLOCK`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool>(
+    src: S,
+    v: usize,
+    n: usize,
+    len: usize,
+    coherent: bool,
+    risky: &[u64],
+    io: &Io<f32>,
+    decoded: &mut Decoded,
+) {
+    let len = if FULL { BLOCK } else { len };
+    // SAFETY: as the caller promised.
+    let weights = unsafe { block_weights::<S, N, FULL>(src, v, n, len, decoded) };
+    let mut b = [_mm256_setzero_ps(); BLOCK];
+    for (i, b) in b.iter_mut().enumerate() {
+        if FULL || i < len {
+            // SAFETY: vertex v + i exists.
+            *b = unsafe {
+                if coherent || !first_is_risky(src, v + i, n, risky) {
+                    blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
+                } else {
+                    blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
+                }
+            };
+        }
+    }
+    let (r, d) = transpose(&b);
+    let l2 = _mm512_fmadd_ps(
+        r[0],
+        r[0],
+        _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[2], r[2], _mm512_mul_ps(r[3], r[3]))),
+    );
+    let inv_l2 = reciprocal(_mm512_max_ps(l2, _mm512_set1_ps(1e-30)));
+    let u = [r[0], r[1], r[2]];
+    let wr = r[3];
+    // The dual part quartered (see `math::dq_point`): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
+    let quarter = _mm512_set1_ps(0.25);
+    let dv = [_mm512_mul_ps(d[0], quarter), _mm512_mul_ps(d[1], quarter), _mm512_mul_ps(d[2], quarter)];
+    let wd = _mm512_mul_ps(d[3], quarter);
+    let c = cross(&u, &dv);
+    // SAFETY: vertices v..v + len exist.
+    let p = unsafe { load_soa::<FULL>(io.pos.add(3 * v), len) };
+    let off = rotation_offset(&u, wr, &p);
+    let eight = _mm512_set1_ps(8.0);
+    let mut out = [p[0]; 3];
+    for i in 0..3 {
+        let t = _mm512_fmadd_ps(wr, dv[i], _mm512_fnmadd_ps(wd, u[i], c[i]));
+        out[i] = _mm512_fmadd_ps(_mm512_fmadd_ps(eight, t, off[i]), inv_l2, p[i]);
+    }
+    // SAFETY: as above.
+    unsafe { store_soa::<FULL>(io.op.add(3 * v), out, len) };
+    if NORMALS {
+        // SAFETY: as above.
+        let m = unsafe { load_soa::<FULL>(io.nin.add(3 * v), len) };
+        let off = rotation_offset(&u, wr, &m);
+        for i in 0..3 {
+            out[i] = _mm512_fmadd_ps(off[i], inv_l2, m[i]);
+        }
+        // SAFETY: as above.
+        unsafe { store_soa::<FULL>(io.on.add(3 * v), out, len) };
+    }
+}
+
+/// `1 / x` lane by lane: the 14-bit estimate refined by one Newton step `y·(2 − x·y)`
+/// (relative error about 1e-7, against a division's half an ulp).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(super) fn reciprocal(x: __m512) -> __m512 {
+    let y = _mm512_rcp14_ps(x);
+    _mm512_mul_ps(y, _mm512_fnmadd_ps(x, y, _mm512_set1_ps(2.0)))
+}
+
+/// Vertex `v`'s blended dual quaternion `[real | dual]` (block lane `i`), not normalized;
+/// with `TEST`, each influence's weight is negated when its real part's dot product with
+/// the first influence's is negative.
+///
+/// # Safety
+/// As [`super::avx512::lbs`]'s blend: `v` a vertex, `i < BLOCK`, joints inside the palette.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(super) unsafe fn blend<S: Source, const N: usize, const TEST: bool>(
+    src: S,
+    v: usize,
+    i: usize,
+    n: usize,
+    w: &BlockWeights,
+    pal: *const f32,
+) -> __m256 {
+    // SAFETY: as the caller promised; a DualQuat is 8 contiguous f32.
+    unsafe {
+        let weight = |k: usize, acc: &mut u32| -> __m256 {
+            if !w.unorm {
+                _mm256_set1_ps(*w.stored.add(i * w.stride + k))
+            } else if w.stored.is_null() {
+                _mm256_set1_ps(src.get(v, n, k, acc).1)
+            } else if k + 1 == n {
+                _mm256_set1_ps(*w.derived.add(i))
+            } else {
+                _mm256_set1_ps(*w.stored.add(i * w.stride + k))
+            }
+        };
+        let mut acc = 0;
+        let base = v * n;
+        let q0 = _mm256_loadu_ps(pal.add(8 * src.joint(base)));
+        let pivot = _mm256_castps256_ps128(q0);
+        let sign = _mm_set1_ps(-0.0);
+        let mut b = _mm256_mul_ps(weight(0, &mut acc), q0);
+        for k in 1..n {
+            let q = _mm256_loadu_ps(pal.add(8 * src.joint(base + k)));
+            let q = if TEST {
+                // The first influence is its own pivot (dot |r|² ≥ 0): never flipped.
+                let flip = _mm_and_ps(dot4(_mm256_castps256_ps128(q), pivot), sign);
+                _mm256_xor_ps(q, _mm256_set_m128(flip, flip))
+            } else {
+                q
+            };
+            b = _mm256_fmadd_ps(weight(k, &mut acc), q, b);
+        }
+        b
+    }
+}
+
+/// True when vertex `v`'s first joint is marked in `risky` (see [`Job::risky`]).
+///
+/// # Safety
+/// `v` is a vertex; `risky` covers every joint index.
+#[inline(always)]
+pub(super) unsafe fn first_is_risky<S: Source>(src: S, v: usize, n: usize, risky: &[u64]) -> bool {
+    // SAFETY: slot v·n exists.
+    let j = unsafe { src.joint(v * n) };
+    // SAFETY: `risky` covers the palette, which covers every joint index (validated).
+    unsafe { *risky.get_unchecked(j / 64) & (1 << (j % 64)) != 0 }
+}
+
+/// The four-lane dot product of `a` and `b`, in every lane.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn dot4(a: __m128, b: __m128) -> __m128 {
+    let m = _mm_mul_ps(a, b);
+    let m = _mm_add_ps(m, _mm_permute_ps::<0b10_11_00_01>(m));
+    _mm_add_ps(m, _mm_permute_ps::<0b01_00_11_10>(m))
+}
+
+/// Sixteen `[rx ry rz rw dx dy dz dw]` rows as eight registers of sixteen lanes (real
+/// components, then dual), lane `i` = row `i`: pairs of rows side by side in 512 bits
+/// (`[b₀ | b₄]`, `[b₁ | b₅]`, …, then `[b₈ | b₁₂]`, …), an 8×8 transpose in each half, and
+/// one shuffle of 128-bit quarters that puts the lanes in row order.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(super) fn transpose(b: &[__m256; BLOCK]) -> ([__m512; 4], [__m512; 4]) {
+    let z = _mm512_setzero_ps();
+    let mut c = [z; 8];
+    for (k, &row) in [0, 1, 2, 3, 8, 9, 10, 11].iter().enumerate() {
+        c[k] = _mm512_insertf32x8::<1>(_mm512_castps256_ps512(b[row]), b[row + 4]);
+    }
+    let mut t = [z; 8];
+    for k in 0..4 {
+        t[2 * k] = _mm512_unpacklo_ps(c[2 * k], c[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(c[2 * k], c[2 * k + 1]);
+    }
+    let mut s = [[z; 4]; 2];
+    for (h, s) in s.iter_mut().enumerate() {
+        let (lo0, hi0, lo1, hi1) = (t[4 * h], t[4 * h + 1], t[4 * h + 2], t[4 * h + 3]);
+        *s = [
+            _mm512_shuffle_ps::<0x44>(lo0, lo1),
+            _mm512_shuffle_ps::<0xEE>(lo0, lo1),
+            _mm512_shuffle_ps::<0x44>(hi0, hi1),
+            _mm512_shuffle_ps::<0xEE>(hi0, hi1),
+        ];
+    }
+    // s[0][i] = [real_i rows 0-3 | dual_i rows 0-3 | real_i rows 4-7 | dual_i rows 4-7],
+    // s[1][i] the same for rows 8 to 15.
+    let (mut r, mut d) = ([z; 4], [z; 4]);
+    for i in 0..4 {
+        r[i] = _mm512_shuffle_f32x4::<0b10_00_10_00>(s[0][i], s[1][i]);
+        d[i] = _mm512_shuffle_f32x4::<0b11_01_11_01>(s[0][i], s[1][i]);
+    }
+    (r, d)
+}
+
+/// Lane masks of the first `floats` of 48 floats, split over three registers.
+#[inline(always)]
+fn masks(floats: usize) -> [__mmask16; 3] {
+    [0, 1, 2].map(|k| {
+        let left = floats.saturating_sub(16 * k).min(16);
+        if left == 16 { 0xFFFF } else { (1u16 << left) - 1 }
+    })
+}
+
+/// Sixteen consecutive 12-byte records at `p` as `[x, y, z]`, sixteen lanes each (the
+/// first `len` when not `FULL`; the other lanes zero).
+///
+/// # Safety
+/// `p` is valid for `12·len` bytes of reads (`len = BLOCK` when `FULL`).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(super) unsafe fn load_soa<const FULL: bool>(p: *const f32, len: usize) -> [__m512; 3] {
+    // SAFETY: as the caller promised; masked-off lanes are not read.
+    let z = unsafe {
+        if FULL {
+            [_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(16)), _mm512_loadu_ps(p.add(32))]
+        } else {
+            let m = masks(3 * len);
+            [
+                _mm512_maskz_loadu_ps(m[0], p),
+                _mm512_maskz_loadu_ps(m[1], p.add(16)),
+                _mm512_maskz_loadu_ps(m[2], p.add(32)),
+            ]
+        }
+    };
+    // Component c of record i is float 3i + c: from the first two registers while
+    // 3i + c < 32, from the third after (indices taken modulo 16 there).
+    let mut out = [z[0]; 3];
+    for (c, out) in out.iter_mut().enumerate() {
+        // SAFETY: 16 i32.
+        let lanes = unsafe { _mm512_loadu_si512(LOAD_LANES[c].as_ptr().cast()) };
+        let low = _mm512_permutex2var_ps(z[0], lanes, z[1]);
+        // Records 11 to 15 (and 10 for z) lie in the third register.
+        let from_high: __mmask16 = if c < 2 { 0xF800 } else { 0xFC00 };
+        *out = _mm512_mask_permutexvar_ps(low, from_high, lanes, z[2]);
+    }
+    out
+}
+
+/// For component `c` of [`load_soa`]: lane `i` takes float `3i + c` (modulo 32, then 16).
+const LOAD_LANES: [[i32; 16]; 3] = [load_lanes(0), load_lanes(1), load_lanes(2)];
+
+const fn load_lanes(c: i32) -> [i32; 16] {
+    let mut l = [0i32; 16];
+    let mut i = 0;
+    while i < 16 {
+        l[i as usize] = (3 * i + c) % 32;
+        i += 1;
+    }
+    l
+}
+
+/// For register `k` of [`store_soa`]: float `f` is component `(16k + f) % 3` of record
+/// `(16k + f) / 3`: the indices of a two-source permute of x and y (y's + 16), the
+/// indices into z, and the lanes z fills.
+const STORE_LANES: [([i32; 16], [i32; 16], u16); 3] = [store_lanes(0), store_lanes(1), store_lanes(2)];
+
+const fn store_lanes(k: i32) -> ([i32; 16], [i32; 16], u16) {
+    let mut xy = [0i32; 16];
+    let mut zl = [0i32; 16];
+    let mut zm: u16 = 0;
+    let mut f = 0;
+    while f < 16 {
+        let g = 16 * k + f;
+        let (rec, comp) = (g / 3, g % 3);
+        xy[f as usize] = if comp == 1 { 16 + rec } else { rec };
+        zl[f as usize] = rec;
+        if comp == 2 {
+            zm |= 1 << f;
+        }
+        f += 1;
+    }
+    (xy, zl, zm)
+}
+
+/// Stores `[x, y, z]` (sixteen lanes each) as sixteen 12-byte records at `p` (the first
+/// `len` when not `FULL`): the inverse of [`load_soa`].
+///
+/// # Safety
+/// `p` is valid for `12·len` bytes of writes (`len = BLOCK` when `FULL`).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(super) unsafe fn store_soa<const FULL: bool>(p: *mut f32, [x, y, z]: [__m512; 3], len: usize) {
+    let mut out = [x; 3];
+    for (k, out) in out.iter_mut().enumerate() {
+        let (xy, zl, zm) = &STORE_LANES[k];
+        // SAFETY: 16 i32 each.
+        let (xy, zl) = unsafe { (_mm512_loadu_si512(xy.as_ptr().cast()), _mm512_loadu_si512(zl.as_ptr().cast())) };
+        *out = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(x, xy, y), *zm, zl, z);
+    }
+    // SAFETY: as the caller promised; masked-off lanes are not written.
+    unsafe {
+        if FULL {
+            for (k, o) in out.iter().enumerate() {
+                _mm512_storeu_ps(p.add(16 * k), *o);
+            }
+        } else {
+            let m = masks(3 * len);
+            for (k, o) in out.iter().enumerate() {
+                _mm512_mask_storeu_ps(p.add(16 * k), m[k], *o);
+            }
+        }
+    }
+}
+
+/// `a × b` for three-component vectors of sixteen lanes.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(super) fn cross(a: &[__m512; 3], b: &[__m512; 3]) -> [__m512; 3] {
+    [
+        _mm512_fmsub_ps(a[1], b[2], _mm512_mul_ps(a[2], b[1])),
+        _mm512_fmsub_ps(a[2], b[0], _mm512_mul_ps(a[0], b[2])),
+        _mm512_fmsub_ps(a[0], b[1], _mm512_mul_ps(a[1], b[0])),
+    ]
+}
+
+/// `2·(w·(u×v) + u×(u×v))`: for the quaternion `(u, w)` with `l2 = |(u, w)|²`, the rotated
+/// `v` times `l2`, minus `l2·v`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(super) fn rotation_offset(u: &[__m512; 3], w: __m512, v: &[__m512; 3]) -> [__m512; 3] {
+    let c = cross(u, v);
+    let cc = cross(u, &c);
+    let mut o = cc;
+    for i in 0..3 {
+        let x = _mm512_fmadd_ps(w, c[i], cc[i]);
+        o[i] = _mm512_add_ps(x, x);
+    }
+    o
+}

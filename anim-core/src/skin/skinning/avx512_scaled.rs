@@ -1,0 +1,299 @@
+//! The AVX-512 scale-aware dual-quaternion loop ([`SkinMethod::Dq`](crate::skin::SkinMethod::Dq)
+//! with bind-space scale): sixteen vertices a step.
+//!
+//! Each vertex blends its dual quaternions as the rigid loop does (`avx512_dq`) and its
+//! scale matrices `Sᵢ` as one 512-bit register (nine lanes, one fused multiply-add per
+//! influence). Sixteen of each are transposed to structure-of-arrays form; then, sixteen
+//! lanes at a time: `p' = q·(S·p)` with the rigid loop's formulas, and the normal
+//! `normalize(rotate(r, cof(S)·n))` with `cof(S)` the cofactor matrix negated when
+//! `det S < 0` ([`anim_math::normal_matrix`]). A lane whose `cof(S)·n` has a squared
+//! length outside `[1e-30, f32::MAX]` (scales near 1e±10) is redone by the scalar rule, with
+//! the scale matrix rescaled first ([`rescaled_normal_matrix`]).
+
+use super::avx512::{BLOCK, Decoded, Io, block_weights};
+use super::avx512_dq::{blend, first_is_risky, load_soa, reciprocal, rotation_offset, store_soa, transpose};
+use super::math::{normalized, rescaled_normal_matrix, rotate};
+use super::source::{F32Src, Job, Source};
+use anim_math::{DualQuat, Mat3, Vec3};
+use std::arch::x86_64::*;
+
+/// Runs [`dq_scaled`] over `f32` influences (`joints`, `weights`, `job.per` a vertex), with
+/// or without normals, specialised for 1, 2 and 4 influences.
+///
+/// # Safety
+/// As [`dq_scaled`].
+pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, scales: &[Mat3]) {
+    let src = F32Src { joints, weights };
+    let normals = !job.out_n.is_empty();
+    // SAFETY: as the caller promised.
+    unsafe {
+        match (job.per, normals) {
+            (1, false) => dq_scaled::<_, 1, false>(src, job, scales),
+            (1, true) => dq_scaled::<_, 1, true>(src, job, scales),
+            (2, false) => dq_scaled::<_, 2, false>(src, job, scales),
+            (2, true) => dq_scaled::<_, 2, true>(src, job, scales),
+            (4, false) => dq_scaled::<_, 4, false>(src, job, scales),
+            (4, true) => dq_scaled::<_, 4, true>(src, job, scales),
+            (_, false) => dq_scaled::<_, 0, false>(src, job, scales),
+            (_, true) => dq_scaled::<_, 0, true>(src, job, scales),
+        }
+    }
+}
+
+/// The AVX-512 scale-aware dual-quaternion loop: `job`'s palette holds the rigid parts,
+/// `scales` the bind-space scales, one a joint.
+///
+/// # Safety
+/// As [`super::avx512::lbs`]; `scales` is as long as `job.palette`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+pub(super) unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(
+    src: S,
+    job: Job<DualQuat>,
+    scales: &[Mat3],
+) {
+    let count = job.out_p.len();
+    debug_assert!(count > 0 && job.pos.len() == count && scales.len() == job.palette.len());
+    debug_assert!(!NORMALS || (job.nin.len() == count && job.out_n.len() == count));
+    let n = if N == 0 { job.per } else { N };
+    let io = Io {
+        pal: job.palette.as_ptr().cast::<f32>(),
+        pos: job.pos.as_ptr().cast::<f32>(),
+        nin: job.nin.as_ptr().cast::<f32>(),
+        op: job.out_p.as_mut_ptr().cast::<f32>(),
+        on: job.out_n.as_mut_ptr().cast::<f32>(),
+        count,
+    };
+    // A Mat3 is 9 contiguous f32, column-major.
+    let sc = scales.as_ptr().cast::<f32>();
+    let mut decoded = Decoded::new();
+    let mut v = 0;
+    // SAFETY (both calls): full blocks end before the last vertex, the last block at it.
+    while v + BLOCK < count {
+        unsafe { block::<S, N, NORMALS, true>(src, v, n, BLOCK, job.coherent, job.risky, &io, sc, &mut decoded) };
+        v += BLOCK;
+    }
+    unsafe { block::<S, N, NORMALS, false>(src, v, n, count - v, job.coherent, job.risky, &io, sc, &mut decoded) };
+}
+
+/// Skins vertices `v..v + len` (`FULL`: `len = BLOCK`).
+///
+/// # Safety
+/// As [`dq_scaled`]; `v + len <= count`, `0 < len <= BLOCK`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool>(
+    src: S,
+    v: usize,
+    n: usize,
+    len: usize,
+    coherent: bool,
+    risky: &[u64],
+    io: &Io<f32>,
+    sc: *const f32,
+    decoded: &mut Decoded,
+) {
+    let len = if FULL { BLOCK } else { len };
+    // SAFETY: as the caller promised.
+    let weights = unsafe { block_weights::<S, N, FULL>(src, v, n, len, decoded) };
+    let mut b = [_mm256_setzero_ps(); BLOCK];
+    let mut rows = [_mm512_setzero_ps(); BLOCK];
+    for i in 0..BLOCK {
+        if FULL || i < len {
+            // SAFETY: vertex v + i exists; its joints are inside the palette and `scales`.
+            unsafe {
+                b[i] = if coherent || !first_is_risky(src, v + i, n, risky) {
+                    blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
+                } else {
+                    blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
+                };
+                rows[i] = scale_blend::<S>(src, v + i, i, n, &weights, sc);
+            }
+        }
+    }
+    let (r, d) = transpose(&b);
+    let s = transpose_scales(&rows);
+    let l2 = _mm512_fmadd_ps(
+        r[0],
+        r[0],
+        _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[2], r[2], _mm512_mul_ps(r[3], r[3]))),
+    );
+    let inv_l2 = reciprocal(_mm512_max_ps(l2, _mm512_set1_ps(1e-30)));
+    let u = [r[0], r[1], r[2]];
+    let wr = r[3];
+    let quarter = _mm512_set1_ps(0.25);
+    let dv = [_mm512_mul_ps(d[0], quarter), _mm512_mul_ps(d[1], quarter), _mm512_mul_ps(d[2], quarter)];
+    let wd = _mm512_mul_ps(d[3], quarter);
+    let c = super::avx512_dq::cross(&u, &dv);
+    // SAFETY: vertices v..v + len exist.
+    let p = unsafe { load_soa::<FULL>(io.pos.add(3 * v), len) };
+    let ps = mat3_mul(&s, &p);
+    let off = rotation_offset(&u, wr, &ps);
+    let eight = _mm512_set1_ps(8.0);
+    let mut out = [ps[0]; 3];
+    for i in 0..3 {
+        let t = _mm512_fmadd_ps(wr, dv[i], _mm512_fnmadd_ps(wd, u[i], c[i]));
+        out[i] = _mm512_fmadd_ps(_mm512_fmadd_ps(eight, t, off[i]), inv_l2, ps[i]);
+    }
+    // SAFETY: as above.
+    unsafe { store_soa::<FULL>(io.op.add(3 * v), out, len) };
+    if NORMALS {
+        // SAFETY: as above.
+        let m = unsafe { load_soa::<FULL>(io.nin.add(3 * v), len) };
+        let col = |k: usize| [s[3 * k], s[3 * k + 1], s[3 * k + 2]];
+        let (c0, c1, c2) = (col(0), col(1), col(2));
+        let k =
+            [super::avx512_dq::cross(&c1, &c2), super::avx512_dq::cross(&c2, &c0), super::avx512_dq::cross(&c0, &c1)];
+        let det = _mm512_fmadd_ps(c0[0], k[0][0], _mm512_fmadd_ps(c0[1], k[0][1], _mm512_mul_ps(c0[2], k[0][2])));
+        let flip = _mm512_and_ps(det, _mm512_set1_ps(-0.0));
+        let mut nrm = out;
+        for i in 0..3 {
+            let x = _mm512_fmadd_ps(k[0][i], m[0], _mm512_fmadd_ps(k[1][i], m[1], _mm512_mul_ps(k[2][i], m[2])));
+            nrm[i] = _mm512_xor_ps(x, flip);
+        }
+        let n2 = _mm512_fmadd_ps(nrm[0], nrm[0], _mm512_fmadd_ps(nrm[1], nrm[1], _mm512_mul_ps(nrm[2], nrm[2])));
+        let in_range = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(n2, _mm512_set1_ps(1e-30))
+            & _mm512_cmp_ps_mask::<_CMP_LE_OQ>(n2, _mm512_set1_ps(f32::MAX));
+        let off = rotation_offset(&u, wr, &nrm);
+        let mut rot = nrm;
+        for i in 0..3 {
+            rot[i] = _mm512_fmadd_ps(off[i], inv_l2, nrm[i]);
+        }
+        let len2 = _mm512_fmadd_ps(rot[0], rot[0], _mm512_fmadd_ps(rot[1], rot[1], _mm512_mul_ps(rot[2], rot[2])));
+        let y = rsqrt(_mm512_max_ps(len2, _mm512_set1_ps(1e-30)));
+        for i in 0..3 {
+            out[i] = _mm512_mul_ps(rot[i], y);
+        }
+        // SAFETY: as above.
+        unsafe { store_soa::<FULL>(io.on.add(3 * v), out, len) };
+        let valid: __mmask16 = if len == BLOCK { 0xFFFF } else { (1u16 << len) - 1 };
+        if in_range & valid != valid {
+            // SAFETY: as above.
+            unsafe { redo_normals(v, len, !in_range & valid, &r, &s, io) };
+        }
+    }
+}
+
+/// Vertex `v`'s blended scale matrix (block lane `i`): `Σ wₖ·Sₖ` in lanes 0 to 8
+/// (column-major), the other lanes zero.
+///
+/// # Safety
+/// As [`blend`]; every joint index is inside `sc` (nine floats a joint).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+unsafe fn scale_blend<S: Source>(
+    src: S,
+    v: usize,
+    i: usize,
+    n: usize,
+    w: &super::avx512::BlockWeights,
+    sc: *const f32,
+) -> __m512 {
+    // SAFETY: as the caller promised; masked-off lanes are not read.
+    unsafe {
+        let weight = |k: usize, acc: &mut u32| -> __m512 {
+            if !w.unorm {
+                _mm512_set1_ps(*w.stored.add(i * w.stride + k))
+            } else if w.stored.is_null() {
+                _mm512_set1_ps(src.get(v, n, k, acc).1)
+            } else if k + 1 == n {
+                _mm512_set1_ps(*w.derived.add(i))
+            } else {
+                _mm512_set1_ps(*w.stored.add(i * w.stride + k))
+            }
+        };
+        let mut acc = 0;
+        let base = v * n;
+        let load = |k: usize| _mm512_maskz_loadu_ps(0x01FF, sc.add(9 * src.joint(base + k)));
+        let mut m = _mm512_mul_ps(weight(0, &mut acc), load(0));
+        for k in 1..n {
+            m = _mm512_fmadd_ps(weight(k, &mut acc), load(k), m);
+        }
+        m
+    }
+}
+
+/// Sixteen rows of nine floats (lanes 0 to 8 of `rows[i]`) as nine registers of sixteen
+/// lanes: an unpack and a shuffle of floats within 128-bit quarters, then two shuffles of
+/// quarters.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn transpose_scales(rows: &[__m512; BLOCK]) -> [__m512; 9] {
+    let z = _mm512_setzero_ps();
+    let mut t = [z; BLOCK];
+    for k in 0..8 {
+        t[2 * k] = _mm512_unpacklo_ps(rows[2 * k], rows[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(rows[2 * k], rows[2 * k + 1]);
+    }
+    // u[4m + e]: quarter q holds element 4q + e of rows 4m..4m + 4.
+    let mut u = [z; BLOCK];
+    for m in 0..4 {
+        let (lo0, hi0, lo1, hi1) = (t[4 * m], t[4 * m + 1], t[4 * m + 2], t[4 * m + 3]);
+        u[4 * m] = _mm512_shuffle_ps::<0x44>(lo0, lo1);
+        u[4 * m + 1] = _mm512_shuffle_ps::<0xEE>(lo0, lo1);
+        u[4 * m + 2] = _mm512_shuffle_ps::<0x44>(hi0, hi1);
+        u[4 * m + 3] = _mm512_shuffle_ps::<0xEE>(hi0, hi1);
+    }
+    let mut s = [z; 9];
+    for e in 0..4 {
+        // Quarters 0 and 1 (elements e and 4 + e) of rows 0-7, then of rows 8-15.
+        let a = _mm512_shuffle_f32x4::<0b01_00_01_00>(u[e], u[4 + e]);
+        let b = _mm512_shuffle_f32x4::<0b01_00_01_00>(u[8 + e], u[12 + e]);
+        s[e] = _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b);
+        s[4 + e] = _mm512_shuffle_f32x4::<0b11_01_11_01>(a, b);
+    }
+    // Element 8: quarter 2 of u[0], u[4], u[8], u[12].
+    let a = _mm512_shuffle_f32x4::<0b10_10_10_10>(u[0], u[4]);
+    let b = _mm512_shuffle_f32x4::<0b10_10_10_10>(u[8], u[12]);
+    s[8] = _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b);
+    s
+}
+
+/// `S·p` for column-major `s` (`s[3·col + row]`), sixteen lanes.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn mat3_mul(s: &[__m512; 9], p: &[__m512; 3]) -> [__m512; 3] {
+    let mut r = [p[0]; 3];
+    for (row, r) in r.iter_mut().enumerate() {
+        *r = _mm512_fmadd_ps(s[row], p[0], _mm512_fmadd_ps(s[3 + row], p[1], _mm512_mul_ps(s[6 + row], p[2])));
+    }
+    r
+}
+
+/// `1 / √s`: the 14-bit estimate refined by one Newton step.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn rsqrt(s: __m512) -> __m512 {
+    let y = _mm512_rsqrt14_ps(s);
+    let half_sy = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5), s), y);
+    _mm512_mul_ps(y, _mm512_fnmadd_ps(half_sy, y, _mm512_set1_ps(1.5)))
+}
+
+/// Redoes the normals of the block lanes in `lanes`, whose `cof(S)·n` left the range where
+/// it normalizes accurately, as the scalar loop does: from the scale matrix rescaled to a
+/// largest entry of 1.
+///
+/// # Safety
+/// Vertices `v..v + len` exist and the lanes are below `len`.
+#[cold]
+#[inline(never)]
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+unsafe fn redo_normals(v: usize, len: usize, lanes: __mmask16, r: &[__m512; 4], s: &[__m512; 9], io: &Io<f32>) {
+    let lane = |x: __m512, i: usize| {
+        let mut a = [0.0f32; BLOCK];
+        // SAFETY: 16 f32.
+        unsafe { _mm512_storeu_ps(a.as_mut_ptr(), x) };
+        a[i]
+    };
+    for i in (0..len).filter(|&i| lanes & (1 << i) != 0) {
+        let q = [lane(r[0], i), lane(r[1], i), lane(r[2], i), lane(r[3], i)];
+        let inv = 1.0 / (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).max(1e-30).sqrt();
+        let q = q.map(|c| c * inv);
+        let m = Mat3::from_fn(|row, col| lane(s[3 * col + row], i));
+        // SAFETY: vertex v + i exists.
+        let (n, dst) = unsafe { (*io.nin.cast::<Vec3>().add(v + i), io.on.cast::<Vec3>().add(v + i)) };
+        let nrm = rescaled_normal_matrix(&m) * n;
+        // SAFETY: as above.
+        unsafe { *dst = normalized(rotate(&q, [nrm.x, nrm.y, nrm.z])) };
+    }
+}

@@ -1,0 +1,127 @@
+//! What every skinning loop reads: the influences in their layout ([`Source`]), and the
+//! slices of one call ([`Job`]).
+
+use crate::skin::mesh::UNORM16_ONE;
+use anim_math::Vec3;
+
+/// Scale of a unorm16 weight (`k / 65535`).
+pub(crate) const UNORM16_SCALE: f32 = 1.0 / UNORM16_ONE as f32;
+
+/// One influence layout as the loops read it.
+pub(crate) trait Source: Copy {
+    /// Joint index and weight of slot `k` of vertex `v` (`n` slots a vertex). Slots are read
+    /// in order `0..n`; `acc` carries the running sum of stored unorm16 weights so the
+    /// last one can be derived.
+    ///
+    /// # Safety
+    /// `v` is below the vertex count and `k` below `n`, the influences' `per_vertex`.
+    unsafe fn get(self, v: usize, n: usize, k: usize, acc: &mut u32) -> (usize, f32);
+
+    /// Joint index of slot `i` (vertex `i / n`, slot `i % n`), read by a volatile load:
+    /// a plain load the compiler gathers, for a block of vertices, into a vector and
+    /// extracts lane by lane, two vector instructions an index instead of one load.
+    ///
+    /// # Safety
+    /// `i` is below the vertex count times `per_vertex`.
+    unsafe fn joint(self, i: usize) -> usize;
+
+    /// The raw weights: `f32`, `per_vertex` a vertex, or unorm16, `per_vertex − 1` a
+    /// vertex (the last derived).
+    fn weights(self) -> Weights;
+}
+
+/// Where a layout's stored weights start (see [`Source::weights`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Weights {
+    F32(*const f32),
+    Unorm16(*const u16),
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct F32Src<'a> {
+    pub(crate) joints: &'a [u16],
+    pub(crate) weights: &'a [f32],
+}
+
+impl Source for F32Src<'_> {
+    #[inline(always)]
+    unsafe fn get(self, v: usize, n: usize, k: usize, _acc: &mut u32) -> (usize, f32) {
+        let i = v * n + k;
+        // SAFETY: the caller keeps `v * n + k` inside the `per_vertex`-a-vertex arrays.
+        unsafe { (usize::from(*self.joints.get_unchecked(i)), *self.weights.get_unchecked(i)) }
+    }
+
+    #[inline(always)]
+    unsafe fn joint(self, i: usize) -> usize {
+        // SAFETY: as the caller promised: `i` is inside `joints`.
+        usize::from(unsafe { self.joints.as_ptr().add(i).read_volatile() })
+    }
+
+    #[inline(always)]
+    fn weights(self) -> Weights {
+        Weights::F32(self.weights.as_ptr())
+    }
+}
+
+/// unorm16 weights with the last one derived, joints of type `J`.
+#[derive(Clone, Copy)]
+pub(crate) struct UnormSrc<'a, J> {
+    pub(crate) joints: &'a [J],
+    pub(crate) weights: &'a [u16],
+}
+
+impl<J: Copy + Into<usize>> Source for UnormSrc<'_, J> {
+    #[inline(always)]
+    unsafe fn get(self, v: usize, n: usize, k: usize, acc: &mut u32) -> (usize, f32) {
+        // SAFETY: the caller keeps `v * n + k` inside the joints (`n` a vertex) and, for
+        // `k < n − 1`, `v * (n − 1) + k` inside the stored weights (`n − 1` a vertex).
+        unsafe {
+            let j = (*self.joints.get_unchecked(v * n + k)).into();
+            let q = if k + 1 == n {
+                // The stored weights of a vertex sum to at most 65535.
+                UNORM16_ONE - *acc
+            } else {
+                let q = u32::from(*self.weights.get_unchecked(v * (n - 1) + k));
+                *acc += q;
+                q
+            };
+            (j, q as f32 * UNORM16_SCALE)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn joint(self, i: usize) -> usize {
+        // SAFETY: as the caller promised: `i` is inside `joints`.
+        unsafe { self.joints.as_ptr().add(i).read_volatile() }.into()
+    }
+
+    #[inline(always)]
+    fn weights(self) -> Weights {
+        Weights::Unorm16(self.weights.as_ptr())
+    }
+}
+
+/// What the normals get: none, unnormalized, renormalized, or the renormalized inverse
+/// transpose (scalar loop only).
+pub(crate) const POS: u8 = 0;
+pub(crate) const RAW: u8 = 1;
+pub(crate) const UNIT: u8 = 2;
+pub(crate) const IT: u8 = 3;
+
+/// The slices one call works on; lengths were validated (all `count` long, palette
+/// covering every joint index the influences hold, `count > 0`).
+pub(crate) struct Job<'a, P> {
+    pub per: usize,
+    pub palette: &'a [P],
+    pub pos: &'a [Vec3],
+    pub nin: &'a [Vec3],
+    pub out_p: &'a mut [Vec3],
+    pub out_n: &'a mut [Vec3],
+    /// Dual quaternions only: no vertex can flip an influence's weight (no pivot pair of
+    /// the mesh, [`Influences::pivot_pairs`](crate::skin::Influences::pivot_pairs), has
+    /// real parts in opposite hemispheres), so the SIMD loops skip the hemisphere tests.
+    pub coherent: bool,
+    /// Dual quaternions only, when not `coherent`: one bit a joint, set for the joints whose
+    /// vertices (as their first joint) may flip a weight; the others skip the tests too.
+    pub risky: &'a [u64],
+}

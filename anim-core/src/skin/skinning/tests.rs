@@ -1,0 +1,94 @@
+//! Unit tests of the skinning loops (moved out of `mod.rs` to keep it under 800 lines).
+
+use super::*;
+use anim_math::{Quat, dual};
+
+/// Unnormalized normals point the same way as renormalized ones, are shortened by
+/// blending, and match the transform path.
+#[test]
+fn unnormalized_normals() {
+    let a = Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 0.0));
+    let b = Transform::from_rotation(Quat::from_axis_angle(&Vec3::z_axis(), 1.2));
+    let mats = [a.to_matrix(), b.to_matrix()];
+    let inf = Influences::new(2, vec![0, 1], vec![0.5, 0.5], 2).unwrap();
+    let pos = [Vec3::new(1.0, 0.0, 0.0)];
+    let nrm = [Vec3::new(1.0, 0.0, 0.0)];
+    let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
+    let run = |mode| {
+        let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
+        linear_blend(&input, &mats, mode, &mut SkinningOutput { positions: &mut p, normals: Some(&mut n) }).unwrap();
+        n[0]
+    };
+    let (raw, unit) = (run(NormalMode::DirectUnnormalized), run(NormalMode::Direct));
+    // Averaging two unit vectors 1.2 rad apart gives length cos(0.6).
+    assert!((raw.norm() - 0.6f32.cos()).abs() < 1e-6, "{}", raw.norm());
+    assert!((raw.normalize() - unit).norm() < 1e-6);
+    let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
+    let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
+    linear_blend_transforms(&input, &[a, b], NormalMode::DirectUnnormalized, &mut out).unwrap();
+    assert!((n[0] - raw).norm() < 1e-6);
+}
+
+/// The public functions may take the AVX2 path on this CPU; the baseline loops must
+/// give the same result, for every specialised influence count and the general one.
+#[test]
+fn baseline_loops_match_dispatched_path() {
+    let palette: Vec<Transform> = (0..6)
+        .map(|i| {
+            let f = i as f32;
+            Transform::new(
+                Vec3::new(f, -f, 0.5 * f),
+                Quat::from_euler_angles(0.3 * f, -0.2 * f, 0.1),
+                Vec3::new(1.0, 1.0, 1.0),
+            )
+        })
+        .collect();
+    let mats: Vec<Mat4> = palette.iter().map(Transform::to_matrix).collect();
+    let dqs: Vec<DualQuat> = palette.iter().map(dual::from_transform).collect();
+    for per in [1usize, 2, 3, 4, 5, 8] {
+        let verts = 13;
+        let joints: Vec<u16> = (0..verts * per).map(|i| (i * 7 % 6) as u16).collect();
+        let weights: Vec<f32> = (0..verts * per).map(|i| 0.1 + (i % 5) as f32).collect();
+        let inf = Influences::new(per, joints, weights, 6).unwrap();
+        let pos: Vec<Vec3> = (0..verts).map(|i| Vec3::new(i as f32, 1.0, -(i as f32))).collect();
+        let nrm: Vec<Vec3> = (0..verts).map(|i| Vec3::new(1.0, i as f32, 2.0).normalize()).collect();
+        let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
+        let run = |baseline: bool, dq: bool| {
+            let (mut p, mut n) = (vec![Vec3::zeros(); verts], vec![Vec3::zeros(); verts]);
+            let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
+            match (baseline, dq) {
+                (true, false) => dispatch!(per, lbs_kernel(&input, &mats, NormalMode::InverseTranspose, &mut out)),
+                (true, true) => dispatch!(per, dq_kernel(&input, &dqs, &mut out)),
+                (false, false) => linear_blend(&input, &mats, NormalMode::InverseTranspose, &mut out).unwrap(),
+                (false, true) => dual_quaternion(&input, &DqPalette::from_rigid(&dqs), &mut out).unwrap(),
+            }
+            (p, n)
+        };
+        for dq in [false, true] {
+            let (a, an) = run(true, dq);
+            let (b, bn) = run(false, dq);
+            for v in 0..verts {
+                assert!((a[v] - b[v]).norm() < 1e-5, "{per} influences, dq {dq}, vertex {v}");
+                assert!((an[v] - bn[v]).norm() < 1e-5, "{per} influences, dq {dq}, normal {v}");
+            }
+        }
+    }
+}
+
+/// A vertex whose weights are all zero keeps its rest position and normal.
+#[test]
+fn unweighted_vertices_keep_their_rest_place() {
+    let inf = Influences::new(2, vec![1, 0], vec![0.0, 0.0], 2).unwrap();
+    let pos = [Vec3::new(1.0, 2.0, 3.0)];
+    let nrm = [Vec3::new(0.0, 0.0, 1.0)];
+    let palette = [anim_math::Mat4::new_translation(&Vec3::new(5.0, 0.0, 0.0)); 2];
+    let (mut p, mut n) = ([Vec3::zeros()], [Vec3::zeros()]);
+    linear_blend(
+        &SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) },
+        &palette,
+        NormalMode::Direct,
+        &mut SkinningOutput { positions: &mut p, normals: Some(&mut n) },
+    )
+    .unwrap();
+    assert_eq!((p, n), (pos, nrm));
+}
