@@ -9,20 +9,7 @@ use anim_core::pose::Pose;
 use anim_math::{Quat, Vec3};
 use nalgebra::Quaternion;
 
-/// Deterministic xorshift32.
-struct Rng(u32);
-
-impl Rng {
-    fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next()
-    }
-}
+use anim_testkit::rng::Rng;
 
 /// Key times starting at `start` with irregular spacing (some very short).
 fn times(rng: &mut Rng, n: usize, start: f32) -> Vec<f32> {
@@ -30,7 +17,7 @@ fn times(rng: &mut Rng, n: usize, start: f32) -> Vec<f32> {
     (0..n)
         .map(|_| {
             let now = t;
-            t += if rng.next() < 0.1 { 1e-3 } else { rng.range(0.005, 0.1) };
+            t += if rng.next_f32() < 0.1 { 1e-3 } else { rng.range(0.005, 0.1) };
             now
         })
         .collect()
@@ -47,10 +34,10 @@ fn rotations(rng: &mut Rng, n: usize) -> Vec<Quaternion<f32>> {
     (0..n)
         .map(|_| {
             let axis = nalgebra::Unit::new_normalize(vec3(rng, 1.0) + Vec3::new(0.0, 0.0, 1e-3));
-            let angle = if rng.next() < 0.1 { rng.range(1.0, 3.0) } else { rng.range(0.0, 1.0) };
+            let angle = if rng.next_f32() < 0.1 { rng.range(1.0, 3.0) } else { rng.range(0.0, 1.0) };
             q *= Quat::from_axis_angle(&axis, angle);
             let raw = q.into_inner();
-            if rng.next() < 0.3 { -raw } else { raw }
+            if rng.next_f32() < 0.3 { -raw } else { raw }
         })
         .collect()
 }
@@ -71,7 +58,7 @@ fn clip(rng: &mut Rng, joints: usize) -> Clip {
         let ts = match (&last, j % 3) {
             (Some(ts), 1) => ts.clone(),
             _ => {
-                let n = 2 + (rng.next() * 40.0) as usize;
+                let n = 2 + (rng.next_f32() * 40.0) as usize;
                 let start = if j % 5 == 4 { rng.range(0.05, 0.3) } else { 0.0 };
                 times(rng, n, start)
             }

@@ -15,22 +15,7 @@ use anim_core::skin::{DqPalette, Influences, SkinningError};
 use anim_math::{Mat4, Quat, Transform, Vec3};
 use nalgebra::Unit;
 
-/// Small deterministic generator (xorshift32) so failures reproduce.
-struct Rng(u32);
-impl Rng {
-    fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next()
-    }
-    fn vec3(&mut self, r: f32) -> Vec3 {
-        Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
-    }
-}
+use anim_testkit::rng::Rng;
 
 const LAYOUTS: [InfluenceLayout; 3] = [InfluenceLayout::F32, InfluenceLayout::U16Unorm16, InfluenceLayout::U8Unorm16];
 const KERNELS: [Kernel; 3] = [Kernel::Scalar, Kernel::Avx2Fma, Kernel::Avx512];
@@ -76,8 +61,8 @@ fn scene(seed: u32, verts: usize, per: usize, joints: usize) -> (Influences, Vec
     let mut ws = Vec::new();
     for v in 0..verts {
         for k in 0..per {
-            js.push((rng.next() * joints as f32) as u16 % joints as u16);
-            let zero = v == 3 || (k > 0 && rng.next() < 0.2);
+            js.push((rng.next_f32() * joints as f32) as u16 % joints as u16);
+            let zero = v == 3 || (k > 0 && rng.next_f32() < 0.2);
             ws.push(if zero { 0.0 } else { rng.range(0.05, 2.0) });
         }
     }

@@ -54,7 +54,7 @@ fn sampling(c: &mut Criterion) {
 /// with exact glTF sampling and a per-instance key cache. Reported per animated joint (the
 /// 24 skin joints, as ozz-animation's Fox skeleton has).
 fn fox_sampling(c: &mut Criterion) {
-    let path = format!("{}/../../shared/assets/Fox/Fox.glb", env!("CARGO_MANIFEST_DIR"));
+    let path = benches::shared_asset("Fox/Fox.glb");
     let model = anim_gltf::load(&path).expect("the shared Fox model loads");
     let walk = model.find_clip("Walk").expect("Fox has a Walk clip");
     let clip = &model.clips[walk];

@@ -33,7 +33,7 @@ const BAKE_RATE: f32 = 30.0;
 
 /// Fox's trimmed runtime skeleton, skin and Walk clip, and the runtime clip at 1 mm.
 fn fox() -> (Skeleton, Skin, Clip, RuntimeClip) {
-    let path = format!("{}/../../shared/assets/Fox/Fox.glb", env!("CARGO_MANIFEST_DIR"));
+    let path = benches::shared_asset("Fox/Fox.glb");
     let model = anim_gltf::load(&path).unwrap_or_else(|e| panic!("Fox: {e}"));
     let walk = model.find_clip("Walk").expect("Fox has a Walk clip");
     let rt = model.runtime_skeleton().expect("an imported model is consistent");

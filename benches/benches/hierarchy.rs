@@ -55,7 +55,7 @@ fn bench_case(c: &mut Criterion, name: &str, skeleton: &Skeleton, pose: &Pose, l
 }
 
 fn fox(c: &mut Criterion) {
-    let path = format!("{}/../../shared/assets/Fox/Fox.glb", env!("CARGO_MANIFEST_DIR"));
+    let path = benches::shared_asset("Fox/Fox.glb");
     let model = anim_gltf::load(&path).expect("the shared Fox loads");
     let rs = model.runtime_skeleton().expect("Fox trims");
     let walk = model.find_clip("Walk").expect("Fox has Walk");

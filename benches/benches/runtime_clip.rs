@@ -43,8 +43,7 @@ struct Case {
 }
 
 fn fox() -> Case {
-    let m = anim_gltf::load(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/assets/Fox/Fox.glb"))
-        .expect("Fox.glb loads");
+    let m = anim_gltf::load(benches::shared_asset("Fox/Fox.glb")).expect("Fox.glb loads");
     // The runtime skeleton: skin joints and their ancestors (Fox: 25 of 26 nodes), with the
     // clips and skins remapped to it; mesh influences index the skin, so they are unchanged.
     let rt = m.runtime_skeleton().expect("an imported model is consistent");
