@@ -185,6 +185,17 @@ pub fn build() -> Mannequin {
     Mannequin { skeleton, mesh, clips, morph }
 }
 
+/// The mannequin as a playable character, as an animation graph file (the JSON format of
+/// the `anim-graph` crate, `docs/graph-format.md` in the repository): a 2D blend space
+/// (polar) of idle, walk and run forwards, backwards and sideways in a marker sync group,
+/// the jump in three states (inertialized transitions), a punch on an upper-body layer
+/// (a machine with an empty state, crossfaded), and foot grounding. Parameters: `move_x`,
+/// `move_z` (the velocity asked for, metres a second, in the character's frame: +x to its
+/// left, +z forwards), `jump` and `punch` (triggers), `grounded` (false while off the
+/// ground: the air state lasts until it is true again), `foot_ik` (the grounding's
+/// weight). It plays [`Mannequin::root_motion_clips`].
+pub const LOCOMOTION_GRAPH: &str = include_str!("../graphs/locomotion.json");
+
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
