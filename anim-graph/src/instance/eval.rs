@@ -283,7 +283,10 @@ fn eval_machine(
         if continuous {
             let before = (m.shown_count >= 2).then_some((&m.shown[1], m.shown_dt[0]));
             let source_motion = Some((&m.last_motion, m.shown_dt[0]));
-            m.inertial.start((&m.shown[0], before), source_motion, &mut pool[slot], &mut out.motion, dt, duration);
+            // The update of the switch shows the blend's first `dt` already: the offset
+            // decays over what is left, so it ends with the transition.
+            let left = duration - dt;
+            m.inertial.start((&m.shown[0], before), source_motion, &mut pool[slot], &mut out.motion, dt, left);
         } else {
             m.inertial.stop();
         }
