@@ -19,7 +19,7 @@ use super::error::UpdateError;
 use super::prepare::fade_alpha;
 use super::state::{Context, Runtime};
 use crate::event::{ClipId, GraphEvent, NodeId};
-use crate::limits::{MAX_CURVES, MAX_LEGS};
+use crate::limits::{MAX_COORD, MAX_CURVES, MAX_LEGS};
 use crate::node::{Compiled, NodeData};
 use anim_core::blend::additive::add_in_place;
 use anim_core::blend::layered::blend_two_into;
@@ -130,7 +130,7 @@ pub(crate) fn eval(
             let out = eval(c, rt, *input, slot, events)?;
             let w = weight.get(&rt.params).clamp(0.0, 1.0);
             if w > 0.0 {
-                let goal = Vec3::new(rt.params[target[0]], rt.params[target[1]], rt.params[target[2]]);
+                let goal = target_of(&rt.params, target);
                 keep_input(rt, slot, w);
                 ik.solve(sk, &mut rt.pool[slot], &Transform::IDENTITY, &goal, pole.as_ref())?;
                 apply_weight(rt, slot, w, sk)?;
@@ -141,7 +141,7 @@ pub(crate) fn eval(
             let out = eval(c, rt, *input, slot, events)?;
             let w = weight.get(&rt.params).clamp(0.0, 1.0);
             if w > 0.0 {
-                let goal = Vec3::new(rt.params[target[0]], rt.params[target[1]], rt.params[target[2]]);
+                let goal = target_of(&rt.params, target);
                 keep_input(rt, slot, w);
                 let pose = &mut rt.pool[slot];
                 let parent = sk.parent(*joint).and_then(|p| pose.global(sk, p)).unwrap_or(Transform::IDENTITY);
@@ -178,6 +178,13 @@ pub(crate) fn eval(
         }
         NodeData::Machine { machine } => eval_machine(c, rt, *machine, slot, events),
     }
+}
+
+/// An IK target from its three parameters, each clamped into `±MAX_COORD` (a target a
+/// million metres away is as far as any, and keeps the solvers' squares finite).
+fn target_of(params: &[f32], target: &[usize; 3]) -> Vec3 {
+    let c = |i: usize| params[target[i]].clamp(-MAX_COORD, MAX_COORD);
+    Vec3::new(c(0), c(1), c(2))
 }
 
 /// Before a node changes slot `slot` in place with weight `w < 1`: keeps the input in

@@ -7,6 +7,7 @@ use super::machine::{choose, fire, leading_player};
 use super::state::Runtime;
 use crate::blend_space::weights_1d;
 use crate::event::GraphEvent;
+use crate::limits::MAX_COORD;
 use crate::node::{Compiled, NodeData};
 
 /// Visits node `n` with weight `w` (see the [module docs](self)).
@@ -15,7 +16,7 @@ pub(crate) fn visit(c: &Compiled, rt: &mut Runtime, n: usize, w: f32, events: &m
     match &c.nodes[n].data {
         NodeData::Clip { .. } => {}
         NodeData::Space1d { param, children, positions, weights_at } => {
-            let x = rt.params[*param];
+            let x = rt.params[*param].clamp(-MAX_COORD, MAX_COORD);
             rt.space_inputs[n] = [x, 0.0];
             let range = *weights_at..*weights_at + children.len();
             weights_1d(positions, x, &mut rt.space_weights[range.clone()]);
@@ -27,7 +28,8 @@ pub(crate) fn visit(c: &Compiled, rt: &mut Runtime, n: usize, w: f32, events: &m
             }
         }
         NodeData::Space2d { x, y, children, bands, weights_at } => {
-            let p = [rt.params[*x], rt.params[*y]];
+            // Points lie within ±MAX_COORD; inputs beyond weigh like inputs at the edge.
+            let p = [rt.params[*x].clamp(-MAX_COORD, MAX_COORD), rt.params[*y].clamp(-MAX_COORD, MAX_COORD)];
             rt.space_inputs[n] = p;
             let range = *weights_at..*weights_at + children.len();
             bands.weights(p, &mut rt.space_weights[range.clone()]);
