@@ -78,7 +78,8 @@ pub fn weights_1d(positions: &[f32], x: f32, out: &mut [f32]) {
     if n == 0 {
         return;
     }
-    if !(x > positions[0]) {
+    // `x <= first`, or NaN.
+    if x.partial_cmp(&positions[0]) != Some(std::cmp::Ordering::Greater) {
         out[0] = 1.0;
         return;
     }

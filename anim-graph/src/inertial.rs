@@ -50,7 +50,7 @@ pub struct Quintic {
 impl Quintic {
     /// The decay of offset `x0`, moving at `v0`, over `t1` seconds.
     pub fn new(x0: f32, v0: f32, t1: f32) -> Self {
-        if !(t1 > 1e-6) || !x0.is_finite() || !v0.is_finite() || (x0 == 0.0 && v0 == 0.0) {
+        if t1.is_nan() || t1 <= 1e-6 || !x0.is_finite() || !v0.is_finite() || (x0 == 0.0 && v0 == 0.0) {
             return Self::default();
         }
         let towards = x0 * v0 < 0.0;

@@ -1,7 +1,7 @@
 //! Animation graphs for the anim runtime: what a game drives a character with.
 //!
 //! A [`Graph`](graph::Graph) is built once per character type from a description (a JSON
-//! file, [`file`], or code, [`builder`]) and shared; every character plays it through its
+//! file, [`file`](mod@file), or code, [`builder`]) and shared; every character plays it through its
 //! own [`GraphInstance`](instance::GraphInstance), whose `update` allocates nothing.
 //!
 //! - [`param`]: named floats, bools and triggers, set through typed handles.

@@ -116,7 +116,8 @@ fn weights_sum_to_one_and_are_one_hot_at_the_points() {
     for trial in 0..200 {
         let form = if trial % 2 == 0 { SpaceForm::Cartesian } else { SpaceForm::Polar };
         let n = 2 + trial % 11;
-        let pts = if form == SpaceForm::Cartesian { cartesian_points(&mut rng, n, 0.05) } else { polar_points(&mut rng, n) };
+        let pts =
+            if form == SpaceForm::Cartesian { cartesian_points(&mut rng, n, 0.05) } else { polar_points(&mut rng, n) };
         let pts32 = as_f32(&pts);
         let g = GradientBands::new(form, &pts32).unwrap();
         let mut w = vec![0.0f32; pts.len()];
@@ -142,7 +143,8 @@ fn weights_match_the_formula_computed_independently() {
     for trial in 0..200 {
         let form = if trial % 2 == 0 { SpaceForm::Cartesian } else { SpaceForm::Polar };
         let n = 2 + trial % 11;
-        let pts = if form == SpaceForm::Cartesian { cartesian_points(&mut rng, n, 0.3) } else { polar_points(&mut rng, n) };
+        let pts =
+            if form == SpaceForm::Cartesian { cartesian_points(&mut rng, n, 0.3) } else { polar_points(&mut rng, n) };
         let g = GradientBands::new(form, &as_f32(&pts)).unwrap();
         let pts = rounded(&pts);
         let mut w = vec![0.0f32; pts.len()];
@@ -175,7 +177,8 @@ fn weights_are_continuous_along_random_paths() {
     for trial in 0..40 {
         let form = if trial % 2 == 0 { SpaceForm::Cartesian } else { SpaceForm::Polar };
         let n = 3 + trial % 9;
-        let pts = if form == SpaceForm::Cartesian { cartesian_points(&mut rng, n, 0.3) } else { polar_points(&mut rng, n) };
+        let pts =
+            if form == SpaceForm::Cartesian { cartesian_points(&mut rng, n, 0.3) } else { polar_points(&mut rng, n) };
         let g = GradientBands::new(form, &as_f32(&pts)).unwrap();
         let pts = rounded(&pts);
         let n = pts.len();
@@ -265,7 +268,17 @@ fn one_axis_weights_are_the_neighbours_linear_shares() {
         assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         let i = pos.iter().rposition(|p| *p <= x).unwrap_or(0).min(2);
         let t = ((x - pos[i]) / (pos[i + 1] - pos[i])).clamp(0.0, 1.0);
-        let want: Vec<f32> = (0..4).map(|j| if j == i { 1.0 - t } else if j == i + 1 { t } else { 0.0 }).collect();
+        let want: Vec<f32> = (0..4)
+            .map(|j| {
+                if j == i {
+                    1.0 - t
+                } else if j == i + 1 {
+                    t
+                } else {
+                    0.0
+                }
+            })
+            .collect();
         for (a, b) in w.iter().zip(&want) {
             assert!((a - b).abs() < 1e-6, "x = {x}: {w:?} vs {want:?}");
         }

@@ -141,9 +141,16 @@ fn the_offset_is_gone_at_the_end_and_the_pose_is_the_targets() {
         r.step(dt);
         let time = k as f32 * dt;
         idle.sample(time, TimePolicy::Clamp, &mut alone).unwrap();
-        let diff = r.pose.locals().iter().zip(alone.locals()).map(|(a, b)| (a.translation - b.translation).norm()
-            + a.rotation.angle_to(&b.rotation)).fold(0.0f32, f32::max);
-        let off = (0..sk.len()).map(|j| r.instance.inertial_offset(m, j).iter().map(|x| x.abs()).fold(0.0, f32::max)).fold(0.0, f32::max);
+        let diff = r
+            .pose
+            .locals()
+            .iter()
+            .zip(alone.locals())
+            .map(|(a, b)| (a.translation - b.translation).norm() + a.rotation.angle_to(&b.rotation))
+            .fold(0.0f32, f32::max);
+        let off = (0..sk.len())
+            .map(|j| r.instance.inertial_offset(m, j).iter().map(|x| x.abs()).fold(0.0, f32::max))
+            .fold(0.0, f32::max);
         offset_seen = offset_seen.max(off);
         if time < DURATION - 1e-4 {
             assert!(r.instance.is_inertializing(m), "update {k}");

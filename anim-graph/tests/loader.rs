@@ -132,7 +132,8 @@ fn format_errors_name_their_pointer() {
     assert!(matches!(k, FormatErrorKind::BadValue { .. }));
     let (p, _) = format_error(&with(d.clone(), "/version", json!(2)));
     assert_eq!(p, "/version");
-    let many: Vec<Value> = (0..=MAX_NODES).map(|i| json!({"name": format!("n{i}"), "type": "clip", "clip": "a"})).collect();
+    let many: Vec<Value> =
+        (0..=MAX_NODES).map(|i| json!({"name": format!("n{i}"), "type": "clip", "clip": "a"})).collect();
     let (p, k) = format_error(&with(d.clone(), "/nodes", Value::Array(many)));
     assert_eq!(p, "/nodes");
     assert!(matches!(k, FormatErrorKind::TooMany { .. }));
@@ -144,10 +145,13 @@ fn format_errors_name_their_pointer() {
     assert_eq!(p, "/nodes/11/states/0/transitions/0/condition");
 }
 
+/// An edited file, the pointer its error must name, and a test of the error's kind.
+type Case = (Vec<u8>, &'static str, fn(&BuildErrorKind) -> bool);
+
 #[test]
 fn graph_errors_name_their_pointer() {
     let d = doc();
-    let cases: Vec<(Vec<u8>, &str, fn(&BuildErrorKind) -> bool)> = vec![
+    let cases: Vec<Case> = vec![
         (with(d.clone(), "/nodes/0/clip", json!("walk")), "/nodes/0/clip", |k| {
             matches!(k, BuildErrorKind::UnknownClip { .. })
         }),
@@ -189,17 +193,23 @@ fn graph_errors_name_their_pointer() {
             matches!(k, BuildErrorKind::CoincidentPoints { first: 0, second: 1 })
         }),
         // "layered" layers over "main", whose air state would play "layered": a cycle.
-        (with(d.clone(), "/nodes/11/states/1/node", json!("layered")), "/nodes/11", |k| {
-            matches!(k, BuildErrorKind::Cycle { path } if path == "main → layered → main")
-        }),
+        (
+            with(d.clone(), "/nodes/11/states/1/node", json!("layered")),
+            "/nodes/11",
+            |k| matches!(k, BuildErrorKind::Cycle { path } if path == "main → layered → main"),
+        ),
         // Declared first, the upper machine's use of "main" is its one use; the layer's
         // comes second.
-        (with(d.clone(), "/nodes/13/states/1/node", json!("main")), "/nodes/14/base", |k| {
-            matches!(k, BuildErrorKind::NodeReused { first, .. } if first == "/nodes/13/states/1/node")
-        }),
-        (with(d.clone(), "/nodes/8/b", json!("na")), "/nodes/8/b", |k| {
-            matches!(k, BuildErrorKind::NodeReused { first, .. } if first == "/nodes/6/points/0/node")
-        }),
+        (
+            with(d.clone(), "/nodes/13/states/1/node", json!("main")),
+            "/nodes/14/base",
+            |k| matches!(k, BuildErrorKind::NodeReused { first, .. } if first == "/nodes/13/states/1/node"),
+        ),
+        (
+            with(d.clone(), "/nodes/8/b", json!("na")),
+            "/nodes/8/b",
+            |k| matches!(k, BuildErrorKind::NodeReused { first, .. } if first == "/nodes/6/points/0/node"),
+        ),
         (with(d.clone(), "/nodes/1/speed", json!(1e39)), "/nodes/1/speed", |k| matches!(k, BuildErrorKind::NotFinite)),
         (
             with(d.clone(), "/nodes/11/states/0/transitions/0/duration", json!(100.0)),
@@ -218,15 +228,21 @@ fn graph_errors_name_their_pointer() {
         (with(d.clone(), "/nodes/11/entry", json!("flying")), "/nodes/11/entry", |k| {
             matches!(k, BuildErrorKind::Unknown { what: "state", .. })
         }),
-        (with(d.clone(), "/nodes/11/states", json!([])), "/nodes/11/states", |k| matches!(k, BuildErrorKind::Empty { .. })),
+        (with(d.clone(), "/nodes/11/states", json!([])), "/nodes/11/states", |k| {
+            matches!(k, BuildErrorKind::Empty { .. })
+        }),
         (with(d.clone(), "/nodes/14/mask", json!("bottom")), "/nodes/14/mask", |k| {
             matches!(k, BuildErrorKind::Unknown { what: "mask", .. })
         }),
         (with(d.clone(), "/nodes/0/sync", json!("legs")), "/nodes/0/sync", |k| {
             matches!(k, BuildErrorKind::Unknown { what: "sync group", .. })
         }),
-        (with(d.clone(), "/root", json!("nowhere")), "/root", |k| matches!(k, BuildErrorKind::Unknown { what: "node", .. })),
-        (with(d.clone(), "/nodes/16/up", json!([0.0, 2.0, 0.0])), "/nodes/16/up", |k| matches!(k, BuildErrorKind::BadAxes)),
+        (with(d.clone(), "/root", json!("nowhere")), "/root", |k| {
+            matches!(k, BuildErrorKind::Unknown { what: "node", .. })
+        }),
+        (with(d.clone(), "/nodes/16/up", json!([0.0, 2.0, 0.0])), "/nodes/16/up", |k| {
+            matches!(k, BuildErrorKind::BadAxes)
+        }),
         (with(d.clone(), "/nodes/17/legs/0/toe", json!("j0")), "/nodes/17/legs/0/toe", |k| {
             matches!(k, BuildErrorKind::NotAChain { .. })
         }),
@@ -260,7 +276,11 @@ fn graph_errors_name_their_pointer() {
 fn unreachable_states_and_unused_nodes_are_warnings() {
     let mut d = doc();
     d.pointer_mut("/nodes/13/states").unwrap().as_array_mut().unwrap().push(json!({"name": "lost", "node": null}));
-    d.pointer_mut("/nodes").unwrap().as_array_mut().unwrap().push(json!({"name": "spare", "type": "clip", "clip": "a"}));
+    d.pointer_mut("/nodes")
+        .unwrap()
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "spare", "type": "clip", "clip": "a"}));
     let g = load(&serde_json::to_vec(&d).unwrap(), &chain(5), &clips()).unwrap();
     let w: Vec<(&str, &WarningKind)> = g.warnings().iter().map(|w| (w.pointer.as_str(), &w.kind)).collect();
     assert_eq!(w.len(), 2, "{w:?}");

@@ -68,7 +68,11 @@ fn a_float_condition_fires_in_the_update_that_sees_it() {
     r.instance.set_float(g.float_param("speed").unwrap(), 1.5).unwrap();
     r.step(DT);
     assert_eq!(r.x(), 2.0, "update 4 cuts to B");
-    let (m, a, bb) = (g.node("m").unwrap(), g.state(g.node("m").unwrap(), "A").unwrap(), g.state(g.node("m").unwrap(), "B").unwrap());
+    let (m, a, bb) = (
+        g.node("m").unwrap(),
+        g.state(g.node("m").unwrap(), "A").unwrap(),
+        g.state(g.node("m").unwrap(), "B").unwrap(),
+    );
     assert_eq!(
         r.events,
         [

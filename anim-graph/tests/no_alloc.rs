@@ -106,7 +106,8 @@ fn play(r: &mut Run, states: &mut Vec<(usize, usize)>) {
 
 fn case(name: &str, clips: &ClipSet, skeleton: &anim_core::pose::Skeleton, failures: &mut Vec<String>) {
     let graph = locomotion(skeleton, clips);
-    let ground = Arc::new(HeightField::from_fn(-20.0, -20.0, 0.25, 161, 161, |x, z| 0.1 * (0.5 * x).sin() * z.cos()).unwrap());
+    let ground =
+        Arc::new(HeightField::from_fn(-20.0, -20.0, 0.25, 161, 161, |x, z| 0.1 * (0.5 * x).sin() * z.cos()).unwrap());
     let mut r = Run::new(&graph);
     r.instance.set_ground(Some(ground));
     let mut states = Vec::with_capacity(16);

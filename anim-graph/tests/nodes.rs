@@ -51,7 +51,8 @@ fn blend_mixes_by_its_weight_and_skips_a_child_at_zero() {
 
 #[test]
 fn additive_adds_the_difference_from_its_reference() {
-    let clips = ClipSet::from_clips([hold("base", 1.0, 1.0, &[]), hold("add", 5.0, 1.0, &[]), hold("ref", 3.0, 1.0, &[])]);
+    let clips =
+        ClipSet::from_clips([hold("base", 1.0, 1.0, &[]), hold("add", 5.0, 1.0, &[]), hold("ref", 3.0, 1.0, &[])]);
     let mut b = GraphBuilder::new();
     b.float("w", 1.0);
     b.clip("base", "base");
@@ -157,7 +158,8 @@ fn foot_grounding_is_the_solver_called_by_hand() {
     let f = b.foot_ik("feet", "walk", vec![leg("l"), leg("r")]);
     (f.ankle_height, f.toe_height) = (anim_mannequin::ANKLE_HEIGHT, anim_mannequin::BALL_HEIGHT);
     let g = Arc::new(b.build("feet", &sk, &clips).unwrap());
-    let ground = Arc::new(HeightField::from_fn(-3.0, -3.0, 0.1, 61, 61, |x, z| 0.08 * x + 0.05 * (2.0 * z).sin()).unwrap());
+    let ground =
+        Arc::new(HeightField::from_fn(-3.0, -3.0, 0.1, 61, 61, |x, z| 0.08 * x + 0.05 * (2.0 * z).sin()).unwrap());
     let mut r = Run::new(&g);
     r.instance.set_ground(Some(ground.clone()));
     let placement = Transform::from_translation(Vec3::new(0.3, 0.1, -0.2));

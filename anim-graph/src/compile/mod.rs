@@ -426,7 +426,7 @@ impl Builder<'_> {
                 let forward = vector(&at(ptr, "forward"), &d.forward, MAX_COORD)?;
                 let up = vector(&at(ptr, "up"), &d.up, MAX_COORD)?;
                 let f2 = forward.norm_squared();
-                if !(f2 > 0.0) || forward.cross(&up).norm_squared() <= 1e-12 * f2 * up.norm_squared().max(1e-30) {
+                if f2 <= 0.0 || forward.cross(&up).norm_squared() <= 1e-12 * f2 * up.norm_squared().max(1e-30) {
                     return err(at(ptr, "up"), BuildErrorKind::BadAxes);
                 }
                 NodeData::Aim {

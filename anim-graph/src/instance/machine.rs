@@ -87,9 +87,7 @@ pub(crate) fn fire(c: &Compiled, rt: &mut Runtime, mi: usize, tr: &Transition, e
     if tr.duration <= 0.0 {
         mrt.blending = None;
         mrt.inertial.stop();
-    } else if empty {
-        mrt.blending = Some(blend(true));
-    } else if tr.mode == crate::desc::TransitionMode::Crossfade && mrt.blending.is_none() {
+    } else if empty || (tr.mode == crate::desc::TransitionMode::Crossfade && mrt.blending.is_none()) {
         mrt.blending = Some(blend(true));
     } else {
         mrt.blending = Some(blend(false));

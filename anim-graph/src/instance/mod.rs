@@ -4,14 +4,48 @@
 //! nothing.
 //!
 //! An update runs three passes over the root's tree:
-//! 1. **prepare**, top-down ([`prepare`]): machines take their transitions
-//!    ([`machine`]), blend nodes read their parameters, every node gets its weight in the
-//!    output pose; branches of weight zero are not visited;
-//! 2. **advance** ([`advance`]): sync groups move their clips together, other clips with
-//!    a weight move by `dt · speed`;
-//! 3. **evaluate**, bottom-up ([`eval`]): clips sample, nodes blend, IK solves, machines
-//!    crossfade or inertialize; the root's pose, root-motion step and the events fired come
-//!    out.
+//! 1. **prepare**, top-down: machines take their transitions (below), blend nodes read
+//!    their parameters, every node gets its weight in the output pose; a branch of weight
+//!    zero is not visited;
+//! 2. **advance**: sync groups move their clips together ([`crate::sync`]), every other
+//!    clip with a weight moves by `dt · speed`; a clip without weight does not move;
+//! 3. **evaluate**, bottom-up: clips sample (exact clips with their key cache, runtime
+//!    clips with their context), blends mix with `anim_core::blend`, IK nodes call
+//!    `anim_ik`, machines crossfade or inertialize ([`crate::inertial`]) their states; the
+//!    root's pose, its root-motion step and the events fired come out.
+//!
+//! # State machines
+//! At the start of an update each machine that takes part (outer machines first) looks at
+//! the transitions that may leave its current state: the any-state transitions (except
+//! those into the current state) and the current state's own. Of those whose condition
+//! holds, the highest priority wins; among equal priorities the first declared, any-state
+//! transitions before the state's. Conditions read the parameters as set before the update
+//! and the clips as the previous update left them: a clip that reaches its end (or an exit
+//! time) in update `n` fires its transition in update `n + 1`. While a transition blends,
+//! only an interruptible one lets another fire. At most one transition fires per machine
+//! per update. A state's "leading clip" (for exit times and "clip ended") is its clip node
+//! with the highest weight in the last update.
+//!
+//! Firing consumes the triggers the condition tests, reports `Transition`, `Exit` and
+//! `Enter` events, restarts the target state's tree (its clips from their start, its
+//! machines in their entry states) and starts the blend: a cut (duration 0), a
+//! **crossfade** (the old state keeps playing and is mixed out over the duration) or an
+//! **inertialization** (only the new state plays; the offset of the pose shown decays). A
+//! state entered in update `n` has played `dt` at its end, and the blend's weight is
+//! `elapsed / duration`. A crossfade that interrupts a blend in progress inertializes from
+//! the pose shown (the old blend's source stops), as Bollo recommends for interruptions.
+//! A transition from or to an empty state (a state without a tree, for layers) always
+//! crossfades: there is no pose to inertialize from or to, and what fades is the state's
+//! coverage.
+//!
+//! # Coverage
+//! How much of a pose is there: 1 for every node, 0 for an empty state. Mixing two poses
+//! with weights `w` and coverages `c` uses the factor `w_b·c_b / (w_a·c_a + w_b·c_b)` and
+//! gives coverage `w_a·c_a + w_b·c_b`, so fading a layer's state in from an empty state fades
+//! the layer in, without the rest pose showing through. A layer applies
+//! `weight · coverage` of its layer; an additive node `weight · coverage` of its difference.
+//! Contact curves (for foot grounding) and root motion mix with the same weights; a layer,
+//! an additive node and the IK nodes pass their base's on.
 
 mod advance;
 mod error;

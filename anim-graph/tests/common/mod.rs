@@ -38,8 +38,12 @@ pub fn hold(name: &str, x: f32, duration: f32, events: &[(&str, f32)]) -> Arc<Cl
 pub fn ramp(name: &str, from: f32, to: f32, duration: f32) -> Arc<Clip> {
     let mut t = JointTracks::new(0);
     t.translation = Some(
-        Track::new(Interpolation::Linear, vec![0.0, duration], vec![Vec3::new(from, 0.0, 0.0), Vec3::new(to, 0.0, 0.0)])
-            .unwrap(),
+        Track::new(
+            Interpolation::Linear,
+            vec![0.0, duration],
+            vec![Vec3::new(from, 0.0, 0.0), Vec3::new(to, 0.0, 0.0)],
+        )
+        .unwrap(),
     );
     Arc::new(Clip::new(name, vec![t], vec![]).unwrap())
 }
