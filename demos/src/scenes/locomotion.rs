@@ -486,7 +486,8 @@ impl Locomotion {
         let c = at(p.instance.blend_input(space));
         s.line(frame, [c[0] - 7.0, c[1]], [c[0] + 7.0, c[1]], TEXT);
         s.line(frame, [c[0], c[1] - 7.0], [c[0], c[1] + 7.0], TEXT);
-        s.text(frame, x0, y0 + box_size + 6.0, size * 0.8, "blend space: x left, z fwd", DIM);
+        s.text(frame, x0, y0 + box_size + 6.0, size * 0.8, "blend space", DIM);
+        s.text(frame, x0, y0 + box_size + 6.0 + size, size * 0.8, "x: left  z: forwards", DIM);
     }
 }
 
