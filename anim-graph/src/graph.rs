@@ -102,6 +102,11 @@ impl Graph {
         self.c.nodes.iter().position(|n| n.name == name).map(NodeId)
     }
 
+    /// Every node of the root's tree, in pre-order (the root first).
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = NodeId> + '_ {
+        (0..self.c.nodes.len()).map(NodeId)
+    }
+
     /// The root node (always `NodeId` 0).
     pub fn root(&self) -> NodeId {
         NodeId(0)

@@ -174,6 +174,10 @@ pub(crate) struct Machine {
     pub(crate) entry: usize,
     pub(crate) states: Vec<State>,
     pub(crate) any: Vec<Transition>,
+    /// Whether any transition can inertialize (an inertialized one between two states with
+    /// trees, or an interruptible crossfade, which inertializes when interrupted): only
+    /// then does the machine keep the poses it showed.
+    pub(crate) inertializes: bool,
 }
 
 /// A sync group.

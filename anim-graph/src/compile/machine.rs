@@ -87,7 +87,14 @@ pub(crate) fn machine(
             });
         }
     }
-    Ok(Machine { node: usize::MAX, entry, states, any })
+    // An inertialized transition into a state with a tree, or an interruptible one (an
+    // interruption inertializes from the pose shown); a little more than needed is only
+    // the cost of keeping two poses.
+    let inertial = |t: &Transition| {
+        t.interruptible || (t.mode == TransitionMode::Inertialize && t.duration > 0.0 && states[t.to].node.is_some())
+    };
+    let inertializes = states.iter().flat_map(|s| &s.transitions).chain(&any).any(inertial);
+    Ok(Machine { node: usize::MAX, entry, states, any, inertializes })
 }
 
 fn transition(

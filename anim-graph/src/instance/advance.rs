@@ -5,20 +5,16 @@
 use super::state::{Player, Runtime};
 use crate::desc::SyncMode;
 use crate::limits::MAX_SPEED;
-use crate::node::{ClipData, Compiled, NodeData, ScalarIn};
+use crate::node::{Compiled, NodeData, ScalarIn};
 use crate::sync::cyclic_step;
 use anim_core::clip::Step;
 
-/// Whether `step` of `p` reached the end of a cycle (or finished a one-shot).
-fn crossed_end(d: f32, step: &Step) -> bool {
-    if step.finished {
-        return true;
-    }
-    if d <= 0.0 || step.from == step.to {
-        return false;
-    }
-    let d = f64::from(d);
-    (step.from / d).floor() != (step.to / d).floor()
+/// Advances `p` by `dt` at its speed, recording the step and whether it reached the end
+/// of a cycle (its cycle index changed) or finished a one-shot.
+fn step_by(p: &mut Player, dt: f32) {
+    let cycle = p.playback.cycle_local().0;
+    p.step = p.playback.advance(dt);
+    p.ended = p.step.finished || p.playback.cycle_local().0 != cycle;
 }
 
 fn speed_of(c: &Compiled, rt: &Runtime, node: usize) -> f32 {
@@ -32,12 +28,11 @@ fn speed_of(c: &Compiled, rt: &Runtime, node: usize) -> f32 {
 }
 
 /// Moves player `p` by `delta` seconds of clip time (whatever its speed), recording the step.
-fn move_by(p: &mut Player, clip: &ClipData, delta: f32) {
+fn move_by(p: &mut Player, delta: f32) {
     let speed = p.playback.speed;
     p.playback.speed = 1.0;
-    p.step = p.playback.advance(delta);
+    step_by(p, delta);
     p.playback.speed = speed;
-    p.ended = crossed_end(clip.duration, &p.step);
 }
 
 /// Puts player `p` at clip time `t` in its current cycle without a step (no events, no
@@ -66,28 +61,28 @@ fn target_time(c: &Compiled, rt: &Runtime, mode: SyncMode, l: usize, f: usize) -
 /// Advances every clip with a weight (see the [module docs](self)).
 pub(crate) fn advance(c: &Compiled, rt: &mut Runtime) {
     let dt = rt.dt;
-    for p in &mut rt.players {
-        p.synced = false;
-        p.ended = false;
-        let u = p.playback.position();
-        p.step = Step { from: u, to: u, finished: false };
-    }
-    for g in 0..c.sync_groups.len() {
-        sync_group(c, rt, g, dt);
+    if !c.sync_groups.is_empty() {
+        rt.players.iter_mut().for_each(|p| p.synced = false);
+        for g in 0..c.sync_groups.len() {
+            sync_group(c, rt, g, dt);
+        }
     }
     for i in 0..rt.players.len() {
         let node = rt.players[i].node;
-        if rt.weights[node] <= 0.0 || rt.players[i].synced {
-            continue;
+        let active = rt.weights[node] > 0.0;
+        if active && !rt.players[i].synced {
+            let speed = speed_of(c, rt, node);
+            let p = &mut rt.players[i];
+            p.playback.speed = speed;
+            step_by(p, dt);
+        } else if !active {
+            // Not moved: an empty step where it is.
+            let p = &mut rt.players[i];
+            p.ended = false;
+            let u = p.playback.position();
+            p.step = Step { from: u, to: u, finished: false };
         }
-        let speed = speed_of(c, rt, node);
-        let p = &mut rt.players[i];
-        p.playback.speed = speed;
-        p.step = p.playback.advance(dt);
-        p.ended = crossed_end(c.clips[p.clip].duration, &p.step);
-    }
-    for p in &mut rt.players {
-        p.was_active = rt.weights[p.node] > 0.0;
+        rt.players[i].was_active = active;
     }
 }
 
@@ -131,8 +126,8 @@ fn sync_group(c: &Compiled, rt: &mut Runtime, g: usize, dt: f32) {
         let t = target_time(c, rt, group.mode, prev, l);
         place(&mut rt.players[l], t);
     }
-    let clip = &c.clips[rt.players[l].clip];
-    move_by(&mut rt.players[l], clip, rate * clip.duration * dt);
+    let d = c.clips[rt.players[l].clip].duration;
+    move_by(&mut rt.players[l], rate * d * dt);
     rt.players[l].synced = true;
     for &node in &group.members {
         let f = player_of(c, node);
@@ -149,7 +144,7 @@ fn sync_group(c: &Compiled, rt: &mut Runtime, g: usize, dt: f32) {
             let raw = cyclic_step(p.playback.time(), t, d, true);
             let off = (raw - expected).rem_euclid(d.max(f32::MIN_POSITIVE));
             let off = if off > 0.5 * d { off - d } else { off };
-            move_by(p, fc, expected + off);
+            move_by(p, expected + off);
         } else {
             place(p, t);
         }

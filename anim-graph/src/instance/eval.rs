@@ -256,7 +256,10 @@ fn mix(
         pool[slot].locals_mut().copy_from_slice(rest.locals());
         return Ok(EMPTY);
     }
-    let motion = blend_deltas(rt.motions[start..].iter().map(|(m, w)| (m, *w)));
+    let motion = match &rt.motions[start..] {
+        [(m, _)] => *m,
+        many => blend_deltas(many.iter().map(|(m, w)| (m, *w))),
+    };
     rt.motions.truncate(start);
     if covered > 0.0 {
         curves.iter_mut().for_each(|v| *v /= covered);
@@ -273,15 +276,20 @@ fn eval_machine(
     slot: usize,
     events: &mut Vec<GraphEvent>,
 ) -> Result<Out, UpdateError> {
-    let states = &c.machines[mi].states;
+    let machine = &c.machines[mi];
+    let states = &machine.states;
     let cur = rt.machines[mi].current;
-    let mut out = match fade_alpha(rt.machines[mi].blending.as_ref()) {
-        Some((from, alpha)) => {
+    let mut out = match (fade_alpha(rt.machines[mi].blending.as_ref()), states[cur].node) {
+        (Some((from, alpha)), _) => {
             let kids = [(states[from].node, 1.0 - alpha), (states[cur].node, alpha)];
             mix(c, rt, slot, 2, |_, k| kids[k], events)?
         }
-        None => mix(c, rt, slot, 1, |_, _| (states[cur].node, 1.0), events)?,
+        (None, Some(n)) => eval(c, rt, n, slot, events)?,
+        (None, None) => mix(c, rt, slot, 1, |_, _| (None, 1.0), events)?,
     };
+    if !machine.inertializes {
+        return Ok(out);
+    }
     let (dt, update) = (rt.dt, rt.update);
     let Runtime { machines, pool, .. } = rt;
     let m = &mut machines[mi];
