@@ -26,7 +26,7 @@ use anim_graph::graph::Graph;
 use anim_graph::instance::GraphInstance;
 use anim_ik::{FootGrounding, FootSettings, HeightField, Leg};
 use anim_math::{Transform, Vec3};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -167,14 +167,14 @@ impl Hand {
     fn update(&mut self, p: [f32; 2], out: &mut Pose, motion: &mut Transform) {
         self.bands.weights(p, &mut self.weights);
         let w = self.weights;
-        let d = |i: usize| self.playbacks[i].duration();
+        let dur: [f32; 9] = std::array::from_fn(|i| self.playbacks[i].duration());
         // Phase sync: the heaviest clip leads at the weight-averaged rate.
         let (mut leader, mut rate, mut total) = (0, 0.0, 0.0);
         for i in 0..9 {
             if w[i] > w[leader] {
                 leader = i;
             }
-            rate += w[i] / d(i);
+            rate += w[i] / dur[i];
             total += w[i];
         }
         let rate = rate / total;
@@ -182,37 +182,31 @@ impl Hand {
             && prev != leader
             && !self.was_active[leader]
         {
-            let t = self.playbacks[prev].time() / d(prev) * d(leader);
-            let u = self.playbacks[leader].position() - f64::from(self.playbacks[leader].time()) + f64::from(t);
-            self.playbacks[leader].seek(u);
+            let t = self.playbacks[prev].time() / dur[prev] * dur[leader];
+            let pb = &mut self.playbacks[leader];
+            let u = pb.position() - f64::from(pb.time()) + f64::from(t);
+            pb.seek(u);
         }
         let mut steps = [anim_core::clip::Step::default(); 9];
+        steps[leader] = self.playbacks[leader].advance(rate * dur[leader] * DT);
+        let phase = (self.playbacks[leader].time() / dur[leader]).rem_euclid(1.0);
+        for i in (0..9).filter(|&i| i != leader && w[i] > 0.0) {
+            let target = phase * dur[i];
+            let pb = &mut self.playbacks[i];
+            steps[i] = if self.was_active[i] {
+                let expected = rate * dur[i] * DT;
+                let off = (target - pb.time() - expected).rem_euclid(dur[i]);
+                let off = if off > 0.5 * dur[i] { off - dur[i] } else { off };
+                pb.advance(expected + off)
+            } else {
+                let u = pb.position() - f64::from(pb.time()) + f64::from(target);
+                pb.seek(u);
+                pb.last_step()
+            };
+        }
         let (mut first, mut covered) = (true, 0.0f32);
         let mut contacts = [0.0f32; 2];
         self.motions.clear();
-        for k in 0..9 {
-            let i = if k == 0 { leader } else if k <= leader { k - 1 } else { k };
-            if w[i] <= 0.0 {
-                continue;
-            }
-            let pb = &mut self.playbacks[i];
-            steps[i] = if i == leader {
-                pb.advance(rate * d(i) * DT)
-            } else {
-                let target = (self.playbacks[leader].time() / d(leader)).rem_euclid(1.0) * d(i);
-                let pb = &mut self.playbacks[i];
-                if self.was_active[i] {
-                    let expected = rate * d(i) * DT;
-                    let off = (target - pb.time() - expected).rem_euclid(d(i));
-                    let off = if off > 0.5 * d(i) { off - d(i) } else { off };
-                    pb.advance(expected + off)
-                } else {
-                    let u = pb.position() - f64::from(pb.time()) + f64::from(target);
-                    pb.seek(u);
-                    pb.last_step()
-                }
-            };
-        }
         for i in 0..9 {
             if w[i] <= 0.0 {
                 continue;
@@ -334,7 +328,7 @@ fn crowd_with_transitions(c: &mut Criterion) {
             ch
         })
         .collect();
-    let mut step = |crowd: &mut Vec<Character>| {
+    let step = |crowd: &mut Vec<Character>| {
         for ch in crowd.iter_mut() {
             let before = ch.clock;
             ch.clock += DT;
@@ -365,5 +359,34 @@ fn crowd_with_transitions(c: &mut Criterion) {
     g.finish();
 }
 
+/// `GRAPH_BENCH_COUNT=graph|hand|graph_exact N`: runs `N` updates of one character and
+/// exits, for instruction counts under `valgrind --tool=callgrind` (subtract a run of
+/// `N = 0` for the set-up). Otherwise the criterion benchmarks.
+fn main() {
+    if let Ok(what) = std::env::var("GRAPH_BENCH_COUNT") {
+        let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
+        let s = setup();
+        match what.as_str() {
+            "hand" => {
+                let mut h = Hand::new(&s, position_of(3));
+                let (mut pose, mut motion) = (s.skeleton.rest_pose().clone(), Transform::IDENTITY);
+                for _ in 0..n {
+                    h.update(black_box(input_of(3)), &mut pose, &mut motion);
+                }
+            }
+            kind => {
+                let json = if kind == "graph" { phase_graph_json() } else { anim_mannequin::LOCOMOTION_GRAPH.to_owned() };
+                let gr = graph(&s, kind != "graph_exact", &json);
+                let mut ch = Character::new(&gr, &s, input_of(3), position_of(3));
+                for _ in 0..n {
+                    ch.update();
+                }
+            }
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
+
 criterion_group!(benches, graph_vs_hand, crowd_with_transitions);
-criterion_main!(benches);
