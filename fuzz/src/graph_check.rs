@@ -143,7 +143,8 @@ pub fn play(graph: Arc<Graph>, seed: &[u8]) -> usize {
                     i.set_float(h, v).expect("finite values are accepted");
                 }
                 ParamKind::Bool => {
-                    i.set_bool(graph.bool_param(&p.name).expect("declared bool"), rng.below(2) == 0).expect("own handle");
+                    i.set_bool(graph.bool_param(&p.name).expect("declared bool"), rng.below(2) == 0)
+                        .expect("own handle");
                 }
                 ParamKind::Trigger => {
                     if rng.below(8) == 0 {
