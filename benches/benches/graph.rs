@@ -71,7 +71,10 @@ fn setup() -> Setup {
 
 fn graph(s: &Setup, runtime: bool, json: &str) -> Arc<Graph> {
     let clips = if runtime {
-        s.exact.iter().zip(&s.runtime).fold(ClipSet::new(), |set, (c, r)| set.with(GraphClip::runtime(c.clone(), r.clone())))
+        s.exact
+            .iter()
+            .zip(&s.runtime)
+            .fold(ClipSet::new(), |set, (c, r)| set.with(GraphClip::runtime(c.clone(), r.clone())))
     } else {
         ClipSet::from_clips(s.exact.iter().cloned())
     };
@@ -295,9 +298,7 @@ fn graph_vs_hand(c: &mut Criterion) {
     g.throughput(Throughput::Elements(CROWD as u64));
     let gr = graph(&s, true, &phase);
     let mut crowd: Vec<Character> = (0..CROWD).map(|i| Character::new(&gr, &s, input_of(i), position_of(i))).collect();
-    g.bench_function("locomotion_phase_runtime_1000", |b| {
-        b.iter(|| crowd.iter_mut().for_each(Character::update))
-    });
+    g.bench_function("locomotion_phase_runtime_1000", |b| b.iter(|| crowd.iter_mut().for_each(Character::update)));
     let mut hands: Vec<(Hand, Pose, Transform)> = (0..CROWD)
         .map(|i| (Hand::new(&s, position_of(i)), s.skeleton.rest_pose().clone(), Transform::IDENTITY))
         .collect();
@@ -375,7 +376,8 @@ fn main() {
                 }
             }
             kind => {
-                let json = if kind == "graph" { phase_graph_json() } else { anim_mannequin::LOCOMOTION_GRAPH.to_owned() };
+                let json =
+                    if kind == "graph" { phase_graph_json() } else { anim_mannequin::LOCOMOTION_GRAPH.to_owned() };
                 let gr = graph(&s, kind != "graph_exact", &json);
                 let mut ch = Character::new(&gr, &s, input_of(3), position_of(3));
                 for _ in 0..n {
