@@ -237,9 +237,7 @@ impl Hand {
         *motion = blend_deltas(self.motions.iter().map(|(m, w)| (m, *w)));
         let mut at = self.placement;
         self.feet.apply(&self.skeleton, out, &mut at, &contacts, &*self.ground).expect("finite");
-        for i in 0..9 {
-            self.was_active[i] = w[i] > 0.0;
-        }
+        self.was_active = w.map(|x| x > 0.0);
         self.leader = Some(leader);
     }
 }
@@ -312,57 +310,82 @@ fn graph_vs_hand(c: &mut Criterion) {
     g.finish();
 }
 
-/// 1,000 characters on runtime clips, each jumping every 2.5 s and punching every 2 s (at
-/// its own phase), so inertialized and crossfaded transitions are always in flight.
-fn crowd_with_transitions(c: &mut Criterion) {
-    let s = setup();
-    let gr = graph(&s, true, anim_mannequin::LOCOMOTION_GRAPH);
-    let (jump, punch, grounded) = (
-        gr.trigger_param("jump").expect("declared"),
-        gr.trigger_param("punch").expect("declared"),
-        gr.bool_param("grounded").expect("declared"),
-    );
-    let mut crowd: Vec<Character> = (0..CROWD)
-        .map(|i| {
-            let mut ch = Character::new(&gr, &s, input_of(i), position_of(i));
-            ch.clock = i as f32 * 0.0173;
-            ch
-        })
-        .collect();
-    let step = |crowd: &mut Vec<Character>| {
-        for ch in crowd.iter_mut() {
+/// Graph-driven characters on runtime clips, each jumping every 2.5 s and punching every
+/// 2 s (at its own phase), so inertialized and crossfaded transitions are always in flight.
+struct TransitionCrowd {
+    characters: Vec<Character>,
+    jump: anim_graph::param::TriggerParam,
+    punch: anim_graph::param::TriggerParam,
+    grounded: anim_graph::param::BoolParam,
+}
+
+impl TransitionCrowd {
+    fn new(s: &Setup, count: usize) -> (Self, Arc<Graph>) {
+        let gr = graph(s, true, anim_mannequin::LOCOMOTION_GRAPH);
+        let characters = (0..count)
+            .map(|i| {
+                let mut ch = Character::new(&gr, s, input_of(i), position_of(i));
+                ch.clock = i as f32 * 0.0173;
+                ch
+            })
+            .collect();
+        let crowd = Self {
+            characters,
+            jump: gr.trigger_param("jump").expect("declared"),
+            punch: gr.trigger_param("punch").expect("declared"),
+            grounded: gr.bool_param("grounded").expect("declared"),
+        };
+        (crowd, gr)
+    }
+
+    fn step(&mut self) {
+        for ch in &mut self.characters {
             let before = ch.clock;
             ch.clock += DT;
             let crossed = |period: f32, at: f32| (before - at).div_euclid(period) != (ch.clock - at).div_euclid(period);
             if crossed(2.5, 0.0) {
-                ch.instance.set_trigger(jump).expect("own handle");
-                ch.instance.set_bool(grounded, false).expect("own handle");
+                ch.instance.set_trigger(self.jump).expect("own handle");
+                ch.instance.set_bool(self.grounded, false).expect("own handle");
             }
             if crossed(2.5, 1.4) {
-                ch.instance.set_bool(grounded, true).expect("own handle");
+                ch.instance.set_bool(self.grounded, true).expect("own handle");
             }
             if crossed(2.0, 0.7) {
-                ch.instance.set_trigger(punch).expect("own handle");
+                ch.instance.set_trigger(self.punch).expect("own handle");
             }
             ch.update();
         }
-    };
-    // Warm up into the cycle, and count how many characters are blending a transition.
-    for _ in 0..300 {
-        step(&mut crowd);
     }
-    let body = gr.node("body").expect("the body machine");
-    let blending = crowd.iter().filter(|c| c.instance.transition(body).is_some()).count();
+
+    /// Warms up into the cycle and says how many characters blend a transition in the
+    /// body machine.
+    fn warm_up(&mut self, gr: &Graph) -> usize {
+        for _ in 0..300 {
+            self.step();
+        }
+        let body = gr.node("body").expect("the body machine");
+        self.characters.iter().filter(|c| c.instance.transition(body).is_some()).count()
+    }
+}
+
+/// 1,000 characters of a [`TransitionCrowd`].
+fn crowd_with_transitions(c: &mut Criterion) {
+    let s = setup();
+    let (mut crowd, gr) = TransitionCrowd::new(&s, CROWD);
+    let blending = crowd.warm_up(&gr);
     println!("crowd: {blending} of {CROWD} characters mid-transition in the body machine");
     let mut g = c.benchmark_group("graph");
     g.throughput(Throughput::Elements(CROWD as u64));
-    g.bench_function("crowd_runtime_transitions_1000", |b| b.iter(|| step(&mut crowd)));
+    g.bench_function("crowd_runtime_transitions_1000", |b| b.iter(|| crowd.step()));
     g.finish();
 }
 
-/// `GRAPH_BENCH_COUNT=graph|hand|graph_exact N`: runs `N` updates of one character and
-/// exits, for instruction counts under `valgrind --tool=callgrind` (subtract a run of
-/// `N = 0` for the set-up). Otherwise the criterion benchmarks.
+/// `GRAPH_BENCH_COUNT=KIND N`: runs `N` updates and exits, for instruction counts under
+/// `valgrind --tool=callgrind` (subtract a run of `N = 0` for the set-up). `KIND`: `hand`
+/// (the hand-written code), `graph` (the phase-synced graph it matches, runtime clips),
+/// `graph_markers` / `graph_exact` (the locomotion graph as shipped, runtime / exact clips),
+/// all one character at input 3; `crowd` (100 characters of a [`TransitionCrowd`], warmed
+/// up, then `N` steps of all of them). Otherwise the criterion benchmarks.
 fn main() {
     if let Ok(what) = std::env::var("GRAPH_BENCH_COUNT") {
         let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
@@ -373,6 +396,14 @@ fn main() {
                 let (mut pose, mut motion) = (s.skeleton.rest_pose().clone(), Transform::IDENTITY);
                 for _ in 0..n {
                     h.update(black_box(input_of(3)), &mut pose, &mut motion);
+                }
+            }
+            "crowd" => {
+                let (mut crowd, gr) = TransitionCrowd::new(&s, 100);
+                let blending = crowd.warm_up(&gr);
+                eprintln!("crowd: {blending} of 100 characters mid-transition in the body machine");
+                for _ in 0..n {
+                    crowd.step();
                 }
             }
             kind => {
