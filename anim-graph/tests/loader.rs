@@ -67,6 +67,12 @@ fn the_file_with_every_node_loads_and_runs() {
     let g = load(ALL.as_bytes(), &chain(5), &clips()).unwrap();
     assert!(g.warnings().is_empty(), "{:?}", g.warnings());
     assert_eq!(g.node_count(), 18);
+    // Every node listed once, the root first, each found again by its name.
+    let nodes: Vec<_> = g.nodes().collect();
+    assert_eq!((nodes.len(), nodes[0]), (18, g.root()));
+    for &n in &nodes {
+        assert_eq!(g.node(g.node_name(n).unwrap()), Some(n));
+    }
     let g = std::sync::Arc::new(g);
     let mut r = common::Run::new(&g);
     r.instance.set_trigger(g.trigger_param("jump").unwrap()).unwrap();
