@@ -12,23 +12,31 @@
 #
 #   fuzz/campaign.sh --execs 10000000
 #   fuzz/campaign.sh --time 120 --execs 0        # time-bounded (what fuzz/smoke.sh runs)
+#   fuzz/campaign.sh --target graph --execs 1000000   # the animation-graph target
 #
-# Options: --execs N (default 10000000; 0: no limit), --time SECONDS (0: none, the
-# default), --work DIR (default fuzz/work: corpus/, crashes/, seeds/, log), --assets DIR
-# (default ../shared/assets beside the repository), --max-len BYTES (default: the largest
-# seed), and anything after `--` goes to libFuzzer.
+# Options: --target NAME (import_skin, the default, or graph), --execs N (default
+# 10000000; 0: no limit), --time SECONDS (0: none, the default), --work DIR (default
+# fuzz/work, or fuzz/work-graph for the graph target: corpus/, crashes/, seeds/, log),
+# --assets DIR (default ../shared/assets beside the repository; glTF seeds), --max-len
+# BYTES (default: the largest seed), and anything after `--` goes to libFuzzer.
+#
+# The graph target's seeds are the repository's graph files (the mannequin's locomotion
+# graph and anim-graph's test file with every node kind) and its dictionary
+# fuzz/graph.dict.
 set -euo pipefail
 fuzz_dir=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$fuzz_dir")
 
 execs=10000000
 time_limit=0
-work="$fuzz_dir/work"
+target=import_skin
+work=""
 assets="$repo/../shared/assets"
 max_len=""
 extra=()
 while (($#)); do
   case "$1" in
+    --target) target=$2; shift 2 ;;
     --execs) execs=$2; shift 2 ;;
     --time) time_limit=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
@@ -43,18 +51,28 @@ if [ "$execs" -eq 0 ] && [ "$time_limit" -eq 0 ]; then
   exit 2
 fi
 
+case "$target" in
+  import_skin) dict="$fuzz_dir/gltf.dict"; [ -n "$work" ] || work="$fuzz_dir/work" ;;
+  graph) dict="$fuzz_dir/graph.dict"; [ -n "$work" ] || work="$fuzz_dir/work-graph" ;;
+  *) echo "campaign: unknown target $target (import_skin or graph)" >&2; exit 2 ;;
+esac
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-assets=$(cd "$assets" && pwd)
 
-echo "campaign: building the target" >&2
-bin=$(nice -n 19 "$fuzz_dir/build.sh")
+echo "campaign: building the target $target" >&2
+bin=$(nice -n 19 "$fuzz_dir/build.sh" "$target")
 
-echo "campaign: making seeds from $assets" >&2
 rm -rf "$work/seeds"
 mkdir -p "$work/seeds" "$work/corpus" "$work/crashes"
-(cd "$fuzz_dir" && unset CARGO_TARGET_DIR && nice -n 19 cargo run -q --release --locked -p anim-fuzz-seeds -- \
-  "$assets" "$work/seeds" >/dev/null)
+if [ "$target" = graph ]; then
+  echo "campaign: seeds are the repository's graph files" >&2
+  cp "$repo"/anim-mannequin/graphs/*.json "$repo"/anim-graph/tests/files/*.json "$work/seeds/"
+else
+  assets=$(cd "$assets" && pwd)
+  echo "campaign: making seeds from $assets" >&2
+  (cd "$fuzz_dir" && unset CARGO_TARGET_DIR && nice -n 19 cargo run -q --release --locked -p anim-fuzz-seeds -- \
+    "$assets" "$work/seeds" >/dev/null)
+fi
 
 # Crashes of this campaign only: earlier ones move aside.
 if compgen -G "$work/crashes/*" >/dev/null; then
@@ -65,7 +83,7 @@ if compgen -G "$work/crashes/*" >/dev/null; then
 fi
 
 args=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=20 -rss_limit_mb=4096
-      -print_final_stats=1 -artifact_prefix="$work/crashes/" -dict="$fuzz_dir/gltf.dict")
+      -print_final_stats=1 -artifact_prefix="$work/crashes/" -dict="$dict")
 [ "$execs" -gt 0 ] && args+=(-runs="$execs")
 [ "$time_limit" -gt 0 ] && args+=(-max_total_time="$time_limit")
 [ -n "$max_len" ] && args+=(-max_len="$max_len")

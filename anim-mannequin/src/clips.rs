@@ -16,8 +16,8 @@ pub(crate) fn qa(axis: Vec3, angle: f32) -> Quat {
 /// One pose of a procedural clip: local rotations of some joints and the pelvis offset.
 #[derive(Clone, Default)]
 pub(crate) struct Frame {
-    rot: Vec<(usize, Quat)>,
-    pelvis: Vec3,
+    pub(crate) rot: Vec<(usize, Quat)>,
+    pub(crate) pelvis: Vec3,
 }
 
 /// Samples `f` at `keys + 1` evenly spaced times over `duration` into LINEAR tracks (the
@@ -112,21 +112,22 @@ pub(crate) fn idle() -> Clip {
 }
 
 /// Gait parameters shared by walk and run.
+#[derive(Clone, Copy)]
 pub(crate) struct Gait {
-    name: &'static str,
-    period: f32,
+    pub(crate) name: &'static str,
+    pub(crate) period: f32,
     /// Fraction of the cycle a foot is planted.
-    stance: f32,
+    pub(crate) stance: f32,
     /// Forward reach of the foot from below the hip.
-    reach: f32,
+    pub(crate) reach: f32,
     /// Peak knee bend in swing.
-    knee: f32,
+    pub(crate) knee: f32,
     /// Pelvis rise in the flight phase.
-    flight: f32,
-    arm: f32,
-    elbow: f32,
-    lean: f32,
-    keys: usize,
+    pub(crate) flight: f32,
+    pub(crate) arm: f32,
+    pub(crate) elbow: f32,
+    pub(crate) lean: f32,
+    pub(crate) keys: usize,
 }
 
 pub(crate) const WALK: Gait = Gait {
@@ -233,44 +234,42 @@ pub(crate) fn walk_or_run(g: &'static Gait) -> Clip {
     bake(g.name, p, g.keys, true, &f, curves)
 }
 
+/// The value at `t` of a curve through `pts` (time, value), eased between points.
+pub(crate) fn key(t: f32, pts: &[(f32, f32)]) -> f32 {
+    let k = pts.iter().rposition(|p| p.0 <= t).unwrap_or(0).min(pts.len() - 2);
+    let (t0, a) = pts[k];
+    let (t1, b) = pts[k + 1];
+    a + (b - a) * smoothstep(t0, t1, t)
+}
+
+/// The jump at time `t` of its 1.4 s: crouch, push off (0.5 s), air, land (0.9 s),
+/// recover. Crouch angle γ(t): hips flex by γ, knees by 2γ, ankles by γ, so the feet stay
+/// under the hips and the pelvis drops by (thigh + shin)(1 − cos γ) while grounded.
+pub(crate) fn jump_frame(t: f32) -> Frame {
+    let g = key(t, &[(0.0, 0.0), (0.35, 0.7), (0.5, 0.0), (0.7, 0.35), (0.9, 0.0), (1.05, 0.55), (1.4, 0.0)]);
+    let airborne = (t > 0.5 && t < 0.9) as u8 as f32;
+    let lift = airborne * 0.35 * (PI * (t - 0.5) / 0.4).sin();
+    let len = THIGH_LENGTH + SHIN_LENGTH;
+    let drop = if airborne > 0.0 { 0.0 } else { len * (1.0 - g.cos()) };
+    let arms = key(t, &[(0.0, 0.0), (0.35, 0.8), (0.6, -2.2), (0.9, -0.6), (1.05, 0.3), (1.4, 0.0)]);
+    let mut rot = vec![
+        (SPINE_01, qa(Vec3::x(), 0.6 * g)),
+        (THIGH_L, qa(Vec3::x(), -g)),
+        (CALF_L, qa(Vec3::x(), 2.0 * g)),
+        (FOOT_L, qa(Vec3::x(), -g)),
+        (THIGH_R, qa(Vec3::x(), -g)),
+        (CALF_R, qa(Vec3::x(), 2.0 * g)),
+        (FOOT_R, qa(Vec3::x(), -g)),
+    ];
+    rot.extend(arm_pose(arms, arms, 0.3, 0.3));
+    Frame { rot, pelvis: v(0.0, lift - drop, 0.0) }
+}
+
 pub(crate) fn jump() -> Clip {
-    // Crouch angle γ(t): hips flex by γ, knees by 2γ, ankles by γ, so the feet stay
-    // under the hips and the pelvis drops by (thigh + shin)(1 − cos γ) while grounded.
-    let key = |t: f32, pts: &[(f32, f32)]| -> f32 {
-        let k = pts.iter().rposition(|p| p.0 <= t).unwrap_or(0).min(pts.len() - 2);
-        let (t0, a) = pts[k];
-        let (t1, b) = pts[k + 1];
-        a + (b - a) * smoothstep(t0, t1, t)
-    };
-    let f = move |t: f32| {
-        let g = key(t, &[(0.0, 0.0), (0.35, 0.7), (0.5, 0.0), (0.7, 0.35), (0.9, 0.0), (1.05, 0.55), (1.4, 0.0)]);
-        let airborne = (t > 0.5 && t < 0.9) as u8 as f32;
-        let lift = airborne * 0.35 * (PI * (t - 0.5) / 0.4).sin();
-        let len = THIGH_LENGTH + SHIN_LENGTH;
-        let drop = if airborne > 0.0 { 0.0 } else { len * (1.0 - g.cos()) };
-        let arms = key(t, &[(0.0, 0.0), (0.35, 0.8), (0.6, -2.2), (0.9, -0.6), (1.05, 0.3), (1.4, 0.0)]);
-        let mut rot = vec![
-            (SPINE_01, qa(Vec3::x(), 0.6 * g)),
-            (THIGH_L, qa(Vec3::x(), -g)),
-            (CALF_L, qa(Vec3::x(), 2.0 * g)),
-            (FOOT_L, qa(Vec3::x(), -g)),
-            (THIGH_R, qa(Vec3::x(), -g)),
-            (CALF_R, qa(Vec3::x(), 2.0 * g)),
-            (FOOT_R, qa(Vec3::x(), -g)),
-        ];
-        rot.extend(arm_pose(arms, arms, 0.3, 0.3));
-        Frame { rot, pelvis: v(0.0, lift - drop, 0.0) }
-    };
-    bake("jump", 1.4, 42, false, &f, Vec::new())
+    bake("jump", 1.4, 42, false, &jump_frame, Vec::new())
 }
 
 pub(crate) fn punch() -> Clip {
-    let key = |t: f32, pts: &[(f32, f32)]| -> f32 {
-        let k = pts.iter().rposition(|p| p.0 <= t).unwrap_or(0).min(pts.len() - 2);
-        let (t0, a) = pts[k];
-        let (t1, b) = pts[k + 1];
-        a + (b - a) * smoothstep(t0, t1, t)
-    };
     let f = move |t: f32| {
         // e: 0 = guard, 1 = right arm fully extended forward.
         let e = key(t, &[(0.0, 0.0), (0.12, -0.15), (0.3, 1.0), (0.45, 1.0), (0.8, 0.0)]);

@@ -66,10 +66,21 @@
 //! walking speed). `jump` (1.4 s) and `punch` (0.8 s) play once. `lean_left` is an additive
 //! pose with two keys: key 0 is the rest pose (the reference), key 1 bends the spine to the
 //! character's left.
+//!
+//! After these six come the clips a playable character needs, made from the same gait
+//! model: `walk_backward`, `walk_left`, `walk_right`, `run_backward`, `run_left`,
+//! `run_right` (the walk and run cycles along other headings, the same phase convention and
+//! contact curves; sideways the feet stand wider so they never cross), and the jump in
+//! three parts: `jump_takeoff` (0.5 s, once), `jump_air` (0.6 s, looping, the body at its
+//! height: whoever plays it moves the character), `jump_land` (0.5 s, once), with contact
+//! curves (planted, in the air, planted). [`Mannequin::root_motion_clips`] gives every clip
+//! with root motion (the travelling ones move at [`Mannequin::travel_velocity`]) and foot
+//! events, as an animation graph plays them.
 
 #![warn(missing_docs)]
 
 mod clips;
+mod gaits;
 mod joints;
 mod mesh;
 #[cfg(test)]
@@ -83,6 +94,7 @@ pub use mesh::MORPH_TARGETS;
 use anim_core::clip::Clip;
 use anim_core::pose::Skeleton;
 use anim_core::skin::{Mesh, MorphTargets};
+use anim_math::Vec3;
 use clips::{RUN, WALK, breathing, idle, jump, lean_left, punch, stride_breathing, walk_or_run, with_relaxed_rest};
 use joints::{BALL_L, BALL_R, CALF_L, CALF_R, FOOT_L, FOOT_R, THIGH_L, THIGH_R, skeleton};
 
@@ -117,8 +129,9 @@ pub struct Mannequin {
     /// The skinned mesh; influence joint indices are skeleton indices (bind it with
     /// [`anim_core::skin::Skin::from_skeleton`]).
     pub mesh: Mesh,
-    /// `idle`, `walk`, `run`, `jump`, `punch`, `lean_left`, in this order. `idle`, `walk`
-    /// and `run` also animate the mesh's morph weights (a [`anim_core::clip::WeightTrack`] for
+    /// `idle`, `walk`, `run`, `jump`, `punch`, `lean_left`, then `walk_backward`,
+    /// `walk_left`, `walk_right`, `run_backward`, `run_left`, `run_right`, `jump_takeoff`,
+    /// `jump_air`, `jump_land`, in this order. The walks, runs and `idle` also animate the mesh's morph weights (a [`anim_core::clip::WeightTrack`] for
     /// [`MESH_NODE`]): a breath and a brow raise in the idle, a breath a stride when moving.
     pub clips: Vec<Clip>,
     /// Morph targets of [`Mannequin::mesh`], named as in [`MORPH_TARGETS`]: `breathe`
@@ -140,6 +153,23 @@ impl Mannequin {
     pub fn clip(&self, name: &str) -> Option<&Clip> {
         self.clips.iter().find(|c| c.name() == name)
     }
+
+    /// The ground velocity (metres a second, model frame: +z forwards, +x to the
+    /// character's left) at which the clip `name` travels when its planted feet stay in
+    /// place: the opposite of the planted left ankle's motion over its stance. `None` for a
+    /// clip that plays in place (idle, jumps, punch, lean) or an unknown name.
+    pub fn travel_velocity(&self, name: &str) -> Option<Vec3> {
+        gaits::travel_velocity(self.clip(name)?, &self.skeleton)
+    }
+
+    /// Every clip as an animation graph plays it: the travelling ones with a root-motion
+    /// track moving the character at [`Mannequin::travel_velocity`] (the pose still plays
+    /// in place), and every clip with contact curves with `foot_down:<curve>` /
+    /// `foot_up:<curve>` events where the curves cross 0.5. Same names and order as
+    /// [`Mannequin::clips`].
+    pub fn root_motion_clips(&self) -> Vec<Clip> {
+        self.clips.iter().map(|c| gaits::with_root_motion(c, gaits::travel_velocity(c, &self.skeleton))).collect()
+    }
 }
 
 /// Builds the mannequin. Deterministic: every call returns the same data.
@@ -150,9 +180,21 @@ pub fn build() -> Mannequin {
     let idle = idle().with_weight_tracks(vec![breathing()]).expect("one weight track, for the mesh node");
     let walk = walk_or_run(&WALK).with_weight_tracks(vec![stride_breathing(&WALK, 0.45)]).expect("one weight track");
     let run = walk_or_run(&RUN).with_weight_tracks(vec![stride_breathing(&RUN, 0.9)]).expect("one weight track");
-    let clips = vec![idle, walk, run, jump(), punch(), lean_left()];
+    let mut clips = vec![idle, walk, run, jump(), punch(), lean_left()];
+    clips.extend(gaits::locomotion_clips());
     Mannequin { skeleton, mesh, clips, morph }
 }
+
+/// The mannequin as a playable character, as an animation graph file (the JSON format of
+/// the `anim-graph` crate, `docs/graph-format.md` in the repository): a 2D blend space
+/// (polar) of idle, walk and run forwards, backwards and sideways in a marker sync group,
+/// the jump in three states (inertialized transitions), a punch on an upper-body layer
+/// (a machine with an empty state, crossfaded), and foot grounding. Parameters: `move_x`,
+/// `move_z` (the velocity asked for, metres a second, in the character's frame: +x to its
+/// left, +z forwards), `jump` and `punch` (triggers), `grounded` (false while off the
+/// ground: the air state lasts until it is true again), `foot_ik` (the grounding's
+/// weight). It plays [`Mannequin::root_motion_clips`].
+pub const LOCOMOTION_GRAPH: &str = include_str!("../graphs/locomotion.json");
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -123,6 +123,10 @@ pub struct CommonArgs {
     /// Options of the crowd demo (hidden from the other demos' `--help`).
     #[command(flatten)]
     pub crowd: CrowdArgs,
+    /// Animation graph file the character plays (the locomotion demo; default: the
+    /// mannequin's locomotion graph).
+    #[arg(long)]
+    pub graph: Option<PathBuf>,
 }
 
 /// The options of `ch15_crowd`.
@@ -220,6 +224,10 @@ pub enum Key {
     Space,
     /// Tab.
     Tab,
+    /// Either Shift key.
+    Shift,
+    /// The right mouse button (the left one orbits the camera).
+    Mouse,
 }
 
 /// Controls the framework handles in every demo.
@@ -270,6 +278,9 @@ pub trait Scene: Sized {
 
     /// Reacts to a key press.
     fn key(&mut self, _key: Key) {}
+
+    /// Reacts to a key release (for keys held down, such as movement keys).
+    fn key_released(&mut self, _key: Key) {}
 
     /// Current state for the window title (clip, method, …).
     fn status(&self) -> String {
@@ -384,6 +395,9 @@ pub fn parse_args<S: Scene>() -> CommonArgs {
         for id in CROWD_OPTIONS {
             cmd = cmd.mut_arg(*id, |a| a.hide(true));
         }
+    }
+    if S::NAME != "locomotion" {
+        cmd = cmd.mut_arg("graph", |a| a.hide(true));
     }
     let matches = cmd.get_matches();
     CommonArgs::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
@@ -636,6 +650,21 @@ mod window {
             match event {
                 WindowEvent::CloseRequested => el.exit(),
                 WindowEvent::Resized(size) => st.swapchain.resized(size.width, size.height),
+                WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Released => {
+                    let key = match &event.logical_key {
+                        WKey::Named(NamedKey::Space) => Some(Key::Space),
+                        WKey::Named(NamedKey::Tab) => Some(Key::Tab),
+                        WKey::Named(NamedKey::Shift) => Some(Key::Shift),
+                        WKey::Character(c) => c.chars().next().map(|ch| Key::Char(ch.to_ascii_lowercase())),
+                        _ => None,
+                    };
+                    if let Some(k) = key {
+                        st.app.scene.key_released(k);
+                    }
+                }
+                WindowEvent::MouseInput { state: ElementState::Pressed, button: MouseButton::Right, .. } => {
+                    st.app.scene.key(Key::Mouse);
+                }
                 WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
                     let o = &mut st.app.orbit;
                     match &event.logical_key {
@@ -649,6 +678,7 @@ mod window {
                         WKey::Named(NamedKey::Home) => o.reset(),
                         WKey::Named(NamedKey::Space) => st.app.scene.key(Key::Space),
                         WKey::Named(NamedKey::Tab) => st.app.scene.key(Key::Tab),
+                        WKey::Named(NamedKey::Shift) => st.app.scene.key(Key::Shift),
                         WKey::Character(c) => {
                             if let Some(ch) = c.chars().next() {
                                 st.app.scene.key(Key::Char(ch.to_ascii_lowercase()));

@@ -4,7 +4,8 @@
 //! ([`scenes`]), each run by a small binary in `src/bin/`, and [`gpu_skin`] (GPU skinning of
 //! glTF instances for `animtool skin --backend gpu`), the [`stage`] the character scenes
 //! share (character, meshes, pose, method, backend, framing, shared keys) and the [`chain`]
-//! demo of the IK scenes.
+//! demo of the IK scenes, the [`hud`] (text and diagrams over the scene) and
+//! [`graph_tool`] (`animtool graph`).
 
 #![warn(missing_docs)]
 
@@ -14,6 +15,8 @@ pub mod character;
 pub mod crowd;
 mod error;
 pub mod gpu_skin;
+pub mod graph_tool;
+pub mod hud;
 pub mod root_motion;
 pub mod scenes;
 pub mod stage;

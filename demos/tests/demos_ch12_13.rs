@@ -196,7 +196,25 @@ fn crossfade_switches_clips_on_schedule_and_blends_by_elapsed_time() {
     let ch = Character::mannequin();
     // Every clip but the additive lean.
     let names: Vec<&str> = playable_clips(&ch).iter().map(|&c| ch.clips[c].name()).collect();
-    assert_eq!(names, ["idle", "walk", "run", "jump", "punch"]);
+    assert_eq!(
+        names,
+        [
+            "idle",
+            "walk",
+            "run",
+            "jump",
+            "punch",
+            "walk_backward",
+            "walk_left",
+            "walk_right",
+            "run_backward",
+            "run_left",
+            "run_right",
+            "jump_takeoff",
+            "jump_air",
+            "jump_land"
+        ]
+    );
     let mut s = Shuffler::new(&ch).unwrap();
     assert_eq!(s.controller.current_clip().unwrap().name(), "walk");
     let dt = 1.0 / 60.0;

@@ -9,7 +9,11 @@
 //! animtool bake FILE --rate HZ --out OUT.atlas [--layout model-trs|matrix|dq] [--format f32|f16]
 //!               [--clamp]
 //! animtool compress FILE [--tolerance-mm X]
+//! animtool graph GRAPH.json --model FILE|default --inputs INPUTS.json --rate HZ --out TRACE.json
 //! ```
+//!
+//! `graph` plays an animation graph over a timeline of parameter changes and writes each
+//! frame's states, joint positions, root motion and events (`demos::graph_tool`).
 //!
 //! `compress` compiles every clip into an `anim_core::clip::RuntimeClip` at the tolerance (in
 //! millimetres at the skin; glTF units are metres) and prints, per clip, the glTF key data
@@ -91,6 +95,8 @@ enum Command {
     /// Bake every clip of the first skinned mesh into an animation atlas for `ch15_crowd
     /// --anim-texture`.
     Bake(BakeArgs),
+    /// Play an animation graph over a timeline of parameter changes and write a trace.
+    Graph(demos::graph_tool::GraphArgs),
     /// Compile every clip into a runtime clip and print its size and skinned error.
     Compress {
         /// A .gltf or .glb file.
@@ -185,6 +191,7 @@ fn main() -> ExitCode {
         Command::ExportDefault { out } => export_default(&out),
         Command::Bake(args) => bake(&args),
         Command::Compress { file, tolerance_mm } => compress(&file, tolerance_mm),
+        Command::Graph(args) => demos::graph_tool::run(&args).map_err(|e| e.to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -45,19 +45,32 @@ pub fn ground_height(x: f32, z: f32) -> f32 {
 /// # Errors
 /// Never for the built-in sizes (kept for the library's signature).
 pub fn ground() -> Result<HeightField, DemoError> {
-    let n = (2.0 * GROUND_HALF / GROUND_CELL).round() as usize + 1;
-    Ok(HeightField::from_fn(-GROUND_HALF, -GROUND_HALF, GROUND_CELL, n, n, ground_height)?)
+    ground_of(GROUND_HALF, GROUND_CELL)
+}
+
+/// [`ground_height`] sampled every `cell` metres over ±`half`.
+///
+/// # Errors
+/// A size the height field refuses (not for positive finite sizes).
+pub fn ground_of(half: f32, cell: f32) -> Result<HeightField, DemoError> {
+    let n = (2.0 * half / cell).round() as usize + 1;
+    Ok(HeightField::from_fn(-half, -half, cell, n, n, ground_height)?)
 }
 
 /// The ground as a mesh (the same grid and diagonals as the height field) coloured by
 /// height, and the number of samples a side.
 pub fn ground_mesh() -> (Mesh, Vec<[f32; 4]>, usize) {
-    let n = (2.0 * GROUND_HALF / GROUND_CELL).round() as usize + 1;
+    ground_mesh_of(GROUND_HALF, GROUND_CELL)
+}
+
+/// [`ground_mesh`] for the ground of [`ground_of`]`(half, cell)`.
+pub fn ground_mesh_of(half: f32, cell: f32) -> (Mesh, Vec<[f32; 4]>, usize) {
+    let n = (2.0 * half / cell).round() as usize + 1;
     let mut mesh = Mesh::default();
     let mut colors = Vec::with_capacity(n * n);
     for k in 0..n {
         for i in 0..n {
-            let (x, z) = (-GROUND_HALF + i as f32 * GROUND_CELL, -GROUND_HALF + k as f32 * GROUND_CELL);
+            let (x, z) = (-half + i as f32 * cell, -half + k as f32 * cell);
             let h = ground_height(x, z);
             mesh.positions.push(Vec3::new(x, h, z));
             let c = ((h + 0.2) / 0.4).clamp(0.0, 1.0);
