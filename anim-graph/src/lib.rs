@@ -71,3 +71,8 @@ pub mod sync;
 
 pub use anim_core;
 pub use anim_ik;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
