@@ -194,10 +194,11 @@ fn every_material_property_is_read() {
     assert_eq!(inst.colors, [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]]);
     // A normal texture and no TANGENT: MikkTSpace tangents. The triangle lies in the xy
     // plane with u along +x and v along +y, so every tangent is +x; the smooth normal is
-    // +z, and the bitangent cross(n, t) · w = +y = the direction v grows in: w = +1.
+    // +z, and the bitangent cross(n, t) · w must point up the image, where v decreases:
+    // −y, so w = −1.
     assert_eq!(inst.tangents.len(), 3);
     for t in &inst.tangents {
-        assert!((t[0] - 1.0).abs() < 1e-5 && t[1].abs() < 1e-5 && t[2].abs() < 1e-5 && t[3] == 1.0, "{t:?}");
+        assert!((t[0] - 1.0).abs() < 1e-5 && t[1].abs() < 1e-5 && t[2].abs() < 1e-5 && t[3] == -1.0, "{t:?}");
     }
 }
 

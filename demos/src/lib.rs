@@ -4,7 +4,8 @@
 //! ([`scenes`]), each run by a small binary in `src/bin/`, and [`gpu_skin`] (GPU skinning of
 //! glTF instances for `animtool skin --backend gpu`), the [`stage`] the character scenes
 //! share (character, meshes, pose, method, backend, framing, shared keys) and the [`chain`]
-//! demo of the IK scenes.
+//! demo of the IK scenes; [`surfaces`] hands a glTF model's materials and textures to the
+//! renderer.
 
 #![warn(missing_docs)]
 
@@ -17,6 +18,7 @@ pub mod gpu_skin;
 pub mod root_motion;
 pub mod scenes;
 pub mod stage;
+pub mod surfaces;
 
 pub use app::{
     App, CommonArgs, CrowdArgs, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window,

@@ -2,6 +2,11 @@
 //! what glTF asks for when a normal-mapped primitive has no `TANGENT`: computed by the
 //! `bevy_mikktspace` crate from positions, normals (the primitive's, or smooth normals
 //! from its triangles) and the normal texture's coordinate set.
+//!
+//! glTF's texture coordinates run down the image (v = 0 is the top row) while its normal
+//! maps have +Y up, so the bitangent `cross(normal, tangent) · w` must point towards
+//! *decreasing* v; MikkTSpace's points towards increasing v, so its sign is negated (as
+//! three.js does for glTF).
 
 use anim_core::skin::Mesh;
 use anim_math::Vec3;
@@ -66,7 +71,7 @@ pub(super) fn mikktspace(mesh: &Mesh, uvs: &[[f32; 2]]) -> Vec<[f32; 4]> {
     for t in &mut g.tangents {
         let l = (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt();
         *t = if l > 1e-12 && l.is_finite() {
-            [t[0] / l, t[1] / l, t[2] / l, if t[3] < 0.0 { -1.0 } else { 1.0 }]
+            [t[0] / l, t[1] / l, t[2] / l, if t[3] < 0.0 { 1.0 } else { -1.0 }]
         } else {
             [1.0, 0.0, 0.0, 1.0]
         };

@@ -263,6 +263,8 @@ impl CrowdPipelines {
             layout: VertexLayout::ColorOnly,
             topology: vk::PrimitiveTopology::TRIANGLE_LIST,
             depth_test: true,
+            blend: false,
+            dynamic_cull: false,
             spec: Some(&spec),
         };
         let raw = self.layout.raw;

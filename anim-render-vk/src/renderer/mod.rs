@@ -22,14 +22,20 @@
 //! waits only for the fence of the frame that last used that slot (two frames ago), so the
 //! CPU prepares one frame while the GPU draws the previous one.
 //!
+//! Instances are drawn in the plan's order: opaque (and MASK) ones as given, then those with
+//! BLEND materials farthest first, each with the cull mode and front face its material and
+//! model matrix ask for, and its material's block and textures bound.
+//!
 //! The renderer's files: this one (the [`Renderer`], its setup and its public methods),
 //! `slot.rs` (what one frame in flight owns), `record.rs` (preparing, recording and
-//! submitting a frame) and `tests.rs`; the crowd methods are in `crowd/api.rs`.
+//! submitting a frame), `surfaces.rs` (textures, materials and meshes drawn with them) and
+//! `tests.rs`; the crowd methods are in `crowd/api.rs`.
 //!
 //! [`FrameData::add_skinned_morphed`]: crate::FrameData::add_skinned_morphed
 
 mod record;
 mod slot;
+mod surfaces;
 #[cfg(test)]
 mod tests;
 
@@ -43,6 +49,7 @@ use crate::mesh::{Coloring, GpuMesh, GpuVertex};
 use crate::pipelines::{ComputePipelines, GraphicsPipelines, PipelineLayout};
 use crate::plan::FramePlan;
 use crate::resources::{Buffer, buffer_barrier, copy_buffer};
+use crate::texture::{GpuMaterial, GpuTexture, Samplers};
 use crate::timing::{FrameStats, GpuTimer};
 use anim_core::skin::{Mesh, MorphTargets};
 use ash::vk;
@@ -86,6 +93,11 @@ pub struct Renderer {
     crowd_plan: Vec<CrowdItem>,
     pub(crate) meshes: Vec<GpuMesh>,
     pub(crate) crowds: Vec<GpuCrowd>,
+    /// Textures; 0 is a white texel (what an empty material slot binds).
+    pub(crate) textures: Vec<GpuTexture>,
+    /// Materials; 0 is glTF's default material.
+    pub(crate) materials: Vec<GpuMaterial>,
+    pub(crate) samplers: Samplers,
     graphics: GraphicsPipelines,
     compute: ComputePipelines,
     crowd_pipelines: CrowdPipelines,
@@ -129,6 +141,9 @@ impl Renderer {
             crowd_plan: Vec::new(),
             meshes: Vec::new(),
             crowds: Vec::new(),
+            textures: Vec::new(),
+            materials: Vec::new(),
+            samplers: Samplers::new(ctx),
             graphics,
             compute,
             crowd_pipelines,
@@ -147,6 +162,7 @@ impl Renderer {
             r.slots.push(FrameSlot::new(ctx, cmd)?);
             r.timers.push(GpuTimer::new(ctx, MAX_MARKS)?);
         }
+        r.add_defaults()?;
         Ok(r)
     }
 
