@@ -22,6 +22,9 @@ const uint FLAG_LIST = 1u;
 const uint FLAG_FRUSTUM = 2u;
 // The cull pass marks instances beyond `lod_distance` with LOD_BIT.
 const uint FLAG_LOD = 4u;
+// Shaded with the mesh's material (material.glsl, bound at MATERIAL_BINDING).
+const uint FLAG_MATERIAL = 8u;
+#define MATERIAL_BINDING 12
 // High bit of a visible-list entry: skin with the largest-weight influence only.
 const uint LOD_BIT = 0x80000000u;
 

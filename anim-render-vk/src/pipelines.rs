@@ -306,12 +306,11 @@ pub(crate) enum VertexLayout {
     /// Binding 0: [`crate::GpuVertex`] (position, tangent, normal, sign); binding 1:
     /// colour; binding 2: both texture coordinate sets.
     Mesh,
-    /// Bindings 1 and 2 only (positions are pulled from storage buffers).
+    /// Bindings 1 and 2 only (positions are pulled from storage buffers; the mesh skinning
+    /// passes and the crowd passes).
     Pulled,
     /// Binding 0: position and normal; binding 1: colour (the bone-texture debug pass).
     Debug,
-    /// Binding 1: colour only (the crowd passes).
-    ColorOnly,
     /// Binding 0: [`crate::LineVertex`].
     Lines,
 }
@@ -383,7 +382,6 @@ pub(crate) fn graphics_pipeline(
         VertexLayout::Debug => {
             (vec![vb(0, 32), vb(1, 16)], vec![attr(0, 0, rgb, 0), attr(1, 0, rgb, 16), attr(2, 1, rgba, 0)])
         }
-        VertexLayout::ColorOnly => (vec![vb(1, 16)], vec![attr(2, 1, rgba, 0)]),
         VertexLayout::Lines => (vec![vb(0, 28)], vec![attr(0, 0, rgb, 0), attr(1, 0, rgba, 12)]),
     };
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()

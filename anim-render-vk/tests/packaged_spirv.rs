@@ -34,10 +34,8 @@ fn packaged_spirv_matches_the_sources() {
         assert!(fresh == packaged, "spirv/{name} is not what {} compiles to: run scripts/spirv.sh", path.display());
         passes.push(name);
     }
-    let mut packaged: Vec<String> = std::fs::read_dir(root.join("spirv"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
+    let mut packaged: Vec<String> =
+        std::fs::read_dir(root.join("spirv")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     packaged.sort();
     passes.sort();
     assert_eq!(packaged, passes, "spirv/ holds exactly one file a pass: run scripts/spirv.sh");

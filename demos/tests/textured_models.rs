@@ -111,3 +111,55 @@ fn cesium_man_renders_with_its_texture() {
 fn fox_renders_with_its_texture() {
     check("Fox", "Fox/Fox.glb");
 }
+
+/// A Fox crowd of nine drawn with its material on `path` (or in a flat colour when
+/// `textured` is false), seen from above the field.
+fn crowd_image(ctx: &std::sync::Arc<Context>, textured: bool, path: anim_render_vk::CrowdPath) -> RgbaImage {
+    use anim_crowd::atlas::{BakeSettings, TexelFormat, TextureLayout};
+    let mut character = Character::from_gltf(&asset("Fox/Fox.glb")).unwrap();
+    if !textured {
+        character.looks = None;
+    }
+    let (cc, _) = demos::crowd::CrowdCharacter::new(character).unwrap();
+    let atlas =
+        cc.bake(&BakeSettings { rate: 30.0, layout: TextureLayout::SkinMatrix, format: TexelFormat::F32 }).unwrap();
+    let spacing = 150.0;
+    let crowd = demos::crowd::populate(&atlas, 9, spacing, 7).unwrap();
+    let mut renderer = Renderer::new(ctx, OFFSCREEN_FORMAT).unwrap();
+    let mesh = cc.upload(&mut renderer, BODY_COLOR).unwrap();
+    let id = renderer.add_crowd(mesh, &atlas, 9).unwrap();
+    renderer.set_crowd_instances(id, crowd.instances()).unwrap();
+    let camera = Camera {
+        eye: Vec3::new(0.0, 350.0, 420.0),
+        target: Vec3::new(0.0, 0.0, 0.0),
+        near: 5.0,
+        far: 3000.0,
+        ..Camera::default()
+    };
+    let mut frame = FrameData { camera, ..FrameData::default() };
+    frame.add_crowd(anim_render_vk::CrowdDraw { path, cull: true, ..anim_render_vk::CrowdDraw::new(id) });
+    common::render(ctx, &mut renderer, &frame, SIZE, SIZE)
+}
+
+#[test]
+fn a_fox_crowd_draws_its_texture_on_every_path() {
+    use anim_render_vk::CrowdPath;
+    let ctx = Context::new(&ContextDesc::headless(true)).unwrap();
+    let flat = histogram(&crowd_image(&ctx, false, CrowdPath::Book));
+    let book = crowd_image(&ctx, true, CrowdPath::Book);
+    let h = histogram(&book);
+    assert!(l1(&h, &flat) > 0.5, "textured and flat crowds differ by only {}", l1(&h, &flat));
+    // The palette paths draw what the book path draws.
+    for path in [CrowdPath::PaletteVertex, CrowdPath::PaletteCompute] {
+        let img = crowd_image(&ctx, true, path);
+        let off = img
+            .pixels
+            .chunks_exact(4)
+            .zip(book.pixels.chunks_exact(4))
+            .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 24))
+            .count();
+        let fraction = off as f32 / (SIZE * SIZE) as f32;
+        assert!(fraction < 0.01, "{path:?}: {fraction} of the pixels differ from the book path");
+    }
+    assert_eq!(ctx.validation_count(), 0, "{}", ctx.validation_messages().join("\n"));
+}

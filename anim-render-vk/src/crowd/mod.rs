@@ -1,6 +1,10 @@
 //! Instanced GPU crowds (the book's chapter 15): many characters of one skinned mesh, each
 //! playing clips of one animation atlas ([`AnimAtlas`]), drawn with one instanced draw.
-//! Crowds do not apply morph targets: characters are drawn from their bind-pose mesh (use
+//! A crowd is drawn with its mesh's material when the mesh was registered with one
+//! ([`crate::Renderer::add_surface_mesh`]): one material set per character type, the
+//! textures sampled with each character's tint varying its colour slightly, both faces drawn,
+//! BLEND materials drawn opaque, and normal maps with a frame from screen-space derivatives
+//! (the crowd paths skin no tangents). Crowds do not apply morph targets: characters are drawn from their bind-pose mesh (use
 //! [`crate::GpuSkinner::skin_morphed`] or the CPU path for morphed characters).
 //!
 //! A crowd is registered once with [`Renderer::add_crowd`] (atlas image, inverse binds and

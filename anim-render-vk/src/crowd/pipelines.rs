@@ -40,8 +40,12 @@ pub(crate) mod binding {
     pub const PALETTE: u32 = 10;
     /// Skinned world-space vertices.
     pub const SKINNED: u32 = 11;
+    /// The material block (`MATERIAL_BINDING` in `crowd_common.glsl`).
+    pub const MATERIAL: u32 = 12;
+    /// The material's five textures.
+    pub const TEXTURES: u32 = 13;
     /// Number of bindings.
-    pub const COUNT: u32 = 12;
+    pub const COUNT: u32 = 18;
 }
 
 /// `CrowdPush::flags`: draws read the visible list.
@@ -50,6 +54,8 @@ pub(super) const FLAG_LIST: u32 = 1;
 pub(super) const FLAG_FRUSTUM: u32 = 2;
 /// `CrowdPush::flags`: the list pass flags LOD.
 pub(super) const FLAG_LOD: u32 = 4;
+/// `CrowdPush::flags`: shade with the mesh's material.
+pub(super) const FLAG_MATERIAL: u32 = 8;
 /// Workgroup size of the crowd compute passes.
 pub(super) const GROUP: u32 = 64;
 
@@ -157,6 +163,8 @@ impl CrowdLayout {
             let w = vk::WriteDescriptorSet::default().dst_binding(b).descriptor_type(descriptor_type(b));
             writes[n] = if b == binding::ATLAS {
                 w.image_info(std::slice::from_ref(&set.image))
+            } else if b >= binding::TEXTURES {
+                w.image_info(std::slice::from_ref(&set.textures[(b - binding::TEXTURES) as usize]))
             } else {
                 w.buffer_info(std::slice::from_ref(&set.buffers[b as usize]))
             };
@@ -185,8 +193,8 @@ impl Drop for CrowdLayout {
 
 fn descriptor_type(b: u32) -> vk::DescriptorType {
     match b {
-        binding::CAMERA => vk::DescriptorType::UNIFORM_BUFFER,
-        binding::ATLAS => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+        binding::CAMERA | binding::MATERIAL => vk::DescriptorType::UNIFORM_BUFFER,
+        binding::ATLAS | binding::TEXTURES..binding::COUNT => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
         _ => vk::DescriptorType::STORAGE_BUFFER,
     }
 }
@@ -196,6 +204,7 @@ fn descriptor_type(b: u32) -> vk::DescriptorType {
 pub(super) struct CrowdSet {
     buffers: [vk::DescriptorBufferInfo; binding::COUNT as usize],
     image: vk::DescriptorImageInfo,
+    textures: [vk::DescriptorImageInfo; 5],
     mask: u32,
 }
 
@@ -212,6 +221,16 @@ impl CrowdSet {
             image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
         };
         self.mask |= 1 << binding::ATLAS;
+    }
+
+    /// Texture `k` of the material (sampled image in SHADER_READ_ONLY_OPTIMAL).
+    pub(super) fn texture(&mut self, k: u32, view: vk::ImageView, sampler: vk::Sampler) {
+        self.textures[k as usize] = vk::DescriptorImageInfo {
+            sampler,
+            image_view: view,
+            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+        };
+        self.mask |= 1 << (binding::TEXTURES + k);
     }
 }
 
@@ -260,7 +279,7 @@ impl CrowdPipelines {
         let draw = |vert| GraphicsDesc {
             vert,
             frag: shaders::CROWD_FRAG,
-            layout: VertexLayout::ColorOnly,
+            layout: VertexLayout::Pulled,
             topology: vk::PrimitiveTopology::TRIANGLE_LIST,
             depth_test: true,
             blend: false,

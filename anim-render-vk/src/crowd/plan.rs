@@ -5,8 +5,8 @@
 use super::buffers::{ENTRY_LBS, GpuCrowd, SKINNED_VERTEX_BYTES, SlotRecord, limit};
 use super::error::CrowdError;
 use super::pipelines::{
-    CrowdPipelines, CrowdPush, FLAG_FRUSTUM, FLAG_LIST, FLAG_LOD, GROUP, Kind, MAX_ROW_GROUPS, layout_index,
-    method_index,
+    CrowdPipelines, CrowdPush, FLAG_FRUSTUM, FLAG_LIST, FLAG_LOD, FLAG_MATERIAL, GROUP, Kind, MAX_ROW_GROUPS,
+    layout_index, method_index,
 };
 use super::{CrowdDraw, CrowdPath};
 use crate::context::Context;
@@ -88,6 +88,9 @@ pub(crate) fn plan(
         }
         if draw.lod_distance.is_some() {
             flags |= FLAG_LOD;
+        }
+        if mesh.shaded {
+            flags |= FLAG_MATERIAL;
         }
         out.push(CrowdItem {
             crowd: id,

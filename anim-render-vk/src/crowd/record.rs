@@ -8,6 +8,7 @@ use super::pipelines::{CrowdPipelines, CrowdSet, GROUP, Kind, binding, fold_grou
 use super::plan::CrowdItem;
 use crate::mesh::GpuMesh;
 use crate::resources::Buffer;
+use crate::texture::{GpuMaterial, GpuTexture};
 use ash::vk;
 
 /// What recording needs from the renderer.
@@ -19,6 +20,8 @@ pub(crate) struct RecordCtx<'a> {
     pub meshes: &'a [GpuMesh],
     pub crowds: &'a [GpuCrowd],
     pub pipes: &'a CrowdPipelines,
+    pub materials: &'a [GpuMaterial],
+    pub textures: &'a [GpuTexture],
 }
 
 impl RecordCtx<'_> {
@@ -153,7 +156,14 @@ impl RecordCtx<'_> {
                 CrowdPath::PaletteVertex => Kind::PaletteVert,
                 CrowdPath::PaletteCompute => Kind::SkinnedVert,
             };
-            let set = self.set(item);
+            let mut set = self.set(item);
+            // The mesh's material, or the default one (not read) for a debug colouring.
+            let m = &self.materials[if mesh.shaded { mesh.material } else { 0 }];
+            set.buffer(binding::MATERIAL, m.uniform.raw());
+            for (k, &t) in m.textures.iter().enumerate() {
+                let t = &self.textures[t];
+                set.texture(k as u32, t.image.view(), t.sampler);
+            }
             let s = &c.slots[self.slot];
             // SAFETY: inside the pass; the pipeline was built with the crowd layout for this
             // colour format; its descriptors and push constants are recorded below; the
@@ -171,7 +181,7 @@ impl RecordCtx<'_> {
             // SAFETY: as above; the indirect arguments were written by the finalize pass
             // and made visible to DRAW_INDIRECT (`cull`).
             unsafe {
-                self.d.cmd_bind_vertex_buffers(self.cmd, 1, &[mesh.colors.raw()], &[0]);
+                self.d.cmd_bind_vertex_buffers(self.cmd, 1, &[mesh.colors.raw(), mesh.uvs.raw()], &[0, 0]);
                 self.d.cmd_bind_index_buffer(self.cmd, mesh.indices.raw(), 0, vk::IndexType::UINT32);
                 if item.listed {
                     self.d.cmd_draw_indexed_indirect(self.cmd, s.args.raw(), 0, 1, 20);

@@ -110,6 +110,8 @@ impl Renderer {
             meshes: &self.meshes,
             crowds: &self.crowds,
             pipes: &self.crowd_pipelines,
+            materials: &self.materials,
+            textures: &self.textures,
         }
     }
 

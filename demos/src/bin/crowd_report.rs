@@ -258,7 +258,7 @@ fn measure(
 ) -> Result<Measured, Error> {
     let mut renderer = Renderer::new(context, OFFSCREEN_FORMAT)?;
     let mut target = Offscreen::new(context, args.width, args.height)?;
-    let mesh = renderer.add_mesh(cc.mesh(), &anim_render_vk::Coloring::Uniform([0.8, 0.72, 0.62]))?;
+    let mesh = cc.upload(&mut renderer, [0.8, 0.72, 0.62])?;
     let id = renderer.add_crowd(mesh, atlas, count)?;
     let mut frame = FrameData { camera, ..FrameData::default() };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

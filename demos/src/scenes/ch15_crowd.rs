@@ -24,7 +24,7 @@ use anim_core::skin::SkinMethod;
 use anim_crowd::atlas::{AnimAtlas, BakeSettings};
 use anim_crowd::crowd::Crowd;
 use anim_math::Vec3;
-use anim_render_vk::{Coloring, CrowdDraw, CrowdId, CrowdPath, FrameData, Renderer};
+use anim_render_vk::{CrowdDraw, CrowdId, CrowdPath, FrameData, Renderer};
 use std::time::Instant;
 
 /// Skin colour of the crowd (each character's tint varies a little around it).
@@ -102,7 +102,7 @@ impl Scene for CrowdScene {
         let spacing = size * 1.6;
         let count = c.count as usize;
         let crowd = populate(&atlas, count, spacing, c.seed)?;
-        let mesh = renderer.add_mesh(cc.mesh(), &Coloring::Uniform(CROWD_COLOR))?;
+        let mesh = cc.upload(renderer, CROWD_COLOR)?;
         let id = renderer.add_crowd(mesh, &atlas, c.count)?;
         let half = grid_half_extent(count, spacing) + size;
         let threads = c.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
