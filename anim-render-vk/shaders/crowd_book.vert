@@ -14,7 +14,7 @@ void palette_entry(uint inst, uint joint, out vec4 e0, out vec4 e1, out vec4 e2)
 
 void main() {
     bool lod;
-    uint inst = crowd_instance(uint(gl_InstanceIndex), lod);
+    uint inst = crowd_instance(crowd_slot(uint(gl_InstanceIndex)), lod);
     vec3 p;
     vec3 n;
     crowd_skin(uint(gl_VertexIndex), inst, lod, p, n);

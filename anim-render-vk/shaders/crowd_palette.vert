@@ -8,7 +8,7 @@
 
 void main() {
     bool lod;
-    uint inst = crowd_instance(uint(gl_InstanceIndex), lod);
+    uint inst = crowd_instance(crowd_slot(uint(gl_InstanceIndex)), lod);
     vec3 p;
     vec3 n;
     crowd_skin(uint(gl_VertexIndex), inst, lod, p, n);

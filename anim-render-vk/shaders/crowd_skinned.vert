@@ -8,7 +8,7 @@ layout(std430, set = 0, binding = 11) readonly buffer Skinned { SkinnedVertex sk
 
 void main() {
     bool lod;
-    uint k = uint(gl_InstanceIndex);
+    uint k = crowd_slot(uint(gl_InstanceIndex));
     uint inst = crowd_instance(k, lod);
     SkinnedVertex v = skinned[k * pc.vertex_count + uint(gl_VertexIndex)];
     crowd_out(v.pos, decode_normal(v.nrm), inst);

@@ -167,3 +167,30 @@ fn crowd_report_runs_on_lavapipe() {
         assert!(text.lines().any(|l| l.contains(path) && l.contains(" 50 ")), "{path} missing:\n{text}");
     }
 }
+
+/// With `--lod-pixels` over a field seen from its edge, every path gets a `+lod` row that
+/// draws fewer triangles than its full-detail row, with an image difference.
+#[test]
+fn crowd_report_measures_mesh_lods_on_lavapipe() {
+    let res = Command::new(env!("CARGO_BIN_EXE_crowd_report"))
+        .args(["--counts", "400", "--frames", "1", "--width", "96", "--height", "64", "--copy-mib", "8"])
+        .args(["--layouts", "matrix", "--view", "field", "--lod-pixels", "1", "--validation"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&res.stdout);
+    assert!(res.status.success(), "{text}\n{}", String::from_utf8_lossy(&res.stderr));
+    assert!(text.contains("mesh levels: "), "{text}");
+    // The triangles column (second to last) of a path's row.
+    let tris = |name: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name} missing:\n{text}"));
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        cols[cols.len() - 2].parse().unwrap_or_else(|_| panic!("no triangle count in {line}"))
+    };
+    for path in ["book", "palette-vertex", "palette-compute"] {
+        let (full, lod) = (tris(path), tris(&format!("{path}+lod")));
+        assert!(lod < full && lod > 0, "{path}: {lod} triangles with LODs, {full} without\n{text}");
+    }
+}

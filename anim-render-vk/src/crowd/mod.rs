@@ -37,6 +37,15 @@
 //! dispatch arguments; with [`CrowdDraw::lod_distance`] characters farther than it from the
 //! eye skin with their largest-weight influence only (the book's "fewer influences").
 //!
+//! Mesh levels of detail: [`Renderer::set_crowd_lods`] gives a crowd the simplified index
+//! lists of its mesh ([`anim_crowd::lod::MeshLods`], each with its object-space error).
+//! With [`CrowdDraw::lod_pixels`] the list pass projects each visible character's error to
+//! the screen (its scale, its distance from the eye, the render target's height and the
+//! field of view) and appends it to the list of the coarsest level whose error covers at
+//! most that many pixels ([`anim_crowd::lod::select_level`]); the crowd is then drawn with
+//! one indirect indexed draw per level. [`Renderer::crowd_level_counts`] reads back how
+//! many characters each level drew.
+//!
 //! A crowd may be drawn once per frame.
 //!
 //! The files, one concern each, from the bottom of the import graph up: `error` (why a
@@ -49,6 +58,8 @@
 //! [`Renderer`]: crate::Renderer
 //! [`Renderer::add_crowd`]: crate::Renderer::add_crowd
 //! [`Renderer::set_crowd_instances`]: crate::Renderer::set_crowd_instances
+//! [`Renderer::set_crowd_lods`]: crate::Renderer::set_crowd_lods
+//! [`Renderer::crowd_level_counts`]: crate::Renderer::crowd_level_counts
 
 mod api;
 pub(crate) mod buffers;
@@ -146,11 +157,24 @@ pub struct CrowdDraw {
     pub lod_distance: Option<f32>,
     /// Multiplies the vertex colours (varied slightly per character).
     pub tint: [f32; 3],
+    /// With the crowd's mesh levels of detail ([`crate::Renderer::set_crowd_lods`]): the
+    /// screen-space error, in pixels, a character's level may show; the list pass picks the
+    /// coarsest level whose projected error is at most this (runs the list pass even
+    /// without culling).
+    pub lod_pixels: Option<f32>,
 }
 
 impl CrowdDraw {
     /// The book path, LBS, no culling, white tint.
     pub fn new(crowd: CrowdId) -> Self {
-        Self { crowd, path: CrowdPath::Book, method: SkinMethod::Lbs, cull: false, lod_distance: None, tint: [1.0; 3] }
+        Self {
+            crowd,
+            path: CrowdPath::Book,
+            method: SkinMethod::Lbs,
+            cull: false,
+            lod_distance: None,
+            tint: [1.0; 3],
+            lod_pixels: None,
+        }
     }
 }

@@ -56,6 +56,8 @@ pub(super) const FLAG_FRUSTUM: u32 = 2;
 pub(super) const FLAG_LOD: u32 = 4;
 /// `CrowdPush::flags`: shade with the mesh's material.
 pub(super) const FLAG_MATERIAL: u32 = 8;
+/// `CrowdPush::flags`: a draw of one mesh level, from that level's list.
+pub(super) const FLAG_LEVELS: u32 = 16;
 /// Workgroup size of the crowd compute passes.
 pub(super) const GROUP: u32 = 64;
 
@@ -86,9 +88,16 @@ pub(crate) struct CrowdPush {
     pub flags: u32,
     pub lod_distance: f32,
     pub pad: u32,
+    pub level_first: [u32; 4],
+    pub level_count: [u32; 4],
+    pub level_error: [f32; 4],
+    pub levels: u32,
+    pub level_pixels: f32,
+    pub level: u32,
+    pub pad2: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<CrowdPush>() == 48, "CrowdPush must match shaders/crowd_common.glsl");
+const _: () = assert!(std::mem::size_of::<CrowdPush>() == 112, "CrowdPush must match shaders/crowd_common.glsl");
 
 /// The crowd passes' descriptor-set layout (push descriptors, an immutable nearest sampler
 /// for the atlas) and pipeline layout.

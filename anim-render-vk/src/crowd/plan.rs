@@ -36,15 +36,20 @@ impl CrowdItem {
     }
 }
 
-/// Resolves the frame's crowd draws against the registered crowds into `out`.
+/// Resolves the frame's crowd draws against the registered crowds into `out`; `fov_y` is
+/// the camera's vertical field of view and `height` the render target's, in pixels.
 pub(crate) fn plan(
     draws: &[CrowdDraw],
+    fov_y: f32,
+    height: u32,
     crowds: &[GpuCrowd],
     meshes: &[GpuMesh],
     ctx: &Context,
     out: &mut Vec<CrowdItem>,
 ) -> Result<(), RenderError> {
     out.clear();
+    // Pixels an object-space unit covers at distance 1.
+    let pixels_per_unit = height as f32 / (2.0 * (0.5 * fov_y).tan());
     for draw in draws {
         let id = draw.crowd.0;
         let c = crowds.get(id).ok_or(CrowdError::UnknownCrowd(id))?;
@@ -58,6 +63,14 @@ pub(crate) fn plan(
             && !(l.is_finite() && l > 0.0)
         {
             return Err(CrowdError::InvalidLod(l).into());
+        }
+        if let Some(p) = draw.lod_pixels {
+            if !(p.is_finite() && p > 0.0) {
+                return Err(CrowdError::InvalidLodPixels(p).into());
+            }
+            if c.lods.is_none() {
+                return Err(CrowdError::NoMeshLods(id).into());
+            }
         }
         let mesh = &meshes[c.mesh];
         let limits = ctx.limits();
@@ -78,7 +91,7 @@ pub(crate) fn plan(
                 MAX_ROW_GROUPS * u64::from(limits.max_compute_work_group_count[1]),
             )?;
         }
-        let listed = draw.cull || draw.lod_distance.is_some();
+        let listed = draw.cull || draw.lod_distance.is_some() || draw.lod_pixels.is_some();
         let mut flags = 0;
         if listed {
             flags |= FLAG_LIST;
@@ -108,8 +121,17 @@ pub(crate) fn plan(
                 flags,
                 lod_distance: draw.lod_distance.unwrap_or(0.0),
                 pad: 0,
+                ..CrowdPush::default()
             },
         });
+        if let (Some(p), Some(l)) = (draw.lod_pixels, &c.lods) {
+            let push = &mut out.last_mut().expect("pushed above").push;
+            push.level_first = l.first;
+            push.level_count = l.count;
+            push.level_error = l.error;
+            push.levels = l.levels;
+            push.level_pixels = pixels_per_unit / p;
+        }
     }
     Ok(())
 }
@@ -164,6 +186,7 @@ pub(crate) fn prepare(
             instances: item.push.instance_count,
             listed: item.listed,
             palette: item.path.has_palette().then_some(method),
+            levels: item.push.levels,
         });
     }
     Ok(())

@@ -3,8 +3,8 @@
 //! instanced draws. The list pass itself is in `cull.rs`.
 
 use super::CrowdPath;
-use super::buffers::{ARGS_PALETTE_OFFSET, ARGS_SKIN_OFFSET, GpuCrowd};
-use super::pipelines::{CrowdPipelines, CrowdSet, GROUP, Kind, binding, fold_groups};
+use super::buffers::{ARGS_LEVELS_WORD, ARGS_PALETTE_OFFSET, ARGS_SKIN_OFFSET, GpuCrowd};
+use super::pipelines::{CrowdPipelines, CrowdSet, FLAG_LEVELS, GROUP, Kind, binding, fold_groups};
 use super::plan::CrowdItem;
 use crate::mesh::GpuMesh;
 use crate::resources::Buffer;
@@ -182,6 +182,19 @@ impl RecordCtx<'_> {
             // and made visible to DRAW_INDIRECT (`cull`).
             unsafe {
                 self.d.cmd_bind_vertex_buffers(self.cmd, 1, &[mesh.colors.raw(), mesh.uvs.raw()], &[0, 0]);
+                if let (true, Some(lods)) = (item.push.levels > 0, &c.lods) {
+                    // One indirect draw a level, from the level's list; the level indices
+                    // only name the mesh's vertices (checked in `set_crowd_lods`).
+                    self.d.cmd_bind_index_buffer(self.cmd, lods.indices.raw(), 0, vk::IndexType::UINT32);
+                    for level in 0..item.push.levels {
+                        let push =
+                            super::pipelines::CrowdPush { flags: item.push.flags | FLAG_LEVELS, level, ..item.push };
+                        layout.push(self.cmd, &push);
+                        let offset = 4 * (ARGS_LEVELS_WORD + 5 * u64::from(level));
+                        self.d.cmd_draw_indexed_indirect(self.cmd, s.args.raw(), offset, 1, 20);
+                    }
+                    continue;
+                }
                 self.d.cmd_bind_index_buffer(self.cmd, mesh.indices.raw(), 0, vk::IndexType::UINT32);
                 if item.listed {
                     self.d.cmd_draw_indexed_indirect(self.cmd, s.args.raw(), 0, 1, 20);

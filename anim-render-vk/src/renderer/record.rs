@@ -17,7 +17,8 @@ use gpu_allocator::MemoryLocation;
 
 impl Renderer {
     /// Resolves `frame` into the plan, checking it against the registered meshes.
-    pub(crate) fn check(&mut self, frame: &FrameData) -> Result<(), RenderError> {
+    /// `height` is the render target's, in pixels (for the crowds' screen-space LOD choice).
+    pub(crate) fn check(&mut self, frame: &FrameData, height: u32) -> Result<(), RenderError> {
         let limits = self.ctx.limits();
         self.plan.build(
             frame,
@@ -26,7 +27,15 @@ impl Renderer {
             limits.max_texel_buffer_elements,
             limits.min_storage_buffer_offset_alignment,
         )?;
-        crate::crowd::plan::plan(&frame.crowds, &self.crowds, &self.meshes, &self.ctx, &mut self.crowd_plan)
+        crate::crowd::plan::plan(
+            &frame.crowds,
+            frame.camera.fov_y,
+            height,
+            &self.crowds,
+            &self.meshes,
+            &self.ctx,
+            &mut self.crowd_plan,
+        )
     }
 
     /// Reads the timings and visible counts of slot `slot`'s last frame into the stats, when
@@ -51,8 +60,9 @@ impl Renderer {
     ///
     /// # Errors
     /// Invalid frame data (nothing is waited for then) or a failing Vulkan call.
-    pub(crate) fn prepare(&mut self, frame: &FrameData, aspect: f32) -> Result<(), RenderError> {
-        self.check(frame)?;
+    pub(crate) fn prepare(&mut self, frame: &FrameData, extent: vk::Extent2D) -> Result<(), RenderError> {
+        let aspect = extent.width as f32 / extent.height as f32;
+        self.check(frame, extent.height)?;
         let ctx = self.ctx.clone();
         let slot = &mut self.slots[self.current];
         // SAFETY: the fence belongs to this device and is signalled or pending (see

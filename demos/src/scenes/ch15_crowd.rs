@@ -188,6 +188,7 @@ impl Scene for CrowdScene {
             cull: self.cull,
             lod_distance: self.lod_distance,
             tint: [1.0; 3],
+            lod_pixels: None,
         });
         ground(frame, self.radius, self.floor);
         Ok(())
