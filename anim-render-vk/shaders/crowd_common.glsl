@@ -59,7 +59,7 @@ layout(push_constant) uniform CrowdPush {
     uint levels;           // levels the list pass picks from (0: no mesh LODs)
     float level_pixels;    // pixels an object-space unit covers at distance 1, over the threshold
     uint level;            // with FLAG_LEVELS: the level drawn
-    uint pad2;
+    uint chunk_characters; // characters a skinned-vertex chunk holds (crowd_chunks.glsl)
 } pc;
 
 // A vertex as the GPU stores it (as `Vertex` in common.glsl).

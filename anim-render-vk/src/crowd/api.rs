@@ -128,6 +128,15 @@ impl Renderer {
         Some(u64::from(drawn) * u64::from(self.meshes[c.mesh].index_count() / 3))
     }
 
+    /// Caps the bytes of each chunk of the PaletteCompute path's skinned-vertex buffer below
+    /// the device's storage-buffer range (`None`, the default: the range itself), so that
+    /// chunking can be exercised with small crowds; the chunks are re-created on the next
+    /// frame that draws a crowd on that path. A chunk holds whole characters: a cap below
+    /// one character's vertices makes those draws fail with [`CrowdError::DeviceLimit`].
+    pub fn set_crowd_chunk_bytes(&mut self, bytes: Option<u64>) {
+        self.crowd_chunk_bytes = bytes;
+    }
+
     /// The capacity of a crowd.
     pub fn crowd_capacity(&self, id: CrowdId) -> Option<u32> {
         self.crowds.get(id.0).map(|c| c.capacity)

@@ -54,7 +54,9 @@ pub(super) struct CrowdSlot {
     pub(super) args: Buffer,
     pub(super) args_readback: Buffer,
     pub(super) palette: Option<Buffer>,
-    pub(super) skinned: Option<Buffer>,
+    /// The PaletteCompute path's skinned-vertex chunks, and the characters each holds.
+    pub(super) skinned: Vec<Buffer>,
+    pub(super) chunk_characters: u32,
     pub(super) record: Option<SlotRecord>,
 }
 
@@ -187,7 +189,8 @@ impl GpuCrowd {
                     "crowd arguments readback",
                 )?,
                 palette: None,
-                skinned: None,
+                skinned: Vec::new(),
+                chunk_characters: 0,
                 record: None,
             });
         }

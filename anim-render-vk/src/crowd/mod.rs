@@ -19,9 +19,12 @@
 //! - [`CrowdPath::PaletteCompute`]: the same palette pass, then a compute pass skins every
 //!   vertex of every character into a world-space vertex buffer (16 bytes a vertex:
 //!   position and an octahedral normal in two snorm16) that one instanced draw pulls from.
-//!   That buffer is one storage-buffer range, so this path holds at most
-//!   `maxStorageBufferRange / (16 · vertices)` characters (about 155,000 Fox-size
-//!   characters where the range is 4 GiB).
+//!   That buffer is bound in chunks of whole characters, each within one storage-buffer
+//!   range (an array of up to 15 buffers), so the path is not held to one range (about
+//!   155,000 Fox-size characters where the range is 4 GiB) but to 15 of them, and to the
+//!   device's memory: a failing allocation is a typed error.
+//!   [`Renderer::set_crowd_chunk_bytes`](crate::Renderer::set_crowd_chunk_bytes) makes the
+//!   chunks smaller (tests use it to chunk small crowds).
 //!
 //! Every path also keeps each buffer within one storage-buffer range: the instance records
 //! (64 bytes a character) and, on the palette paths, the palettes (48 bytes a joint a

@@ -38,7 +38,7 @@ pub(crate) mod binding {
     pub const ARGS: u32 = 9;
     /// Palette buffer.
     pub const PALETTE: u32 = 10;
-    /// Skinned world-space vertices.
+    /// Skinned world-space vertices: an array of `MAX_CHUNKS` storage buffers (chunks).
     pub const SKINNED: u32 = 11;
     /// The material block (`MATERIAL_BINDING` in `crowd_common.glsl`).
     pub const MATERIAL: u32 = 12;
@@ -58,6 +58,10 @@ pub(super) const FLAG_LOD: u32 = 4;
 pub(super) const FLAG_MATERIAL: u32 = 8;
 /// `CrowdPush::flags`: a draw of one mesh level, from that level's list.
 pub(super) const FLAG_LEVELS: u32 = 16;
+/// Chunks the PaletteCompute path's skinned-vertex buffer may have (`MAX_CHUNKS` in
+/// `crowd_chunks.glsl`): the array size of [`binding::SKINNED`]; with the set's 17 other
+/// descriptors, the 32 push descriptors every device supports.
+pub(super) const MAX_CHUNKS: usize = 15;
 /// Workgroup size of the crowd compute passes.
 pub(super) const GROUP: u32 = 64;
 
@@ -94,7 +98,7 @@ pub(crate) struct CrowdPush {
     pub levels: u32,
     pub level_pixels: f32,
     pub level: u32,
-    pub pad2: u32,
+    pub chunk_characters: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<CrowdPush>() == 112, "CrowdPush must match shaders/crowd_common.glsl");
@@ -134,7 +138,7 @@ impl CrowdLayout {
                 let e = vk::DescriptorSetLayoutBinding::default()
                     .binding(b)
                     .descriptor_type(descriptor_type(b))
-                    .descriptor_count(1)
+                    .descriptor_count(if b == binding::SKINNED { MAX_CHUNKS as u32 } else { 1 })
                     .stage_flags(all);
                 if b == binding::ATLAS { e.immutable_samplers(&samplers) } else { e }
             })
@@ -142,7 +146,8 @@ impl CrowdLayout {
         let info = vk::DescriptorSetLayoutCreateInfo::default()
             .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
             .bindings(&bindings);
-        // SAFETY: a valid device; one binding per slot with count 1, the sampler is alive;
+        // SAFETY: a valid device; one binding per slot with count 1 (MAX_CHUNKS for the skinned
+        // chunks), the sampler is alive;
         // Drop destroys what was created if a later step fails.
         layout.set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }.vk("vkCreateDescriptorSetLayout")?;
         let ranges =
@@ -172,6 +177,8 @@ impl CrowdLayout {
             let w = vk::WriteDescriptorSet::default().dst_binding(b).descriptor_type(descriptor_type(b));
             writes[n] = if b == binding::ATLAS {
                 w.image_info(std::slice::from_ref(&set.image))
+            } else if b == binding::SKINNED {
+                w.buffer_info(&set.chunks)
             } else if b >= binding::TEXTURES {
                 w.image_info(std::slice::from_ref(&set.textures[(b - binding::TEXTURES) as usize]))
             } else {
@@ -214,6 +221,7 @@ pub(super) struct CrowdSet {
     buffers: [vk::DescriptorBufferInfo; binding::COUNT as usize],
     image: vk::DescriptorImageInfo,
     textures: [vk::DescriptorImageInfo; 5],
+    chunks: [vk::DescriptorBufferInfo; MAX_CHUNKS],
     mask: u32,
 }
 
@@ -221,6 +229,16 @@ impl CrowdSet {
     pub(super) fn buffer(&mut self, b: u32, buffer: vk::Buffer) {
         self.buffers[b as usize] = vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE };
         self.mask |= 1 << b;
+    }
+
+    /// The skinned-vertex chunks (at least one, at most [`MAX_CHUNKS`]); the array's unused
+    /// elements repeat the first chunk (the shaders never index them).
+    pub(super) fn chunks(&mut self, chunks: &[vk::Buffer]) {
+        for (k, info) in self.chunks.iter_mut().enumerate() {
+            let buffer = chunks.get(k).copied().unwrap_or(chunks[0]);
+            *info = vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE };
+        }
+        self.mask |= 1 << binding::SKINNED;
     }
 
     pub(super) fn atlas(&mut self, view: vk::ImageView) {

@@ -5,8 +5,8 @@
 use super::buffers::{ENTRY_LBS, GpuCrowd, SKINNED_VERTEX_BYTES, SlotRecord, limit};
 use super::error::CrowdError;
 use super::pipelines::{
-    CrowdPipelines, CrowdPush, FLAG_FRUSTUM, FLAG_LIST, FLAG_LOD, FLAG_MATERIAL, GROUP, Kind, MAX_ROW_GROUPS,
-    layout_index, method_index,
+    CrowdPipelines, CrowdPush, FLAG_FRUSTUM, FLAG_LIST, FLAG_LOD, FLAG_MATERIAL, GROUP, Kind, MAX_CHUNKS,
+    MAX_ROW_GROUPS, layout_index, method_index,
 };
 use super::{CrowdDraw, CrowdPath};
 use crate::context::Context;
@@ -37,11 +37,14 @@ impl CrowdItem {
 }
 
 /// Resolves the frame's crowd draws against the registered crowds into `out`; `fov_y` is
-/// the camera's vertical field of view and `height` the render target's, in pixels.
+/// the camera's vertical field of view and `height` the render target's, in pixels;
+/// `chunk_bytes` caps the skinned-vertex chunks below the device's storage-buffer range.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn plan(
     draws: &[CrowdDraw],
     fov_y: f32,
     height: u32,
+    chunk_bytes: Option<u64>,
     crowds: &[GpuCrowd],
     meshes: &[GpuMesh],
     ctx: &Context,
@@ -78,13 +81,21 @@ pub(crate) fn plan(
             let bytes = u64::from(c.capacity) * u64::from(c.joints) * ENTRY_LBS;
             limit("crowd palette buffer (capacity × joints)", bytes, u64::from(limits.max_storage_buffer_range))?;
         }
+        let mut chunk_characters = 0;
         if draw.path == CrowdPath::PaletteCompute {
-            let bytes = u64::from(c.capacity) * u64::from(mesh.vertex_count()) * SKINNED_VERTEX_BYTES;
+            // The skinned vertices in chunks of whole characters, each within one
+            // storage-buffer range.
+            let range = u64::from(limits.max_storage_buffer_range).min(chunk_bytes.unwrap_or(u64::MAX));
+            let per = u64::from(mesh.vertex_count()) * SKINNED_VERTEX_BYTES;
+            limit("one character's skinned vertices", per, range)?;
+            let chars = (range / per).min(u64::from(c.capacity)).max(1);
+            let chunks = u64::from(c.capacity).div_ceil(chars);
             limit(
-                "crowd skinned vertex buffer (capacity × vertices)",
-                bytes,
-                u64::from(limits.max_storage_buffer_range),
+                "crowd skinned vertex chunks (capacity × vertices in storage-buffer ranges)",
+                chunks,
+                MAX_CHUNKS as u64,
             )?;
+            chunk_characters = chars as u32;
             limit(
                 "crowd skinning dispatch (workgroup rows)",
                 u64::from(c.capacity) * u64::from(mesh.vertex_count().div_ceil(GROUP)),
@@ -121,6 +132,7 @@ pub(crate) fn plan(
                 flags,
                 lod_distance: draw.lod_distance.unwrap_or(0.0),
                 pad: 0,
+                chunk_characters,
                 ..CrowdPush::default()
             },
         });
@@ -176,9 +188,18 @@ pub(crate) fn prepare(
             let usage = storage | vk::BufferUsageFlags::TRANSFER_SRC;
             s.palette = Some(Buffer::new(ctx, bytes, usage, MemoryLocation::GpuOnly, "crowd palettes")?);
         }
-        if item.path == CrowdPath::PaletteCompute && s.skinned.is_none() {
-            let bytes = capacity * u64::from(meshes[c.mesh].vertex_count()) * SKINNED_VERTEX_BYTES;
-            s.skinned = Some(Buffer::new(ctx, bytes, storage, MemoryLocation::GpuOnly, "crowd skinned vertices")?);
+        let chunk = item.push.chunk_characters;
+        if item.path == CrowdPath::PaletteCompute && (s.skinned.is_empty() || s.chunk_characters != chunk) {
+            s.skinned.clear();
+            let per = u64::from(meshes[c.mesh].vertex_count()) * SKINNED_VERTEX_BYTES;
+            let mut first = 0;
+            while first < capacity.max(1) {
+                let chars = u64::from(chunk).min(capacity.max(1) - first);
+                let name = "crowd skinned vertices (a chunk)";
+                s.skinned.push(Buffer::new(ctx, chars * per, storage, MemoryLocation::GpuOnly, name)?);
+                first += chars;
+            }
+            s.chunk_characters = chunk;
         }
         s.instances.stage(ctx, &[bytemuck::cast_slice(&c.pending)])?;
         let method = if item.method == 1 { SkinMethod::Dq } else { SkinMethod::Lbs };

@@ -44,8 +44,12 @@ impl RecordCtx<'_> {
         if let Some(p) = &s.palette {
             set.buffer(binding::PALETTE, p.raw());
         }
-        if let Some(p) = &s.skinned {
-            set.buffer(binding::SKINNED, p.raw());
+        if !s.skinned.is_empty() {
+            let mut chunks = [vk::Buffer::null(); super::pipelines::MAX_CHUNKS];
+            for (c, b) in chunks.iter_mut().zip(&s.skinned) {
+                *c = b.raw();
+            }
+            set.chunks(&chunks[..s.skinned.len()]);
         }
         set
     }

@@ -91,6 +91,8 @@ pub struct Renderer {
     stats: Option<(u64, FrameStats)>,
     plan: FramePlan,
     crowd_plan: Vec<CrowdItem>,
+    /// Caps the crowds' skinned-vertex chunks ([`Renderer::set_crowd_chunk_bytes`]).
+    pub(crate) crowd_chunk_bytes: Option<u64>,
     pub(crate) meshes: Vec<GpuMesh>,
     pub(crate) crowds: Vec<GpuCrowd>,
     /// Textures; 0 is a white texel (what an empty material slot binds).
@@ -139,6 +141,7 @@ impl Renderer {
             stats: None,
             plan: FramePlan::default(),
             crowd_plan: Vec::new(),
+            crowd_chunk_bytes: None,
             meshes: Vec::new(),
             crowds: Vec::new(),
             textures: Vec::new(),

@@ -31,6 +31,7 @@ impl Renderer {
             &frame.crowds,
             frame.camera.fov_y,
             height,
+            self.crowd_chunk_bytes,
             &self.crowds,
             &self.meshes,
             &self.ctx,
