@@ -59,7 +59,7 @@ pub use ash;
 #[cfg(feature = "window")]
 pub use context::WindowTarget;
 pub use context::{Context, ContextDesc, VALIDATION_ENV, ValidationLog, validation_from_env};
-pub use crowd::{CrowdDraw, CrowdError, CrowdId, CrowdPath, UnknownCrowdPath};
+pub use crowd::{CrowdDraw, CrowdError, CrowdId, CrowdPath, CrowdType, MixedCrowdId, UnknownCrowdPath};
 pub use error::RenderError;
 pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinPath, dq_words, scale_words};
 pub use material::{

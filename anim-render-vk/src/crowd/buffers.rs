@@ -60,6 +60,15 @@ pub(super) struct CrowdSlot {
     pub(super) record: Option<SlotRecord>,
 }
 
+/// A registered mixed crowd: one crowd per character type, and where each type's clips
+/// start in the mixed clip list.
+#[derive(Default)]
+pub(crate) struct MixedCrowd {
+    pub(super) types: Vec<super::CrowdId>,
+    /// First mixed clip index of each type, then the total.
+    pub(super) clip_base: Vec<u32>,
+}
+
 /// A registered crowd.
 pub(crate) struct GpuCrowd {
     pub(super) mesh: usize,

@@ -51,29 +51,40 @@
 //!
 //! A crowd may be drawn once per frame.
 //!
+//! Mixed crowds ([`Renderer::add_mixed_crowd`]): several character types, each its own
+//! mesh, material, atlas and levels of detail, played by one [`Crowd`] whose clip list is
+//! every type's clips in turn (a clip index names the type). The frame gets one
+//! [`CrowdDraw`] per type ([`Renderer::mixed_crowd_draws`]); their list passes are recorded
+//! together in one compute pass (one dispatch per type, no barrier between them) and each
+//! type draws with one indirect draw per level.
+//!
 //! The files, one concern each, from the bottom of the import graph up: `error` (why a
 //! crowd cannot be created, fed or drawn), this file (the types a user touches),
 //! `pipelines` (the crowd shaders' interface, descriptor layout and pipelines), `buffers`
 //! (a registered crowd's GPU resources), `plan` (a frame's crowd draws resolved and
-//! prepared), `record` (recording the passes and draws), `cull` (the list pass) and `api`
-//! (the crowd methods of [`Renderer`]).
+//! prepared), `record` (recording the passes and draws), `cull` (the list pass), `api`
+//! (the crowd methods of [`Renderer`]) and `mixed` (mixed crowds' methods).
 //!
 //! [`Renderer`]: crate::Renderer
 //! [`Renderer::add_crowd`]: crate::Renderer::add_crowd
 //! [`Renderer::set_crowd_instances`]: crate::Renderer::set_crowd_instances
 //! [`Renderer::set_crowd_lods`]: crate::Renderer::set_crowd_lods
+//! [`Renderer::add_mixed_crowd`]: crate::Renderer::add_mixed_crowd
+//! [`Renderer::mixed_crowd_draws`]: crate::Renderer::mixed_crowd_draws
+//! [`Crowd`]: anim_crowd::crowd::Crowd
 //! [`Renderer::crowd_level_counts`]: crate::Renderer::crowd_level_counts
 
 mod api;
 pub(crate) mod buffers;
 pub(crate) mod cull;
 pub(crate) mod error;
+mod mixed;
 pub(crate) mod pipelines;
 pub(crate) mod plan;
 pub(crate) mod record;
 
+use crate::types::MeshId;
 use anim_core::skin::SkinMethod;
-#[cfg(doc)]
 use anim_crowd::atlas::AnimAtlas;
 #[cfg(doc)]
 use anim_crowd::crowd::CrowdInstance;
@@ -81,6 +92,23 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use error::CrowdError;
+
+/// One character type of a mixed crowd ([`crate::Renderer::add_mixed_crowd`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CrowdType<'a> {
+    /// The type's skinned mesh (with its material when registered with one).
+    pub mesh: MeshId,
+    /// The clips it plays.
+    pub atlas: &'a AnimAtlas,
+    /// The most characters of this type the crowd holds.
+    pub capacity: u32,
+}
+
+/// Handle of a mixed crowd registered with [`Renderer::add_mixed_crowd`].
+///
+/// [`Renderer::add_mixed_crowd`]: crate::Renderer::add_mixed_crowd
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MixedCrowdId(pub(crate) usize);
 
 /// Handle of a crowd registered with [`Renderer::add_crowd`].
 ///

@@ -95,6 +95,7 @@ pub struct Renderer {
     pub(crate) crowd_chunk_bytes: Option<u64>,
     pub(crate) meshes: Vec<GpuMesh>,
     pub(crate) crowds: Vec<GpuCrowd>,
+    pub(crate) mixed_crowds: Vec<crate::crowd::buffers::MixedCrowd>,
     /// Textures; 0 is a white texel (what an empty material slot binds).
     pub(crate) textures: Vec<GpuTexture>,
     /// Materials; 0 is glTF's default material.
@@ -144,6 +145,7 @@ impl Renderer {
             crowd_chunk_bytes: None,
             meshes: Vec::new(),
             crowds: Vec::new(),
+            mixed_crowds: Vec::new(),
             textures: Vec::new(),
             materials: Vec::new(),
             samplers: Samplers::new(ctx),
