@@ -94,6 +94,24 @@ fn thousand_characters_draw_and_culling_counts_what_is_in_view() {
     }
 }
 
+/// `--lod-pixels`: the stats line names each level's characters (all of the crowd between
+/// them) and draws fewer triangles than the full mesh would.
+#[test]
+fn mesh_lods_pick_levels_and_draw_fewer_triangles() {
+    let full = run_headless::<CrowdScene>(&args(&["--count", "400"])).unwrap();
+    let lod = run_headless::<CrowdScene>(&args(&["--count", "400", "--lod-pixels", "1"])).unwrap();
+    for run in [&full, &lod] {
+        assert_eq!(run.context.validation_count(), 0, "{}", run.context.validation_messages().join("\n"));
+    }
+    let id = lod.app.scene.id;
+    let levels = lod.renderer.crowd_level_counts(id).expect("level counts");
+    assert_eq!(levels.len(), 4);
+    assert_eq!(Some(levels.iter().sum::<u32>()), lod.renderer.crowd_visible(id));
+    let (f, l) = (full.renderer.crowd_triangles(full.app.scene.id).unwrap(), lod.renderer.crowd_triangles(id).unwrap());
+    assert!(l < f, "{l} triangles with levels, {f} without");
+    assert!(lod.app.scene.stats_line().contains("levels ["), "{}", lod.app.scene.stats_line());
+}
+
 #[test]
 fn different_clips_and_times_differ_on_screen() {
     // Two seeds give the same positions but other clips, phases and headings.
