@@ -48,14 +48,14 @@ pub(super) struct SlotRecord {
 }
 
 /// A crowd's buffers of one frame slot.
-pub(super) struct CrowdSlot {
+pub(crate) struct CrowdSlot {
     pub(super) instances: StagedBuffer,
     pub(super) visible: Buffer,
     pub(super) args: Buffer,
     pub(super) args_readback: Buffer,
     pub(super) palette: Option<Buffer>,
     /// The PaletteCompute path's skinned-vertex chunks, and the characters each holds.
-    pub(super) skinned: Vec<Buffer>,
+    pub(crate) skinned: Vec<Buffer>,
     pub(super) chunk_characters: u32,
     pub(super) record: Option<SlotRecord>,
 }
@@ -82,7 +82,7 @@ pub(crate) struct GpuCrowd {
     pub(super) inverse_bind: Buffer,
     pub(super) bounds: Buffer,
     pub(super) pending: Vec<CrowdInstance>,
-    pub(super) slots: Vec<CrowdSlot>,
+    pub(crate) slots: Vec<CrowdSlot>,
     /// The mesh's levels of detail, when set ([`crate::Renderer::set_crowd_lods`]).
     pub(super) lods: Option<CrowdLods>,
 }
