@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packages every library crate as `cargo publish` would upload it (demos and benches are
-# publish = false), builds each one from its .crate file against the others' .crate files,
+# publish = false), builds each one from its .crate file against the others' .crate files
+# (with no glslc on the PATH: anim-render-vk builds from the SPIR-V it carries),
 # and checks that no .crate reaches crates.io's 10 MB limit. Extra arguments go to
 # `cargo package` (e.g. --no-verify to skip the builds).
 set -euo pipefail
@@ -24,7 +25,36 @@ for c in anim-math anim-core anim-crowd anim-mannequin anim-gltf anim-ik anim-gr
   rm -rf "$target"/debug/.fingerprint/"$c"-*
 done
 
-cargo package --workspace --exclude demos --exclude benches --exclude anim-testkit --locked \
+# A game that adds anim-render-vk from crates.io has no GLSL compiler: its .crate must build
+# from the SPIR-V it carries (anim-render-vk/spirv/). So the packaging, whose verification
+# builds every .crate, runs without GLSLC and VULKAN_SDK and with a PATH on which glslc is
+# not found: each PATH folder holding a glslc is replaced by a folder of links to
+# everything else in it.
+bare=$(mktemp -d)
+trap 'rm -rf "$bare"' EXIT
+no_glslc_path=()
+IFS=: read -ra path_dirs <<< "$PATH"
+for d in "${path_dirs[@]}"; do
+  if [ -e "$d/glslc" ]; then
+    copy="$bare/${#no_glslc_path[@]}"
+    mkdir -p "$copy"
+    for f in "$d"/*; do
+      [ "$(basename "$f")" = glslc ] || ln -s "$f" "$copy/"
+    done
+    no_glslc_path+=("$copy")
+  else
+    no_glslc_path+=("$d")
+  fi
+done
+bare_path=$(IFS=:; echo "${no_glslc_path[*]}")
+if PATH="$bare_path" command -v glslc >/dev/null; then
+  echo "package: could not hide glslc from the PATH" >&2
+  exit 1
+fi
+echo "package: building the .crate files with no glslc on the PATH"
+
+env -u GLSLC -u VULKAN_SDK PATH="$bare_path" \
+  cargo package --workspace --exclude demos --exclude benches --exclude anim-testkit --locked \
   --config 'profile.dev.opt-level=1' --config 'profile.dev.package."*".opt-level=2' "$@"
 
 dir="$target/package"

@@ -8,6 +8,8 @@
 //!   records a GPU reads as they are.
 //! - [`job`]: [`CrowdJob`], which samples N characters' clips (exact, baked or runtime),
 //!   builds their model matrices and skinning palettes, on one thread or every core.
+//! - [`lod`]: [`MeshLods`](lod::MeshLods), simplified index lists of a character mesh made
+//!   with meshoptimizer, each with its geometric error, and the screen-space level choice.
 //!
 //! Both threaded paths ([`Crowd::update_parallel`], [`CrowdJob::run`]) share one
 //! persistent worker pool design: parked threads, contiguous chunks of characters, panics
@@ -45,6 +47,7 @@
 pub mod atlas;
 pub mod crowd;
 pub mod job;
+pub mod lod;
 mod pool;
 pub mod prelude;
 

@@ -44,6 +44,15 @@ pub enum GltfError {
         /// What is wrong.
         message: String,
     },
+    /// An image cannot be read or decoded: truncated or corrupt data, neither PNG nor
+    /// JPEG, an empty image, or bytes outside its buffer (`/images/i`).
+    #[error("{path}: {message}")]
+    Image {
+        /// Element at fault (`/images/i`).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A joint index (in a skin or in `JOINTS_n` data) is out of range.
     #[error("{path}: {message}")]
     JointOutOfRange {
@@ -162,6 +171,7 @@ macro_rules! with_path {
             GltfError::Schema { $path, .. }
             | GltfError::Buffer { $path, .. }
             | GltfError::Accessor { $path, .. }
+            | GltfError::Image { $path, .. }
             | GltfError::JointOutOfRange { $path, .. }
             | GltfError::NonFinite { $path, .. }
             | GltfError::Degenerate { $path, .. }
@@ -197,6 +207,7 @@ impl GltfError {
             GltfError::Schema { message, .. }
             | GltfError::Buffer { message, .. }
             | GltfError::Accessor { message, .. }
+            | GltfError::Image { message, .. }
             | GltfError::JointOutOfRange { message, .. }
             | GltfError::Hierarchy { message, .. }
             | GltfError::Unsupported { message, .. } => Some(message),

@@ -39,11 +39,20 @@
 //!   after checking type, count and bounds so that bad input is an error, not a panic.
 //!   Integer positions, normals and texture coordinates (`KHR_mesh_quantization`) are
 //!   decoded with glTF's normalization rules. Files requiring Draco or meshopt compression
-//!   are refused. Unknown required extensions that do not touch geometry become warnings
-//!   (no material or image is read here); every other schema problem is an error, in
-//!   materials, textures, images, samplers and cameras too (an unresolved `material` or
-//!   `camera` index included), as in the Khronos glTF-Validator: all material problems are
-//!   the same class.
+//!   are refused. Unknown required extensions that do not touch geometry become warnings;
+//!   every other schema problem is an error, in materials, textures, images, samplers and
+//!   cameras too (an unresolved `material` or `camera` index included), as in the Khronos
+//!   glTF-Validator: all material problems are the same class.
+//! - **Materials** ([`material`]): the metallic-roughness core (base colour, metallic-
+//!   roughness, normal, occlusion and emissive textures and factors, alpha mode and
+//!   cutoff, double-sided) with `KHR_texture_transform` and
+//!   `KHR_materials_emissive_strength` into [`Model::materials`], samplers into
+//!   [`Model::textures`], and every image a texture uses decoded to RGBA8 into
+//!   [`Model::images`] (PNG and JPEG; embedded in a buffer view or a `data:` URI, or a
+//!   file found as buffers are). A primitive without `material` uses the default material
+//!   ([`Model::material_of`]). Each [`MeshInstance`] carries `TANGENT` (or MikkTSpace
+//!   tangents when its material has a normal texture and the file has none), `COLOR_0`
+//!   and `TEXCOORD_1`.
 //! - **Validation.** Errors carry the Khronos glTF-Validator's issue code in the message
 //!   (`GLB_LENGTH_MISMATCH`, `UNKNOWN_ASSET_MAJOR_VERSION`, `UNDEFINED_PROPERTY`,
 //!   `ACCESSOR_NORMALIZED_INVALID`, `NODE_MATRIX_TRS`, `NODE_MATRIX_NON_TRS`,
@@ -65,11 +74,14 @@
 //!   document's folder or an [`LoadOptions::allowed_roots`] folder; absolute paths and URI
 //!   schemes other than `data:` are refused. Only regular files are opened (no devices,
 //!   FIFOs or sockets), and at most `byteLength` bytes are read; a shorter file is an
-//!   error. Images are never read.
+//!   error. Image files are found and opened the same way.
 //! - **Memory.** Buffers and decoded accessor data are charged to
 //!   [`LoadOptions::memory_budget`] ([`DEFAULT_MEMORY_BUDGET`], 1 GiB) before they are
 //!   allocated, so a small file declaring huge accessors fails with [`GltfError::Budget`]
-//!   naming the element. Every pass is linear in the input and none recurses over the
+//!   naming the element. Images are charged before they are decoded: the header is read
+//!   first, the dimensions checked (at most [`MAX_IMAGE_DIMENSION`] a side, not empty) and
+//!   the decoded size charged, so a decompression bomb is [`GltfError::Budget`] naming
+//!   `/images/N`; a truncated, corrupt or foreign image is [`GltfError::Image`]. Every pass is linear in the input and none recurses over the
 //!   node hierarchy (a 65,000-deep chain loads); JSON nesting is limited by the parser.
 //! - **Messages.** Errors name JSON paths, as JSON pointers (`/nodes/2/matrix`), and never quote buffer contents.
 //!
@@ -127,6 +139,7 @@
 mod error;
 mod export;
 mod import;
+pub mod material;
 mod model;
 mod options;
 pub mod prelude;
@@ -138,6 +151,8 @@ pub use anim_math;
 pub use error::GltfError;
 pub use export::{ExportMesh, export_glb, export_glb_with_morphs};
 pub use import::MAX_INFLUENCE_SETS;
+pub use import::images::MAX_IMAGE_DIMENSION;
+pub use material::{AlphaMode, Filter, Image, Material, Sampler, Texture, TextureRef, TextureTransform, Wrap};
 pub use model::{CURVES_KEY, ChannelInfo, ClipInfo, EVENTS_KEY, MeshInstance, Model, NodeInfo, SkinInfo};
 pub use options::{DEFAULT_MEMORY_BUDGET, LoadOptions};
 pub use skinning::SkinScratch;

@@ -3,6 +3,7 @@
 //! importer and exporter share.
 
 use crate::error::GltfError;
+use crate::material::{Image, Material, Texture};
 use anim_core::clip::{Clip, Interpolation, TimePolicy};
 use anim_core::pose::{Pose, Skeleton};
 use anim_core::skin::{Mesh, MorphTargets, Skin};
@@ -70,6 +71,17 @@ pub struct MeshInstance {
     pub data: Mesh,
     /// The primitive's morph targets, with this node's default weights, or `None`.
     pub morph: Option<MorphTargets>,
+    /// Index into [`Model::materials`]; `None` uses the default material
+    /// ([`Model::material_of`] resolves both).
+    pub material: Option<usize>,
+    /// Unit tangents with the bitangent sign in w (`TANGENT`, or MikkTSpace tangents when
+    /// the material has a normal texture and the file gives none; computed from the
+    /// normals, or from [`Mesh::smooth_normals`] without them), one a vertex, or empty.
+    pub tangents: Vec<[f32; 4]>,
+    /// `COLOR_0` as linear RGBA (alpha 1 for RGB colours), one a vertex, or empty.
+    pub colors: Vec<[f32; 4]>,
+    /// `TEXCOORD_1`, one a vertex, or empty.
+    pub uvs1: Vec<[f32; 2]>,
 }
 
 /// What one channel of an animation looked like in the file (for `animtool inspect`).
@@ -126,6 +138,12 @@ pub struct Model {
     pub skins: Vec<SkinInfo>,
     /// Mesh instances of the scene, ordered by node then primitive.
     pub meshes: Vec<MeshInstance>,
+    /// Materials, by material index.
+    pub materials: Vec<Material>,
+    /// Textures, by texture index.
+    pub textures: Vec<Texture>,
+    /// Images, by image index, decoded to RGBA8 (those no texture uses are left empty).
+    pub images: Vec<Image>,
     /// Clips, by animation index, shared ([`Arc`]) so that controllers play them without
     /// copying (`Arc::clone(&model.clips[i])`, or [`Model::clip`] by name).
     pub clips: Vec<Arc<Clip>>,
@@ -136,6 +154,16 @@ pub struct Model {
 }
 
 impl Model {
+    /// The material of mesh instance `instance`: its own, or the default material of the
+    /// specification when the primitive has none (`None` for an unknown instance).
+    pub fn material_of(&self, instance: usize) -> Option<std::borrow::Cow<'_, Material>> {
+        let inst = self.meshes.get(instance)?;
+        Some(match inst.material.and_then(|m| self.materials.get(m)) {
+            Some(m) => std::borrow::Cow::Borrowed(m),
+            None => std::borrow::Cow::Owned(Material::default()),
+        })
+    }
+
     /// The index of the clip named `name` (exactly, first match).
     ///
     /// # Errors

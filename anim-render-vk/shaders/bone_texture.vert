@@ -13,6 +13,10 @@ layout(location = 1) in vec3 in_normal;
 layout(location = 2) in vec4 in_color;
 layout(location = 0) out vec3 out_normal;
 layout(location = 1) out vec4 out_color;
+// mesh.frag's other inputs, unused by this unlit debug pass.
+layout(location = 2) out vec4 out_uv;
+layout(location = 3) out vec4 out_tangent;
+layout(location = 4) out vec3 out_world;
 
 mat4 bone(uint j) {
     int base = int(4u * (pc.palette_offset + j));
@@ -32,7 +36,11 @@ void main() {
     if (wsum == 0.0) {
         m = mat4(1.0);
     }
-    gl_Position = cam.view_proj * (pc.model * (m * vec4(in_pos, 1.0)));
+    vec4 world = pc.model * (m * vec4(in_pos, 1.0));
+    gl_Position = cam.view_proj * world;
+    out_uv = vec4(0.0);
+    out_tangent = vec4(0.0);
+    out_world = world.xyz;
     out_normal = mat3(pc.model) * (mat3(m) * in_normal);
     out_color = in_color * vec4(pc.tint.rgb, 1.0);
 }

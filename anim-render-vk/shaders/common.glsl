@@ -1,10 +1,14 @@
 // Shared declarations of every pass: one push-descriptor set (set 0) and one push-constant
 // block, so that all pipelines share one pipeline layout (see src/pipelines.rs).
 
-// A vertex as the GPU stores it: position (w = 1) and normal (w = 0), 32 bytes (std430).
+// A vertex as the GPU stores it (32 bytes, std430, `GpuVertex`): position, the unit
+// tangent octahedrally encoded (octahedral.glsl), normal, and the bitangent sign (±1;
+// 0 when the vertex has no tangent).
 struct Vertex {
-    vec4 pos;
-    vec4 nrm;
+    vec3 pos;
+    uint tan;
+    vec3 nrm;
+    float sign;
 };
 
 layout(push_constant) uniform Push {
@@ -22,3 +26,14 @@ layout(push_constant) uniform Push {
 const uint FLAG_INVERSE_TRANSPOSE = 1u;
 // DQ palette with scale: read the bind-space scale matrices (skin_dq.glsl).
 const uint FLAG_DQ_SCALE = 2u;
+// Shaded with the mesh's material (material.glsl) instead of the debug colouring.
+const uint FLAG_MATERIAL = 4u;
+// Bound at set 0, binding 10: the material block; 11..15 its textures.
+#define MATERIAL_BINDING 10
+
+#include "octahedral.glsl"
+
+// The vertex's tangent: xyz unit, w the bitangent sign (0: none).
+vec4 vertex_tangent(Vertex v) {
+    return v.sign == 0.0 ? vec4(0.0) : vec4(decode_octahedral(v.tan), v.sign);
+}

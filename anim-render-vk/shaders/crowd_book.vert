@@ -6,9 +6,7 @@
 #include "crowd_eval.glsl"
 #include "crowd_list.glsl"
 #include "crowd_skin.glsl"
-layout(location = 2) in vec4 in_color;
-layout(location = 0) out vec3 out_normal;
-layout(location = 1) out vec4 out_color;
+#include "crowd_out.glsl"
 
 void palette_entry(uint inst, uint joint, out vec4 e0, out vec4 e1, out vec4 e2) {
     eval_joint(instances[inst], joint, e0, e1, e2);
@@ -16,12 +14,10 @@ void palette_entry(uint inst, uint joint, out vec4 e0, out vec4 e1, out vec4 e2)
 
 void main() {
     bool lod;
-    uint inst = crowd_instance(uint(gl_InstanceIndex), lod);
+    uint inst = crowd_instance(crowd_slot(uint(gl_InstanceIndex)), lod);
     vec3 p;
     vec3 n;
     crowd_skin(uint(gl_VertexIndex), inst, lod, p, n);
     CrowdInstance c = instances[inst];
-    gl_Position = cam.view_proj * vec4(instance_point(c, p), 1.0);
-    out_normal = quat_rotate(c.rotation, n);
-    out_color = in_color * vec4(instance_tint(inst), 1.0);
+    crowd_out(instance_point(c, p), quat_rotate(c.rotation, n), inst);
 }

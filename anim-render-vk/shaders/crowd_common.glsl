@@ -22,15 +22,26 @@ const uint FLAG_LIST = 1u;
 const uint FLAG_FRUSTUM = 2u;
 // The cull pass marks instances beyond `lod_distance` with LOD_BIT.
 const uint FLAG_LOD = 4u;
+// Shaded with the mesh's material (material.glsl, bound at MATERIAL_BINDING).
+const uint FLAG_MATERIAL = 8u;
+// A draw of one mesh level (`level`): its instances are read from that level's list
+// (after the visible list in binding 8, `instance_count` entries a level), which names
+// positions in the visible list.
+const uint FLAG_LEVELS = 16u;
+// Levels of detail a crowd holds at most (anim_crowd::lod::MAX_LODS).
+const uint MAX_LODS = 4u;
+#define MATERIAL_BINDING 12
 // High bit of a visible-list entry: skin with the largest-weight influence only.
 const uint LOD_BIT = 0x80000000u;
 
 // Indirect arguments (binding 9), u32 words: VkDrawIndexedIndirectCommand at 0, the palette
-// VkDispatchIndirectCommand at 5, the skinning one at 8, the visible count at 11.
+// VkDispatchIndirectCommand at 5, the skinning one at 8, the visible count at 11, then one
+// VkDrawIndexedIndirectCommand a level of detail at ARGS_LEVELS + 5 · level.
 const uint ARGS_INSTANCES = 1u;
 const uint ARGS_PALETTE = 5u;
 const uint ARGS_SKIN = 8u;
 const uint ARGS_VISIBLE = 11u;
+const uint ARGS_LEVELS = 12u;
 
 layout(push_constant) uniform CrowdPush {
     vec4 tint;             // rgb tint, a < 0.5 means unlit
@@ -42,6 +53,13 @@ layout(push_constant) uniform CrowdPush {
     uint flags;            // FLAG_* above
     float lod_distance;    // with FLAG_LOD
     uint pad;
+    uvec4 level_first;     // first index of each level of detail in the index buffer
+    uvec4 level_count;     // index count of each level
+    vec4 level_error;      // object-space error of each level (non-decreasing)
+    uint levels;           // levels the list pass picks from (0: no mesh LODs)
+    float level_pixels;    // pixels an object-space unit covers at distance 1, over the threshold
+    uint level;            // with FLAG_LEVELS: the level drawn
+    uint chunk_characters; // characters a skinned-vertex chunk holds (crowd_chunks.glsl)
 } pc;
 
 // A vertex as the GPU stores it (as `Vertex` in common.glsl).
@@ -58,25 +76,14 @@ struct SkinnedVertex {
     uint nrm;
 };
 
-// Octahedral encoding of a unit vector into [-1, 1]²: project onto the octahedron
-// |x| + |y| + |z| = 1 and fold the lower half over the diagonals.
+#include "octahedral.glsl"
+
 uint encode_normal(vec3 n) {
-    n /= max(abs(n.x) + abs(n.y) + abs(n.z), 1e-20);
-    vec2 e = n.xy;
-    if (n.z < 0.0) {
-        vec2 s = vec2(e.x >= 0.0 ? 1.0 : -1.0, e.y >= 0.0 ? 1.0 : -1.0);
-        e = (1.0 - abs(n.yx)) * s;
-    }
-    return packSnorm2x16(e);
+    return encode_octahedral(n);
 }
 
 vec3 decode_normal(uint packed) {
-    vec2 e = unpackSnorm2x16(packed);
-    vec3 n = vec3(e, 1.0 - abs(e.x) - abs(e.y));
-    float t = max(-n.z, 0.0);
-    n.x += n.x >= 0.0 ? -t : t;
-    n.y += n.y >= 0.0 ? -t : t;
-    return normalize(n);
+    return decode_octahedral(packed);
 }
 
 // Dispatches are folded into rows of at most MAX_ROW_GROUPS workgroups (the limit every

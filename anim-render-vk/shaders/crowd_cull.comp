@@ -6,11 +6,14 @@
 // tested against the six planes of the camera's view-projection (Vulkan depth 0..1);
 // listed instances are appended to the visible list with an atomic counter (the indirect
 // draw's instance count). With FLAG_LOD, those farther than `lod_distance` from the eye get
-// LOD_BIT.
+// LOD_BIT. With mesh LODs (`levels` > 0), each listed instance is also appended to the list
+// of the level its projected error picks.
 layout(local_size_x = 64) in;
 #include "crowd_common.glsl"
 layout(std430, set = 0, binding = 6) readonly buffer ClipBounds { vec4 clip_bounds[]; };
 layout(std430, set = 0, binding = 7) readonly buffer Instances { CrowdInstance instances[]; };
+// The visible list, then (with mesh LODs) one list a level of `instance_count` entries,
+// each naming a position in the visible list.
 layout(std430, set = 0, binding = 8) writeonly buffer Visible { uint visible[]; };
 layout(std430, set = 0, binding = 9) buffer Args { uint args[]; };
 
@@ -58,4 +61,17 @@ void main() {
     }
     uint k = atomicAdd(args[ARGS_INSTANCES], 1u);
     visible[k] = e;
+    if (pc.levels > 0u) {
+        // The coarsest level whose error, seen from the eye, covers at most the threshold
+        // (anim_crowd::lod::select_level).
+        float d = distance(center, cam.eye.xyz);
+        uint level = 0u;
+        for (uint l = 1u; l < pc.levels; l++) {
+            if (pc.level_error[l] * abs(c.position_scale.w) * pc.level_pixels <= d) {
+                level = l;
+            }
+        }
+        uint j = atomicAdd(args[ARGS_LEVELS + 5u * level + 1u], 1u);
+        visible[(1u + level) * pc.instance_count + j] = k;
+    }
 }

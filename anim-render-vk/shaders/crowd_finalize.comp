@@ -28,4 +28,11 @@ void main() {
     args[ARGS_SKIN + 1u] = s.y;
     args[ARGS_SKIN + 2u] = 1u;
     args[ARGS_VISIBLE] = n;
+    for (uint l = 0u; l < pc.levels; l++) {
+        uint a = ARGS_LEVELS + 5u * l;
+        args[a] = pc.level_count[l];
+        args[a + 2u] = pc.level_first[l];
+        args[a + 3u] = 0u;
+        args[a + 4u] = 0u;
+    }
 }

@@ -1,6 +1,7 @@
 #version 450
 // PaletteCompute path: skins every vertex of every listed character from the palette buffer
-// into world space, character k of the list at vertices k * vertex_count onwards. Workgroup
+// into world space, character k of the list at vertices k * vertex_count onwards of the
+// chunked skinned-vertex buffer (crowd_chunks.glsl). Workgroup
 // row y is the character's place in the list, x covers the vertices.
 layout(local_size_x = 64) in;
 #include "crowd_common.glsl"
@@ -8,7 +9,8 @@ layout(local_size_x = 64) in;
 #include "crowd_rows.glsl"
 #include "crowd_palette.glsl"
 #include "crowd_skin.glsl"
-layout(std430, set = 0, binding = 11) writeonly buffer Skinned { SkinnedVertex skinned[]; };
+#define SKINNED_WRITE
+#include "crowd_chunks.glsl"
 
 void main() {
     // Workgroups of one character are consecutive: character k, vertices 64·g .. 64·g + 63.
@@ -25,5 +27,5 @@ void main() {
     vec3 n;
     crowd_skin(v, inst, lod, p, n);
     CrowdInstance c = instances[inst];
-    skinned[k * pc.vertex_count + v] = SkinnedVertex(instance_point(c, p), encode_normal(quat_rotate(c.rotation, n)));
+    store_skinned(k, v, SkinnedVertex(instance_point(c, p), encode_normal(quat_rotate(c.rotation, n))));
 }

@@ -1,19 +1,15 @@
 #version 450
 // PaletteCompute path's draw: instance k pulls its world-space vertices written by
-// crowd_skin.comp at k * vertex_count + vertex index.
+// crowd_skin.comp at k * vertex_count + vertex index of the chunked buffer.
 #include "crowd_common.glsl"
 #include "crowd_list.glsl"
-layout(std430, set = 0, binding = 11) readonly buffer Skinned { SkinnedVertex skinned[]; };
-layout(location = 2) in vec4 in_color;
-layout(location = 0) out vec3 out_normal;
-layout(location = 1) out vec4 out_color;
+#include "crowd_chunks.glsl"
+#include "crowd_out.glsl"
 
 void main() {
     bool lod;
-    uint k = uint(gl_InstanceIndex);
+    uint k = crowd_slot(uint(gl_InstanceIndex));
     uint inst = crowd_instance(k, lod);
-    SkinnedVertex v = skinned[k * pc.vertex_count + uint(gl_VertexIndex)];
-    gl_Position = cam.view_proj * vec4(v.pos, 1.0);
-    out_normal = decode_normal(v.nrm);
-    out_color = in_color * vec4(instance_tint(inst), 1.0);
+    SkinnedVertex v = load_skinned(k, uint(gl_VertexIndex));
+    crowd_out(v.pos, decode_normal(v.nrm), inst);
 }

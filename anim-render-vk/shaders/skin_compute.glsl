@@ -11,6 +11,7 @@ void main() {
     }
     vec3 p;
     vec3 n;
-    skin_vertex(v, p, n);
-    out_vertices[pc.out_offset + v] = Vertex(vec4(p, 1.0), vec4(n, 0.0));
+    vec4 t;
+    skin_vertex(v, p, n, t);
+    out_vertices[pc.out_offset + v] = Vertex(p, t.w != 0.0 ? encode_octahedral(t.xyz) : 0u, n, t.w);
 }

@@ -26,8 +26,9 @@ mat3 joint_scale(uint joint) {
     return mat3(dq_scales[s].xyz, dq_scales[s + 1u].xyz, dq_scales[s + 2u].xyz);
 }
 
-void skin_vertex(uint v, out vec3 p, out vec3 n) {
+void skin_vertex(uint v, out vec3 p, out vec3 n, out vec4 t) {
     Vertex b = bind_vertex(v);
+    t = vertex_tangent(b);
     uint base = v * pc.influences;
     bool scaled = (pc.flags & FLAG_DQ_SCALE) != 0u;
     vec4 pivot = palette[2u * (pc.palette_offset + joints[base])];
@@ -52,17 +53,18 @@ void skin_vertex(uint v, out vec3 p, out vec3 n) {
         d += w * qd;
     }
     if (wsum == 0.0) {
-        p = b.pos.xyz;
-        n = b.nrm.xyz;
+        p = b.pos;
+        n = b.nrm;
         return;
     }
     float l2 = dot(r, r);
     float s = l2 > 1e-30 ? 1.0 / sqrt(l2) : 0.0;
     r *= s;
     d *= s;
-    vec3 t = 2.0 * (r.w * d.xyz - d.w * r.xyz + cross(r.xyz, d.xyz));
-    vec3 bp = b.pos.xyz;
-    vec3 bn = b.nrm.xyz;
+    vec3 tr = 2.0 * (r.w * d.xyz - d.w * r.xyz + cross(r.xyz, d.xyz));
+    vec3 bp = b.pos;
+    vec3 bn = b.nrm;
+    vec3 bt = t.xyz;
     if (scaled) {
         vec3 k0 = cross(sm[1], sm[2]);
         vec3 k1 = cross(sm[2], sm[0]);
@@ -70,8 +72,12 @@ void skin_vertex(uint v, out vec3 p, out vec3 n) {
         float sign_det = dot(sm[0], k0) < 0.0 ? -1.0 : 1.0;
         bp = sm * bp;
         bn = sign_det * (k0 * bn.x + k1 * bn.y + k2 * bn.z);
+        bt = sm * bt;
     }
-    p = quat_rotate(r, bp) + t;
+    vec3 tt = quat_rotate(r, bt);
+    float tl2 = dot(tt, tt);
+    t.xyz = t.w != 0.0 && tl2 > 1e-30 ? tt / sqrt(tl2) : t.xyz;
+    p = quat_rotate(r, bp) + tr;
     vec3 nn = quat_rotate(r, bn);
     float nl2 = dot(nn, nn);
     n = nl2 > 1e-30 ? nn / sqrt(nl2) : vec3(0.0);

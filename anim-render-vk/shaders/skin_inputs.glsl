@@ -4,6 +4,8 @@ layout(std430, set = 0, binding = 1) readonly buffer BindVertices { Vertex bind_
 layout(std430, set = 0, binding = 2) readonly buffer Joints { uint joints[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Weights { float weights[]; };
 
+// The bind tangent is not morphed (TANGENT deltas are not uploaded); it is skinned with
+// the vertex and re-orthogonalized against the normal where it is shaded.
 // Morph targets (the variants skin_*_morph.comp and skin_*_morph.vert define MORPH; the
 // crowd paths do not morph): the bind vertex plus the active
 // targets' deltas, base + sum_i w_i * delta_i, before skinning (glTF's order), with the
@@ -30,18 +32,18 @@ layout(std430, set = 0, binding = 9) readonly buffer MorphList {
 Vertex bind_vertex(uint v) {
     Vertex b = bind_vertices[v];
 #ifdef MORPH
-    vec3 base_nrm = b.nrm.xyz;
+    vec3 base_nrm = b.nrm;
     for (uint i = 0u; i < morph_count; ++i) {
         MorphActive a = morph_active[i];
         uint d = 2u * (a.target * morph_vertex_count + v);
-        b.pos.xyz += a.weight * morph_deltas[d].xyz;
-        b.nrm.xyz += a.weight * morph_deltas[d + 1u].xyz;
+        b.pos += a.weight * morph_deltas[d].xyz;
+        b.nrm += a.weight * morph_deltas[d + 1u].xyz;
     }
     if (morph_count > 0u) {
         // Unit again, as MorphTargets::apply makes it on the CPU (a normal morphed to
         // zero length keeps its base).
-        float l2 = dot(b.nrm.xyz, b.nrm.xyz);
-        b.nrm.xyz = l2 > 0.0 ? b.nrm.xyz * inversesqrt(l2) : base_nrm;
+        float l2 = dot(b.nrm, b.nrm);
+        b.nrm = l2 > 0.0 ? b.nrm * inversesqrt(l2) : base_nrm;
     }
 #endif
     return b;

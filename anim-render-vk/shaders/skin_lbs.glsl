@@ -4,8 +4,9 @@
 // A vertex whose weights are all zero keeps its bind position and normal.
 layout(std430, set = 0, binding = 4) readonly buffer Palette { mat4 palette[]; };
 
-void skin_vertex(uint v, out vec3 p, out vec3 n) {
+void skin_vertex(uint v, out vec3 p, out vec3 n, out vec4 t) {
     Vertex b = bind_vertex(v);
+    t = vertex_tangent(b);
     uint base = v * pc.influences;
     mat4 m = mat4(0.0);
     float wsum = 0.0;
@@ -15,11 +16,15 @@ void skin_vertex(uint v, out vec3 p, out vec3 n) {
         wsum += w;
     }
     if (wsum == 0.0) {
-        p = b.pos.xyz;
-        n = b.nrm.xyz;
+        p = b.pos;
+        n = b.nrm;
         return;
     }
-    p = (m * vec4(b.pos.xyz, 1.0)).xyz;
+    p = (m * vec4(b.pos, 1.0)).xyz;
+    // A tangent is a direction on the surface: it moves with the blended matrix itself.
+    vec3 tt = mat3(m) * t.xyz;
+    float tl2 = dot(tt, tt);
+    t.xyz = t.w != 0.0 && tl2 > 1e-30 ? tt / sqrt(tl2) : t.xyz;
     vec3 nn;
     if ((pc.flags & FLAG_INVERSE_TRANSPOSE) != 0u) {
         vec3 c0 = m[0].xyz;
@@ -31,7 +36,7 @@ void skin_vertex(uint v, out vec3 p, out vec3 n) {
         float s = dot(c0, k0) < 0.0 ? -1.0 : 1.0;
         nn = s * (k0 * b.nrm.x + k1 * b.nrm.y + k2 * b.nrm.z);
     } else {
-        nn = mat3(m) * b.nrm.xyz;
+        nn = mat3(m) * b.nrm;
     }
     float l2 = dot(nn, nn);
     n = l2 > 1e-30 ? nn / sqrt(l2) : vec3(0.0);

@@ -397,6 +397,13 @@ impl Context {
         &self.device_name
     }
 
+    /// The optimal-tiling features of `format` on this device.
+    pub(crate) fn format_features(&self, format: vk::Format) -> vk::FormatFeatureFlags {
+        // SAFETY: `physical` is the device this context was created from, alive with the
+        // instance.
+        unsafe { self.instance.get_physical_device_format_properties(self.physical, format) }.optimal_tiling_features
+    }
+
     /// The device's limits.
     #[inline]
     pub fn limits(&self) -> &vk::PhysicalDeviceLimits {

@@ -350,6 +350,35 @@ impl FrameData {
         Ok(())
     }
 
+    /// [`FrameData::add_cpu`] with the skinned tangents (xyz, bitangent sign in w), which
+    /// normal-mapped materials read; without them they use a frame from screen-space
+    /// derivatives.
+    ///
+    /// # Errors
+    /// Positions, normals and tangents differ in length.
+    pub fn add_cpu_with_tangents(
+        &mut self,
+        mesh: MeshId,
+        model: Mat4,
+        positions: &[Vec3],
+        normals: &[Vec3],
+        tangents: &[[f32; 4]],
+    ) -> Result<(), RenderError> {
+        if positions.len() != normals.len() || positions.len() != tangents.len() {
+            return Err(RenderError::Input(format!(
+                "{} positions, {} normals and {} tangents",
+                positions.len(),
+                normals.len(),
+                tangents.len()
+            )));
+        }
+        let vertex_offset = offset(self.cpu_vertices.len(), "CPU-skinned vertices")?;
+        self.cpu_vertices
+            .extend(positions.iter().zip(normals).zip(tangents).map(|((p, n), t)| GpuVertex::with_tangent(p, n, t)));
+        self.instances.push(Instance { mesh, model, tint: [1.0; 3], lit: true, deform: Deform::Cpu { vertex_offset } });
+        Ok(())
+    }
+
     /// Sets the tint and lighting of the last added instance.
     pub fn style_last(&mut self, tint: [f32; 3], lit: bool) {
         if let Some(i) = self.instances.last_mut() {

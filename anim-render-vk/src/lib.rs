@@ -8,7 +8,8 @@
 //! skinner with readback.
 //!
 //! Public modules, one concern each: [`context`] (instance, validation, device, queue,
-//! allocator), [`mesh`] (meshes on the GPU and debug colourings), [`frame`] (what a frame
+//! allocator), [`mesh`] (meshes on the GPU and debug colourings), [`material`] (textures
+//! and metallic-roughness materials), [`frame`] (what a frame
 //! draws), [`renderer`] (planning and recording a frame), [`crowd`] (instanced crowds),
 //! [`timing`] ([`FrameStats`], copy bandwidth), [`skinning`] ([`GpuSkinner`]), [`lines`],
 //! [`offscreen`] and `swapchain` (with `window`).
@@ -38,6 +39,7 @@ pub mod crowd;
 mod error;
 pub mod frame;
 pub mod lines;
+pub mod material;
 pub mod mesh;
 pub mod offscreen;
 mod pipelines;
@@ -49,6 +51,7 @@ mod shaders;
 pub mod skinning;
 #[cfg(feature = "window")]
 pub mod swapchain;
+mod texture;
 pub mod timing;
 mod types;
 
@@ -56,9 +59,12 @@ pub use ash;
 #[cfg(feature = "window")]
 pub use context::WindowTarget;
 pub use context::{Context, ContextDesc, VALIDATION_ENV, ValidationLog, validation_from_env};
-pub use crowd::{CrowdDraw, CrowdError, CrowdId, CrowdPath, UnknownCrowdPath};
+pub use crowd::{CrowdDraw, CrowdError, CrowdId, CrowdPath, CrowdType, MixedCrowdId, UnknownCrowdPath};
 pub use error::RenderError;
 pub use frame::{Camera, Deform, FrameData, Instance, LineVertex, MeshId, SkinPath, dq_words, scale_words};
+pub use material::{
+    AlphaMode, Filter, MaterialDesc, MaterialId, SamplerDesc, Surface, TextureDesc, TextureId, TextureSlot, Wrap,
+};
 pub use mesh::{Coloring, GpuMesh, GpuVertex};
 pub use offscreen::{OFFSCREEN_FORMAT, Offscreen, RgbaImage};
 pub use renderer::Renderer;

@@ -1,10 +1,12 @@
-//! Meshes on the GPU: bind-pose vertices, colours, indices and skinning influences in
-//! device-local buffers (uploaded once through staging), plus the debug colourings. Morph
+//! Meshes on the GPU: bind-pose vertices (with tangents), colours, texture coordinates,
+//! indices and skinning influences in device-local buffers (uploaded once through
+//! staging), the material that shades them, plus the debug colourings. Morph
 //! targets ([`crate::Renderer::add_morph_targets`]) add one storage buffer of deltas, read
 //! by the vertex-shader and compute skinning passes before skinning.
 
 use crate::context::Context;
 use crate::error::RenderError;
+use crate::material::Surface;
 use crate::resources::Buffer;
 use anim_core::skin::{Influences, Mesh, MorphTargets};
 use anim_math::Vec3;
@@ -12,23 +14,67 @@ use ash::vk;
 use bytemuck::{Pod, Zeroable};
 use std::sync::Arc;
 
-/// A vertex as the GPU stores it (`Vertex` in `shaders/common.glsl`): position with w = 1
-/// and normal with w = 0; the layout of compute-skinning output and of CPU-skinned uploads.
+/// A vertex as the GPU stores it (`Vertex` in `shaders/common.glsl`): the position, whose
+/// w holds the bits of the unit tangent octahedrally encoded (two snorm16), and the normal,
+/// whose w is the bitangent sign (±1, or 0 when the vertex has no tangent); the layout of
+/// compute-skinning output and of CPU-skinned uploads.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuVertex {
-    /// Position (x, y, z, 1).
+    /// Position (x, y, z) and the encoded tangent's bits.
     pub position: [f32; 4],
-    /// Normal (x, y, z, 0).
+    /// Normal (x, y, z) and the bitangent sign.
     pub normal: [f32; 4],
 }
 
 impl GpuVertex {
-    /// From a position and a normal.
+    /// From a position and a normal, without a tangent.
     #[inline]
     pub fn new(p: &Vec3, n: &Vec3) -> Self {
-        Self { position: [p.x, p.y, p.z, 1.0], normal: [n.x, n.y, n.z, 0.0] }
+        Self { position: [p.x, p.y, p.z, 0.0], normal: [n.x, n.y, n.z, 0.0] }
     }
+
+    /// From a position, a normal and a tangent (xyz unit, w the bitangent sign ±1).
+    #[inline]
+    pub fn with_tangent(p: &Vec3, n: &Vec3, t: &[f32; 4]) -> Self {
+        let sign = if t[3] < 0.0 { -1.0 } else { 1.0 };
+        let bits = encode_octahedral([t[0], t[1], t[2]]);
+        Self { position: [p.x, p.y, p.z, f32::from_bits(bits)], normal: [n.x, n.y, n.z, sign] }
+    }
+
+    /// The tangent (xyz, bitangent sign in w), `None` without one.
+    pub fn tangent(&self) -> Option<[f32; 4]> {
+        (self.normal[3] != 0.0).then(|| {
+            let [x, y, z] = decode_octahedral(self.position[3].to_bits());
+            [x, y, z, self.normal[3]]
+        })
+    }
+}
+
+/// A unit vector octahedrally encoded into two snorm16 (`encode_octahedral` in
+/// `shaders/octahedral.glsl`, GLSL's `packSnorm2x16`).
+pub(crate) fn encode_octahedral(v: [f32; 3]) -> u32 {
+    let l1 = (v[0].abs() + v[1].abs() + v[2].abs()).max(1e-20);
+    let (x, y, z) = (v[0] / l1, v[1] / l1, v[2] / l1);
+    let (mut ex, mut ey) = (x, y);
+    if z < 0.0 {
+        ex = (1.0 - y.abs()) * if x >= 0.0 { 1.0 } else { -1.0 };
+        ey = (1.0 - x.abs()) * if y >= 0.0 { 1.0 } else { -1.0 };
+    }
+    let snorm = |c: f32| ((c.clamp(-1.0, 1.0) * 32767.0).round() as i16) as u16 as u32;
+    snorm(ex) | (snorm(ey) << 16)
+}
+
+/// The inverse of [`encode_octahedral`], normalized.
+pub(crate) fn decode_octahedral(bits: u32) -> [f32; 3] {
+    let unorm = |h: u32| (f32::from(h as u16 as i16) / 32767.0).max(-1.0);
+    let (ex, ey) = (unorm(bits & 0xFFFF), unorm(bits >> 16));
+    let z = 1.0 - ex.abs() - ey.abs();
+    let t = (-z).max(0.0);
+    let x = ex + if ex >= 0.0 { -t } else { t };
+    let y = ey + if ey >= 0.0 { -t } else { t };
+    let l = (x * x + y * y + z * z).sqrt().max(1e-20);
+    [x / l, y / l, z / l]
 }
 
 /// How a mesh's vertices are coloured (then shaded, unless drawn unlit).
@@ -54,6 +100,9 @@ pub enum Coloring {
     JointIndices,
     /// Explicit colours, one a vertex.
     PerVertex(Vec<[f32; 4]>),
+    /// Shaded by the mesh's material ([`crate::material`]), its vertex colours `COLOR_0`
+    /// (white without them): what [`crate::Renderer::add_surface_mesh`] registers.
+    Material,
 }
 
 /// A distinct colour for a joint index (golden-angle hue walk).
@@ -90,6 +139,7 @@ pub fn vertex_colors(
     let need = || influences.ok_or_else(|| RenderError::Input("debug colouring of a mesh without influences".into()));
     Ok(match coloring {
         Coloring::Uniform(c) => vec![[c[0], c[1], c[2], 1.0]; n],
+        Coloring::Material => vec![[1.0; 4]; n],
         Coloring::PerVertex(c) => {
             if c.len() != n {
                 return Err(RenderError::Input(format!("{} colours for {n} vertices", c.len())));
@@ -173,6 +223,14 @@ fn color_buffer(ctx: &Arc<Context>, colors: &[[f32; 4]]) -> Result<Buffer, Rende
 pub struct GpuMesh {
     pub(crate) vertices: Buffer,
     pub(crate) colors: Buffer,
+    /// Both texture coordinate sets, one vec4 a vertex (zeros where the mesh has none).
+    pub(crate) uvs: Buffer,
+    /// Index of the material in the renderer (0: the default).
+    pub(crate) material: usize,
+    /// Shaded by the material (the colouring is [`Coloring::Material`]).
+    pub(crate) shaded: bool,
+    /// `COLOR_0`, for [`Coloring::Material`].
+    material_colors: Vec<[f32; 4]>,
     pub(crate) indices: Buffer,
     pub(crate) joints: Option<Buffer>,
     pub(crate) weights: Option<Buffer>,
@@ -194,7 +252,33 @@ impl GpuMesh {
     /// # Errors
     /// Indices out of range, bad colours, or a failing upload.
     pub fn new(ctx: &Arc<Context>, mesh: &Mesh, coloring: &Coloring) -> Result<Self, RenderError> {
+        Self::with_surface(ctx, mesh, coloring, &Surface::of(crate::material::MaterialId::DEFAULT))
+    }
+
+    /// Uploads `mesh` with the surface attributes and material of `surface` (tangents,
+    /// `COLOR_0`, second texture coordinates), coloured by `coloring`
+    /// ([`Coloring::Material`] to shade it with the material). The material is not checked
+    /// here ([`crate::Renderer::add_surface_mesh`] does).
+    ///
+    /// # Errors
+    /// As [`GpuMesh::new`]; surface attributes that are neither empty nor one a vertex.
+    pub(crate) fn with_surface(
+        ctx: &Arc<Context>,
+        mesh: &Mesh,
+        coloring: &Coloring,
+        surface: &Surface<'_>,
+    ) -> Result<Self, RenderError> {
         let n = mesh.positions.len();
+        for (what, len) in [
+            ("tangents", surface.tangents.len()),
+            ("colours", surface.colors.len()),
+            ("second texture coordinates", surface.uvs1.len()),
+            ("texture coordinates", mesh.uvs.len()),
+        ] {
+            if len != 0 && len != n {
+                return Err(RenderError::Input(format!("{len} {what} for {n} vertices")));
+            }
+        }
         if let Some((i, &v)) = mesh.indices.iter().enumerate().find(|(_, v)| **v as usize >= n) {
             return Err(RenderError::Input(format!("index {i} names vertex {v} of {n}")));
         }
@@ -207,8 +291,24 @@ impl GpuMesh {
             return Err(RenderError::Input(format!("{} influence vertices for {n} positions", inf.vertex_count())));
         }
         let normals = if mesh.normals.len() == n { mesh.normals.clone() } else { mesh.smooth_normals() };
-        let verts: Vec<GpuVertex> = mesh.positions.iter().zip(&normals).map(|(p, q)| GpuVertex::new(p, q)).collect();
-        let colors = vertex_colors(coloring, n, mesh.influences.as_ref(), &normals)?;
+        let verts: Vec<GpuVertex> = (0..n)
+            .map(|i| match surface.tangents.get(i) {
+                Some(t) => GpuVertex::with_tangent(&mesh.positions[i], &normals[i], t),
+                None => GpuVertex::new(&mesh.positions[i], &normals[i]),
+            })
+            .collect();
+        let material_colors = surface.colors.to_vec();
+        let colors = match coloring {
+            Coloring::Material if !material_colors.is_empty() => material_colors.clone(),
+            _ => vertex_colors(coloring, n, mesh.influences.as_ref(), &normals)?,
+        };
+        let uv = |set: &[[f32; 2]], i: usize| set.get(i).copied().unwrap_or([0.0; 2]);
+        let uvs: Vec<[f32; 4]> = (0..n)
+            .map(|i| {
+                let ([a, b], [c, d]) = (uv(&mesh.uvs, i), uv(surface.uvs1, i));
+                [a, b, c, d]
+            })
+            .collect();
         let vs = vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT
             | vk::PipelineStageFlags2::VERTEX_SHADER
             | vk::PipelineStageFlags2::COMPUTE_SHADER;
@@ -223,6 +323,14 @@ impl GpuMesh {
             "mesh vertices",
         )?;
         let colors = color_buffer(ctx, &colors)?;
+        let uvs = Buffer::device_local(
+            ctx,
+            bytemuck::cast_slice(&uvs),
+            vk::BufferUsageFlags::VERTEX_BUFFER,
+            vk::PipelineStageFlags2::VERTEX_ATTRIBUTE_INPUT,
+            vk::AccessFlags2::VERTEX_ATTRIBUTE_READ,
+            "mesh texture coordinates",
+        )?;
         let indices = Buffer::device_local(
             ctx,
             bytemuck::cast_slice(&mesh.indices),
@@ -255,6 +363,10 @@ impl GpuMesh {
         Ok(Self {
             vertices,
             colors,
+            uvs,
+            material: surface.material.0,
+            shaded: *coloring == Coloring::Material,
+            material_colors,
             indices,
             joints,
             weights,
@@ -320,9 +432,19 @@ impl GpuMesh {
     /// # Errors
     /// Bad colours for this mesh, or a failing upload.
     pub(crate) fn recolor(&mut self, ctx: &Arc<Context>, coloring: &Coloring) -> Result<(), RenderError> {
-        let colors = vertex_colors(coloring, self.vertex_count as usize, self.influences.as_ref(), &self.bind_normals)?;
+        let colors = match coloring {
+            Coloring::Material if !self.material_colors.is_empty() => self.material_colors.clone(),
+            _ => vertex_colors(coloring, self.vertex_count as usize, self.influences.as_ref(), &self.bind_normals)?,
+        };
         self.colors = color_buffer(ctx, &colors)?;
+        self.shaded = *coloring == Coloring::Material;
         Ok(())
+    }
+
+    /// True when the mesh is drawn with its material ([`Coloring::Material`]).
+    #[inline]
+    pub fn is_shaded_by_material(&self) -> bool {
+        self.shaded
     }
 
     /// Number of vertices.

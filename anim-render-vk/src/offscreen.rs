@@ -134,7 +134,7 @@ impl Offscreen {
             extent: self.extent,
         };
         let (w, h) = self.size();
-        renderer.prepare(frame, w as f32 / h as f32)?;
+        renderer.prepare(frame, vk::Extent2D { width: w, height: h })?;
         let cmd = renderer.record(&target)?;
         let d = renderer.context().device();
         use vk::AccessFlags2 as A;

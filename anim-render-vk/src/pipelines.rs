@@ -35,14 +35,20 @@ pub(crate) mod binding {
     /// The active morph targets of a draw: count and vertex count, then (target, weight)
     /// pairs (storage; the `*_morph` passes).
     pub const MORPH_ACTIVE: u32 = 9;
+    /// The material block (uniform; `MATERIAL_BINDING` in `shaders/common.glsl`).
+    pub const MATERIAL: u32 = 10;
+    /// The material's five textures (combined image samplers): base colour,
+    /// metallic-roughness, normal, occlusion, emissive.
+    pub const TEXTURES: u32 = 11;
     /// Number of bindings.
-    pub const COUNT: u32 = 10;
+    pub const COUNT: u32 = 16;
 
     /// The descriptor type of `binding`, as the set layout declares it.
     pub fn ty(binding: u32) -> vk::DescriptorType {
         match binding {
-            CAMERA => vk::DescriptorType::UNIFORM_BUFFER,
+            CAMERA | MATERIAL => vk::DescriptorType::UNIFORM_BUFFER,
             BONES => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+            TEXTURES..COUNT => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
             _ => vk::DescriptorType::STORAGE_BUFFER,
         }
     }
@@ -72,6 +78,8 @@ pub(crate) const FLAG_INVERSE_TRANSPOSE: u32 = 1;
 /// `Push::flags` bit: the DQ palette has scale; read `DQ_SCALES` from `scale_offset`
 /// (`FLAG_DQ_SCALE`).
 pub(crate) const FLAG_DQ_SCALE: u32 = 2;
+/// `Push::flags` bit: shade with the mesh's material (`FLAG_MATERIAL`).
+pub(crate) const FLAG_MATERIAL: u32 = 4;
 
 /// The shared descriptor-set layout (push descriptors) and pipeline layout.
 pub struct PipelineLayout {
@@ -145,13 +153,15 @@ impl PipelineLayout {
             *w = vk::WriteDescriptorSet::default().dst_binding(e.binding).descriptor_type(e.ty);
             *w = match e.ty {
                 vk::DescriptorType::UNIFORM_TEXEL_BUFFER => w.texel_buffer_view(std::slice::from_ref(&e.view)),
+                vk::DescriptorType::COMBINED_IMAGE_SAMPLER => w.image_info(std::slice::from_ref(&e.image)),
                 _ => w.buffer_info(std::slice::from_ref(&e.buffer)),
             };
         }
         // SAFETY: `cmd` is in the recording state (callers record between begin and end);
         // every write names a binding of `set_layout` with its declared descriptor type
         // (`Descriptors` takes the type from `binding::ty`), and the buffers and views are
-        // owned by the renderer, a mesh or the skinner and outlive the submission.
+        // owned by the renderer, a mesh or the skinner and outlive the submission; images are
+        // in SHADER_READ_ONLY_OPTIMAL since their upload.
         unsafe { self.ctx.push_descriptor.cmd_push_descriptor_set(cmd, bind_point, self.raw, 0, &writes[..set.len]) };
     }
 }
@@ -163,6 +173,7 @@ struct Entry {
     ty: vk::DescriptorType,
     buffer: vk::DescriptorBufferInfo,
     view: vk::BufferView,
+    image: vk::DescriptorImageInfo,
 }
 
 /// The descriptors of one draw or dispatch, written with [`PipelineLayout::push_descriptors`]:
@@ -183,7 +194,20 @@ impl Descriptors {
         let ty = binding::ty(slot);
         assert!(ty != vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a texel view");
         let buffer = vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE };
-        self.add(Entry { binding: slot, ty, buffer, view: vk::BufferView::null() })
+        self.add(Entry { binding: slot, ty, buffer, ..Entry::default() })
+    }
+
+    /// Binds a sampled image `view` (in SHADER_READ_ONLY_OPTIMAL) with `sampler` at `slot`
+    /// (an image binding of [`binding`]).
+    pub(crate) fn image(&mut self, slot: u32, view: vk::ImageView, sampler: vk::Sampler) -> &mut Self {
+        let ty = binding::ty(slot);
+        assert!(ty == vk::DescriptorType::COMBINED_IMAGE_SAMPLER, "binding {slot} takes no image");
+        let image = vk::DescriptorImageInfo {
+            sampler,
+            image_view: view,
+            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+        };
+        self.add(Entry { binding: slot, ty, image, ..Entry::default() })
     }
 
     /// Binds `range` bytes of `buffer` from `offset` at `slot` (a buffer binding of
@@ -192,14 +216,14 @@ impl Descriptors {
         let ty = binding::ty(slot);
         assert!(ty != vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a texel view");
         let buffer = vk::DescriptorBufferInfo { buffer, offset, range };
-        self.add(Entry { binding: slot, ty, buffer, view: vk::BufferView::null() })
+        self.add(Entry { binding: slot, ty, buffer, ..Entry::default() })
     }
 
     /// Binds a texel buffer `view` at `slot` (a texel binding of [`binding`]).
     pub(crate) fn texel(&mut self, slot: u32, view: vk::BufferView) -> &mut Self {
         let ty = binding::ty(slot);
         assert!(ty == vk::DescriptorType::UNIFORM_TEXEL_BUFFER, "binding {slot} takes a buffer");
-        self.add(Entry { binding: slot, ty, buffer: vk::DescriptorBufferInfo::default(), view })
+        self.add(Entry { binding: slot, ty, view, ..Entry::default() })
     }
 
     fn add(&mut self, e: Entry) -> &mut Self {
@@ -279,10 +303,14 @@ pub(crate) fn compute_pipeline_with(
 /// Vertex layouts of the graphics passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum VertexLayout {
-    /// Binding 0: [`crate::GpuVertex`] (position, normal); binding 1: colour.
+    /// Binding 0: [`crate::GpuVertex`] (position, tangent, normal, sign); binding 1:
+    /// colour; binding 2: both texture coordinate sets.
     Mesh,
-    /// Binding 1: colour only (positions are pulled from storage buffers).
-    ColorOnly,
+    /// Bindings 1 and 2 only (positions are pulled from storage buffers; the mesh skinning
+    /// passes and the crowd passes).
+    Pulled,
+    /// Binding 0: position and normal; binding 1: colour (the bone-texture debug pass).
+    Debug,
     /// Binding 0: [`crate::LineVertex`].
     Lines,
 }
@@ -295,6 +323,10 @@ pub(crate) struct GraphicsDesc<'a> {
     pub layout: VertexLayout,
     pub topology: vk::PrimitiveTopology,
     pub depth_test: bool,
+    /// Alpha blending (and no depth writes): the BLEND materials' pass.
+    pub blend: bool,
+    /// Cull mode and front face are set per draw (the material passes).
+    pub dynamic_cull: bool,
     /// Specialization constants of the vertex shader.
     pub spec: Option<&'a vk::SpecializationInfo<'a>>,
 }
@@ -335,10 +367,21 @@ pub(crate) fn graphics_pipeline(
     let rgb = vk::Format::R32G32B32_SFLOAT;
     let rgba = vk::Format::R32G32B32A32_SFLOAT;
     let (bindings, attributes): (Vec<_>, Vec<_>) = match desc.layout {
-        VertexLayout::Mesh => {
+        VertexLayout::Mesh => (
+            vec![vb(0, 32), vb(1, 16), vb(2, 16)],
+            vec![
+                attr(0, 0, rgb, 0),
+                attr(3, 0, vk::Format::R32_UINT, 12),
+                attr(1, 0, rgb, 16),
+                attr(4, 0, vk::Format::R32_SFLOAT, 28),
+                attr(2, 1, rgba, 0),
+                attr(5, 2, rgba, 0),
+            ],
+        ),
+        VertexLayout::Pulled => (vec![vb(1, 16), vb(2, 16)], vec![attr(2, 1, rgba, 0), attr(5, 2, rgba, 0)]),
+        VertexLayout::Debug => {
             (vec![vb(0, 32), vb(1, 16)], vec![attr(0, 0, rgb, 0), attr(1, 0, rgb, 16), attr(2, 1, rgba, 0)])
         }
-        VertexLayout::ColorOnly => (vec![vb(1, 16)], vec![attr(2, 1, rgba, 0)]),
         VertexLayout::Lines => (vec![vb(0, 28)], vec![attr(0, 0, rgb, 0), attr(1, 0, rgba, 12)]),
     };
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
@@ -355,13 +398,30 @@ pub(crate) fn graphics_pipeline(
         vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
     let depth = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(desc.depth_test)
-        .depth_write_enable(desc.depth_test)
+        .depth_write_enable(desc.depth_test && !desc.blend)
         .depth_compare_op(vk::CompareOp::LESS_OR_EQUAL);
-    let blend_attachments =
-        [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
+    let mut attachment =
+        vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA);
+    if desc.blend {
+        attachment = attachment
+            .blend_enable(true)
+            .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
+            .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+            .color_blend_op(vk::BlendOp::ADD)
+            .src_alpha_blend_factor(vk::BlendFactor::ONE)
+            .dst_alpha_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+            .alpha_blend_op(vk::BlendOp::ADD);
+    }
+    let blend_attachments = [attachment];
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
-    let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+    let culled = [
+        vk::DynamicState::VIEWPORT,
+        vk::DynamicState::SCISSOR,
+        vk::DynamicState::CULL_MODE,
+        vk::DynamicState::FRONT_FACE,
+    ];
+    let dynamic_states = if desc.dynamic_cull { &culled[..] } else { &culled[..2] };
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(dynamic_states);
     let color_formats = [color_format];
     let mut rendering = vk::PipelineRenderingCreateInfo::default()
         .color_attachment_formats(&color_formats)
@@ -414,19 +474,21 @@ impl ComputePipelines {
     }
 }
 
-/// Every graphics pipeline, for one colour format.
+/// Every graphics pipeline, for one colour format. The mesh passes come in pairs: `[0]`
+/// opaque (and MASK), `[1]` alpha-blended without depth writes (BLEND materials); both set
+/// their cull mode and front face per draw.
 #[derive(Debug)]
 pub struct GraphicsPipelines {
     /// Static meshes (and compute- or CPU-skinned vertices).
-    pub mesh: Pipeline,
+    pub mesh: [Pipeline; 2],
     /// Vertex-shader linear blend skinning.
-    pub skin_lbs: Pipeline,
+    pub skin_lbs: [Pipeline; 2],
     /// Vertex-shader dual-quaternion skinning.
-    pub skin_dq: Pipeline,
+    pub skin_dq: [Pipeline; 2],
     /// Vertex-shader linear blend skinning of morphed vertices.
-    pub skin_lbs_morph: Pipeline,
+    pub skin_lbs_morph: [Pipeline; 2],
     /// Vertex-shader dual-quaternion skinning of morphed vertices.
-    pub skin_dq_morph: Pipeline,
+    pub skin_dq_morph: [Pipeline; 2],
     /// Skinning with bone matrices from a texel buffer.
     pub bone_texture: Pipeline,
     /// Depth-tested lines.
@@ -442,12 +504,14 @@ impl GraphicsPipelines {
     /// A failing Vulkan call.
     pub fn new(ctx: &Arc<Context>, layout: &PipelineLayout, color_format: vk::Format) -> Result<Self, RenderError> {
         let tri = vk::PrimitiveTopology::TRIANGLE_LIST;
-        let mesh = |vert, vl| GraphicsDesc {
+        let mesh = |vert, vl, blend| GraphicsDesc {
             vert,
             frag: shaders::MESH_FRAG,
             layout: vl,
             topology: tri,
             depth_test: true,
+            blend,
+            dynamic_cull: true,
             spec: None,
         };
         let lines = |depth_test| GraphicsDesc {
@@ -456,16 +520,21 @@ impl GraphicsPipelines {
             layout: VertexLayout::Lines,
             topology: vk::PrimitiveTopology::LINE_LIST,
             depth_test,
+            blend: false,
+            dynamic_cull: false,
             spec: None,
         };
         let g = |desc: GraphicsDesc<'_>| graphics_pipeline(ctx, layout.raw, color_format, &desc);
+        let pair = |vert, vl| -> Result<[Pipeline; 2], RenderError> {
+            Ok([g(mesh(vert, vl, false))?, g(mesh(vert, vl, true))?])
+        };
         Ok(Self {
-            mesh: g(mesh(shaders::MESH_VERT, VertexLayout::Mesh))?,
-            skin_lbs: g(mesh(shaders::SKIN_LBS_VERT, VertexLayout::ColorOnly))?,
-            skin_dq: g(mesh(shaders::SKIN_DQ_VERT, VertexLayout::ColorOnly))?,
-            skin_lbs_morph: g(mesh(shaders::SKIN_LBS_MORPH_VERT, VertexLayout::ColorOnly))?,
-            skin_dq_morph: g(mesh(shaders::SKIN_DQ_MORPH_VERT, VertexLayout::ColorOnly))?,
-            bone_texture: g(mesh(shaders::BONE_TEXTURE_VERT, VertexLayout::Mesh))?,
+            mesh: pair(shaders::MESH_VERT, VertexLayout::Mesh)?,
+            skin_lbs: pair(shaders::SKIN_LBS_VERT, VertexLayout::Pulled)?,
+            skin_dq: pair(shaders::SKIN_DQ_VERT, VertexLayout::Pulled)?,
+            skin_lbs_morph: pair(shaders::SKIN_LBS_MORPH_VERT, VertexLayout::Pulled)?,
+            skin_dq_morph: pair(shaders::SKIN_DQ_MORPH_VERT, VertexLayout::Pulled)?,
+            bone_texture: g(mesh(shaders::BONE_TEXTURE_VERT, VertexLayout::Debug, false))?,
             lines: g(lines(true))?,
             overlay: g(lines(false))?,
         })

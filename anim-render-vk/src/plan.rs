@@ -10,8 +10,10 @@
 use crate::error::RenderError;
 use crate::frame::{Deform, FrameData, MorphRange, SkinPath, active_morph_targets};
 use crate::mesh::{GpuMesh, GpuVertex};
-use crate::pipelines::{FLAG_DQ_SCALE, Push, binding};
+use crate::pipelines::{FLAG_DQ_SCALE, FLAG_MATERIAL, Push, binding};
+use crate::texture::GpuMaterial;
 use anim_core::skin::SkinMethod;
+use ash::vk;
 
 /// A graphics pipeline of [`crate::pipelines::GraphicsPipelines`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,14 +162,28 @@ pub(crate) struct PlanItem {
     /// The item's active morph-target list in [`FramePlan::morph_list`]: byte offset and
     /// length (`None`: not morphed, or no target with a non-zero weight).
     pub morph: Option<(u64, u64)>,
+    /// The material whose block and textures the draw binds (the default one for a debug
+    /// colouring, which does not read them).
+    pub material: usize,
+    /// Drawn by the blending pipeline, after the opaque items.
+    pub blend: bool,
+    /// Cull mode of the draw: back faces for a single-sided material, none otherwise.
+    pub cull: vk::CullModeFlags,
+    /// Front face: counter-clockwise, clockwise under a model matrix that mirrors.
+    pub front_face: vk::FrontFace,
 }
 
 /// A frame, resolved. Kept by the renderer and rebuilt every frame without allocating once
 /// its vector has grown to the frame's instance count.
 #[derive(Debug, Default)]
 pub(crate) struct FramePlan {
-    /// One item per instance, in draw order.
+    /// One item per instance, in instance order.
     pub items: Vec<PlanItem>,
+    /// Item indices in draw order: opaque items as given, then blended ones farthest
+    /// first.
+    pub order: Vec<u32>,
+    /// Blended items and their squared distance from the eye (sorting scratch).
+    blended: Vec<(f32, u32)>,
     /// Compute output buffers needed (slots `0..compute_slots`).
     pub compute_slots: u32,
     /// Bytes each compute slot needs.
@@ -200,10 +216,13 @@ impl FramePlan {
         &mut self,
         frame: &FrameData,
         meshes: &[GpuMesh],
+        materials: &[GpuMaterial],
         max_texels: u32,
         storage_align: u64,
     ) -> Result<(), RenderError> {
         self.items.clear();
+        self.order.clear();
+        self.blended.clear();
         self.compute_bytes.clear();
         self.morph_list.clear();
         // Each list starts at a multiple of the alignment (in 8-byte entries).
@@ -233,6 +252,11 @@ impl FramePlan {
                 }
             };
             let palette = |buffer, first| PaletteRange { buffer, first, len: mesh.joint_bound() as u32 };
+            let material = if mesh.shaded { mesh.material } else { 0 };
+            let m = materials.get(material).ok_or_else(|| {
+                RenderError::Input(format!("instance {i}: mesh {} names unknown material {material}", inst.mesh.0))
+            })?;
+            let mirrored = inst.model.fixed_view::<3, 3>(0, 0).determinant() < 0.0;
             let mut item = PlanItem {
                 mesh: inst.mesh.0,
                 pipeline: Gfx::Mesh,
@@ -251,7 +275,14 @@ impl FramePlan {
                     scale_offset: 0,
                 },
                 morph: None,
+                material,
+                blend: mesh.shaded && m.blend,
+                cull: if mesh.shaded && !m.double_sided { vk::CullModeFlags::BACK } else { vk::CullModeFlags::NONE },
+                front_face: if mirrored { vk::FrontFace::CLOCKWISE } else { vk::FrontFace::COUNTER_CLOCKWISE },
             };
+            if mesh.shaded {
+                item.push.flags |= FLAG_MATERIAL;
+            }
             match inst.deform {
                 Deform::Static => {}
                 Deform::Cpu { vertex_offset } => {
@@ -333,8 +364,18 @@ impl FramePlan {
                     }
                 }
             }
+            if item.blend {
+                let at = inst.model.column(3).xyz() - frame.camera.eye;
+                self.blended.push((at.norm_squared(), i as u32));
+            } else {
+                self.order.push(i as u32);
+            }
             self.items.push(item);
         }
+        // Blended items back to front (an unstable sort of a reused vector allocates
+        // nothing; ties keep instance order).
+        self.blended.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.order.extend(self.blended.iter().map(|(_, i)| *i));
         Ok(())
     }
 

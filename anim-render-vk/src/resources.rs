@@ -348,7 +348,8 @@ impl StagedBuffer {
     }
 }
 
-/// An image with one mip level and layer, its view and memory.
+/// An image with one layer and one or more mip levels, its view (of every level) and
+/// memory.
 pub struct Image {
     ctx: Arc<Context>,
     raw: vk::Image,
@@ -379,6 +380,23 @@ impl Image {
         aspect: vk::ImageAspectFlags,
         name: &str,
     ) -> Result<Self, RenderError> {
+        Self::with_mips(ctx, extent, format, usage, aspect, 1, name)
+    }
+
+    /// [`Image::new`] with `mips` mip levels (at least 1), the view covering all of them.
+    ///
+    /// # Errors
+    /// As [`Image::new`].
+    pub fn with_mips(
+        ctx: &Arc<Context>,
+        extent: vk::Extent2D,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+        aspect: vk::ImageAspectFlags,
+        mips: u32,
+        name: &str,
+    ) -> Result<Self, RenderError> {
+        let mips = mips.max(1);
         let max = ctx.limits().max_image_dimension2_d;
         for (side, requested) in [("width", extent.width), ("height", extent.height)] {
             if requested > max {
@@ -395,14 +413,15 @@ impl Image {
             .image_type(vk::ImageType::TYPE_2D)
             .format(format)
             .extent(vk::Extent3D { width: extent.width.max(1), height: extent.height.max(1), depth: 1 })
-            .mip_levels(1)
+            .mip_levels(mips)
             .array_layers(1)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        // SAFETY: a valid device; a 2D image with extent at least 1×1, one level and layer.
+        // SAFETY: a valid device; a 2D image with extent at least 1×1, one layer, and at most
+        // as many levels as its largest side halves (the callers' `mips`).
         let raw = unsafe { d.create_image(&info, None) }.vk("vkCreateImage")?;
         // SAFETY: `raw` is a live image of this device.
         let requirements = unsafe { d.get_image_memory_requirements(raw) };
@@ -443,12 +462,12 @@ impl Image {
             .subresource_range(vk::ImageSubresourceRange {
                 aspect_mask: aspect,
                 base_mip_level: 0,
-                level_count: 1,
+                level_count: mips,
                 base_array_layer: 0,
                 layer_count: 1,
             });
         // SAFETY: the image is bound to memory (above); the view has the image's format, type
-        // and its one level and layer, with an aspect the callers pick for that format.
+        // and all its levels and its layer, with an aspect the callers pick for that format.
         img.view = unsafe { d.create_image_view(&view_info, None) }.vk("vkCreateImageView")?;
         Ok(img)
     }

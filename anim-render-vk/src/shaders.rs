@@ -12,7 +12,7 @@ macro_rules! spirv {
 
 /// Static mesh vertex shader (also draws compute- and CPU-skinned vertices).
 pub const MESH_VERT: &[u8] = spirv!("mesh.vert");
-/// Half-Lambert fragment shader shared by all mesh passes.
+/// Fragment shader of all mesh passes: the material (metallic-roughness) or half-Lambert debug colours.
 pub const MESH_FRAG: &[u8] = spirv!("mesh.frag");
 /// Vertex-shader linear blend skinning.
 pub const SKIN_LBS_VERT: &[u8] = spirv!("skin_lbs.vert");

@@ -252,8 +252,7 @@ impl Swapchain {
         // Plan, check and stage before acquiring (an acquired image must be submitted, or
         // its semaphore would stay signalled); this waits for the frame that last used the
         // renderer's current slot, and with it for the last wait on that slot's semaphore.
-        let aspect = self.extent.width as f32 / self.extent.height as f32;
-        renderer.prepare(frame, aspect)?;
+        renderer.prepare(frame, self.extent)?;
         let acquire = self.acquired[renderer.slot() % FRAMES_IN_FLIGHT];
         let ctx = self.ctx.clone();
         let swf = ctx.swapchain_fn.as_ref().ok_or_else(|| RenderError::Surface("headless context".into()))?;

@@ -163,6 +163,11 @@ pub struct CrowdArgs {
     /// influence only.
     #[arg(long)]
     pub lod_distance: Option<f32>,
+    /// Mesh levels of detail (meshoptimizer, at 50 %, 25 % and 10 % of the triangles):
+    /// each character draws the coarsest level whose error covers at most this many
+    /// pixels on screen.
+    #[arg(long)]
+    pub lod_pixels: Option<f32>,
     /// Threads for the crowd's time update (default: every core).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -190,8 +195,19 @@ impl CrowdArgs {
 }
 
 /// Options only `ch15_crowd` reads.
-const CROWD_OPTIONS: &[&str] =
-    &["count", "path", "anim_texture", "rate", "layout", "texel_format", "no_cull", "lod_distance", "threads", "seed"];
+const CROWD_OPTIONS: &[&str] = &[
+    "count",
+    "path",
+    "anim_texture",
+    "rate",
+    "layout",
+    "texel_format",
+    "no_cull",
+    "lod_distance",
+    "lod_pixels",
+    "threads",
+    "seed",
+];
 
 impl CommonArgs {
     /// Arguments for a headless run of `frames` frames at `width × height`, validation on.

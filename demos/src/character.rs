@@ -5,6 +5,7 @@
 //! every backend.
 
 use crate::DemoError;
+use crate::surfaces::{Looks, PartSurface};
 use anim_core::clip::{Clip, TimePolicy};
 use anim_core::pose::{Pose, Skeleton};
 use anim_core::skin::SkinMethod;
@@ -71,12 +72,14 @@ pub struct Part {
     /// The target of the clips' weight tracks that animate [`Part::morph`] (the glTF node's
     /// joint, or the mannequin's [`anim_mannequin::MESH_NODE`]).
     pub morph_node: usize,
+    /// The glTF primitive's material and surface attributes (`None` for the mannequin).
+    pub surface: Option<PartSurface>,
 }
 
 impl Part {
     /// A part without morph targets.
     pub fn new(mesh: Mesh, skin: Option<usize>, joint: usize) -> Self {
-        Self { mesh, skin, joint, morph: None, morph_node: joint }
+        Self { mesh, skin, joint, morph: None, morph_node: joint, surface: None }
     }
 }
 
@@ -95,6 +98,8 @@ pub struct Character {
     pub clips: Vec<Arc<Clip>>,
     /// Joints drawn in the skeleton overlay (skin joints).
     pub bone_mask: Vec<bool>,
+    /// A glTF file's materials, textures and images (`None` for the mannequin).
+    pub looks: Option<Arc<Looks>>,
 }
 
 fn with_normals(mut mesh: Mesh) -> Mesh {
@@ -120,6 +125,7 @@ impl Character {
             }],
             clips: m.clips.into_iter().map(Arc::new).collect(),
             skeleton: m.skeleton,
+            looks: None,
         }
     }
 
@@ -128,7 +134,8 @@ impl Character {
     /// # Errors
     /// The loader's errors, or a file without meshes.
     pub fn from_gltf(path: &Path) -> Result<Self, DemoError> {
-        let model = anim_gltf::load(path)?;
+        let mut model = anim_gltf::load(path)?;
+        let looks = Looks::take(&mut model);
         if model.meshes.is_empty() {
             return Err(DemoError::Args(format!("{}: no mesh to draw", path.display())));
         }
@@ -145,12 +152,19 @@ impl Character {
                 .map(|m| Part {
                     morph: m.morph.clone(),
                     morph_node: m.joint,
+                    surface: Some(PartSurface {
+                        material: m.material,
+                        tangents: m.tangents.clone(),
+                        colors: m.colors.clone(),
+                        uvs1: m.uvs1.clone(),
+                    }),
                     ..Part::new(with_normals(m.data.clone()), m.skin, m.joint)
                 })
                 .collect(),
             clips: model.clips,
             skeleton: model.skeleton,
             bone_mask,
+            looks: Some(Arc::new(looks)),
         })
     }
 
@@ -193,16 +207,31 @@ impl Character {
     }
 
     /// Uploads every part with `coloring` (debug colourings apply to skinned parts; rigid
-    /// parts get a neutral colour), and the morph targets of skinned parts.
+    /// parts get a neutral colour), and the morph targets of skinned parts. A character
+    /// from a glTF file asked for a uniform body colour (what the demos draw by default) is
+    /// drawn with its own materials and textures instead, as its authors made it.
     ///
     /// # Errors
     /// Upload failure.
     pub fn upload(&self, renderer: &mut Renderer, coloring: &Coloring) -> Result<Vec<MeshId>, DemoError> {
+        let materials = match (&self.looks, coloring) {
+            (Some(looks), Coloring::Uniform(_) | Coloring::Material) => Some(looks.upload(renderer)?),
+            _ => None,
+        };
         self.parts
             .iter()
             .map(|p| {
-                let c = if p.mesh.influences.is_some() { coloring.clone() } else { Coloring::Uniform([0.7, 0.7, 0.7]) };
-                let id = renderer.add_mesh(&p.mesh, &c)?;
+                let id = match (&materials, &p.surface) {
+                    (Some(ids), Some(s)) => renderer.add_surface_mesh(&p.mesh, &s.surface(ids))?,
+                    _ => {
+                        let c = if p.mesh.influences.is_some() {
+                            coloring.clone()
+                        } else {
+                            Coloring::Uniform([0.7, 0.7, 0.7])
+                        };
+                        renderer.add_mesh(&p.mesh, &c)?
+                    }
+                };
                 if let (Some(m), Some(_)) = (&p.morph, &p.mesh.influences) {
                     renderer.add_morph_targets(id, m)?;
                 }

@@ -8,6 +8,7 @@ use anim_core::skin::{Mesh, Skin};
 use anim_crowd::atlas::{AnimAtlas, AtlasSource, BakeSettings};
 use anim_crowd::crowd::{CharacterDesc, Crowd};
 use anim_math::{Quat, Vec3};
+use anim_render_vk::{Coloring, MeshId, Renderer};
 use std::path::Path;
 
 /// The part of a character a crowd draws: one skinned mesh and its skin.
@@ -48,6 +49,22 @@ impl CrowdCharacter {
     /// The drawn mesh.
     pub fn mesh(&self) -> &Mesh {
         &self.character.parts[self.part].mesh
+    }
+
+    /// Uploads the drawn mesh: with the character's materials and textures when it came
+    /// from a glTF file (one material set per character type), else in `color`.
+    ///
+    /// # Errors
+    /// Upload failure.
+    pub fn upload(&self, renderer: &mut Renderer, color: [f32; 3]) -> Result<MeshId, DemoError> {
+        let part = &self.character.parts[self.part];
+        match (&self.character.looks, &part.surface) {
+            (Some(looks), Some(surface)) => {
+                let materials = looks.upload(renderer)?;
+                Ok(renderer.add_surface_mesh(&part.mesh, &surface.surface(&materials))?)
+            }
+            _ => Ok(renderer.add_mesh(&part.mesh, &Coloring::Uniform(color))?),
+        }
     }
 
     /// The drawn mesh's skin.

@@ -4,8 +4,9 @@
 //! ([`scenes`]), each run by a small binary in `src/bin/`, and [`gpu_skin`] (GPU skinning of
 //! glTF instances for `animtool skin --backend gpu`), the [`stage`] the character scenes
 //! share (character, meshes, pose, method, backend, framing, shared keys) and the [`chain`]
-//! demo of the IK scenes, the [`hud`] (text and diagrams over the scene) and
-//! [`graph_tool`] (`animtool graph`).
+//! demo of the IK scenes, the [`hud`] (text and diagrams over the scene),
+//! [`graph_tool`] (`animtool graph`) and [`surfaces`], which hands a glTF model's
+//! materials and textures to the renderer.
 
 #![warn(missing_docs)]
 
@@ -20,6 +21,7 @@ pub mod hud;
 pub mod root_motion;
 pub mod scenes;
 pub mod stage;
+pub mod surfaces;
 
 pub use app::{
     App, CommonArgs, CrowdArgs, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window,

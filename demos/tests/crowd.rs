@@ -94,6 +94,24 @@ fn thousand_characters_draw_and_culling_counts_what_is_in_view() {
     }
 }
 
+/// `--lod-pixels`: the stats line names each level's characters (all of the crowd between
+/// them) and draws fewer triangles than the full mesh would.
+#[test]
+fn mesh_lods_pick_levels_and_draw_fewer_triangles() {
+    let full = run_headless::<CrowdScene>(&args(&["--count", "400"])).unwrap();
+    let lod = run_headless::<CrowdScene>(&args(&["--count", "400", "--lod-pixels", "1"])).unwrap();
+    for run in [&full, &lod] {
+        assert_eq!(run.context.validation_count(), 0, "{}", run.context.validation_messages().join("\n"));
+    }
+    let id = lod.app.scene.id;
+    let levels = lod.renderer.crowd_level_counts(id).expect("level counts");
+    assert_eq!(levels.len(), 4);
+    assert_eq!(Some(levels.iter().sum::<u32>()), lod.renderer.crowd_visible(id));
+    let (f, l) = (full.renderer.crowd_triangles(full.app.scene.id).unwrap(), lod.renderer.crowd_triangles(id).unwrap());
+    assert!(l < f, "{l} triangles with levels, {f} without");
+    assert!(lod.app.scene.stats_line().contains("levels ["), "{}", lod.app.scene.stats_line());
+}
+
 #[test]
 fn different_clips_and_times_differ_on_screen() {
     // Two seeds give the same positions but other clips, phases and headings.
@@ -165,5 +183,32 @@ fn crowd_report_runs_on_lavapipe() {
     assert!(text.contains("device:") && text.contains("copy bandwidth"), "{text}");
     for path in ["book", "palette-vertex", "palette-compute"] {
         assert!(text.lines().any(|l| l.contains(path) && l.contains(" 50 ")), "{path} missing:\n{text}");
+    }
+}
+
+/// With `--lod-pixels` over a field seen from its edge, every path gets a `+lod` row that
+/// draws fewer triangles than its full-detail row, with an image difference.
+#[test]
+fn crowd_report_measures_mesh_lods_on_lavapipe() {
+    let res = Command::new(env!("CARGO_BIN_EXE_crowd_report"))
+        .args(["--counts", "400", "--frames", "1", "--width", "96", "--height", "64", "--copy-mib", "8"])
+        .args(["--layouts", "matrix", "--view", "field", "--lod-pixels", "1", "--validation"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&res.stdout);
+    assert!(res.status.success(), "{text}\n{}", String::from_utf8_lossy(&res.stderr));
+    assert!(text.contains("mesh levels: "), "{text}");
+    // The triangles column (second to last) of a path's row.
+    let tris = |name: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name} missing:\n{text}"));
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        cols[cols.len() - 2].parse().unwrap_or_else(|_| panic!("no triangle count in {line}"))
+    };
+    for path in ["book", "palette-vertex", "palette-compute"] {
+        let (full, lod) = (tris(path), tris(&format!("{path}+lod")));
+        assert!(lod < full && lod > 0, "{path}: {lod} triangles with LODs, {full} without\n{text}");
     }
 }

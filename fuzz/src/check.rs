@@ -6,6 +6,10 @@
 //! skinned on the CPU with linear blend and dual-quaternion skinning, normals included, as
 //! `animtool skin` does.
 //!
+//! Materials, textures and images are checked too: every texture reference resolves, every
+//! image a texture uses is decoded to `width · height · 4` bytes, tangents and colours are
+//! finite.
+//!
 //! A rejected input is fine. Once the import succeeded, anything that goes wrong is a bug
 //! and panics (which the fuzzer reports as a crash): an error from a call the model itself
 //! made valid, or a non-finite matrix, position or normal (glTF's numbers are finite, so
@@ -50,8 +54,37 @@ fn sample_times(model: &Model, clip: usize) -> [(f32, TimePolicy); 4] {
     [(start, TimePolicy::Clamp), (mid, TimePolicy::Clamp), (end, TimePolicy::Clamp), (mid, TimePolicy::Wrap)]
 }
 
+/// Checks what the importer says about the surfaces: references resolve, decoded images
+/// have their size, per-vertex surface attributes are finite and of the vertex count.
+fn check_surfaces(model: &Model) {
+    for (t, tex) in model.textures.iter().enumerate() {
+        let image = model.images.get(tex.image).unwrap_or_else(|| panic!("texture {t}: image {} missing", tex.image));
+        assert!(image.width > 0 && image.height > 0, "texture {t}: image {} not decoded", tex.image);
+        assert!(image.width <= anim_gltf::MAX_IMAGE_DIMENSION && image.height <= anim_gltf::MAX_IMAGE_DIMENSION);
+        assert_eq!(image.pixels.len(), image.width as usize * image.height as usize * 4, "texture {t}: image size");
+    }
+    for (i, m) in model.materials.iter().enumerate() {
+        for r in m.texture_refs().into_iter().filter_map(|(r, _)| r) {
+            assert!(r.texture < model.textures.len() && r.tex_coord <= 1, "material {i}: {r:?}");
+            assert!(finite(&r.transform.rows().concat()), "material {i}: non-finite texture transform");
+        }
+    }
+    for (i, inst) in model.meshes.iter().enumerate() {
+        let n = inst.data.vertex_count();
+        assert!(inst.material.is_none_or(|m| m < model.materials.len()), "mesh instance {i}: material");
+        for (what, len) in
+            [("tangents", inst.tangents.len()), ("colours", inst.colors.len()), ("uvs1", inst.uvs1.len())]
+        {
+            assert!(len == 0 || len == n, "mesh instance {i}: {len} {what} for {n} vertices");
+        }
+        assert!(inst.tangents.iter().all(|t| finite(t)), "mesh instance {i}: non-finite tangent");
+        assert!(inst.colors.iter().all(|c| finite(c)), "mesh instance {i}: non-finite colour");
+    }
+}
+
 /// Poses and skins an imported model (see the module docs).
 pub fn skin_model(model: &Model) -> Outcome {
+    check_surfaces(model);
     let mut pose: Pose = model.skeleton.rest_pose().clone();
     let mut world = vec![Mat4::identity(); model.skeleton.len()];
     let mut joints: Vec<Mat4> = Vec::new();

@@ -40,6 +40,11 @@ impl Buffers {
     pub(super) fn charge(&self, path: &str, count: u64, elem: u64) -> Result<(), GltfError> {
         charge(&self.used, self.budget, path, count, elem)
     }
+
+    /// Bytes of the budget not charged yet.
+    pub(super) fn remaining(&self) -> u64 {
+        self.budget.saturating_sub(self.used.get())
+    }
 }
 
 fn charge(used: &Cell<u64>, budget: u64, path: &str, count: u64, elem: u64) -> Result<(), GltfError> {
@@ -76,7 +81,7 @@ pub(crate) fn read_document(path: &Path, budget: usize) -> Result<Vec<u8>, GltfE
 /// Opens `path` for reading if it is a regular file, and gives its length. The path is
 /// checked before opening (opening a FIFO would block), opened non-blocking on Unix, and
 /// the opened handle checked again (the path may have been replaced in between).
-fn open_regular(path: &Path) -> std::io::Result<(File, u64)> {
+pub(super) fn open_regular(path: &Path) -> std::io::Result<(File, u64)> {
     let not_regular = || std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
     if !std::fs::metadata(path)?.is_file() {
         return Err(not_regular());
@@ -158,7 +163,7 @@ fn read_uri(
 
 /// The file a relative URI names: percent-decoded, neither absolute nor with a scheme,
 /// and (after `..` and symbolic links are resolved) inside `base` or an allowed root.
-fn resolve_uri(uri: &str, base: Option<&Path>, options: &LoadOptions) -> Result<PathBuf, String> {
+pub(super) fn resolve_uri(uri: &str, base: Option<&Path>, options: &LoadOptions) -> Result<PathBuf, String> {
     let decoded = percent_decode(uri).ok_or("is not valid UTF-8 after percent-decoding")?;
     if decoded.contains('\0') {
         return Err("contains a NUL character".into());
@@ -229,7 +234,7 @@ fn hex(c: u8) -> Option<u8> {
 }
 
 /// Standard base64 (RFC 4648) decoder; whitespace is skipped, padding is optional.
-fn decode_base64(s: &str) -> Result<Vec<u8>, String> {
+pub(super) fn decode_base64(s: &str) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(s.len() / 4 * 3);
     let mut acc = 0u32;
     let mut bits = 0u32;

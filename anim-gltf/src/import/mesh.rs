@@ -1,10 +1,12 @@
 //! Meshes: each primitive of a mesh in the default scene becomes a [`Mesh`] (positions,
 //! normals, texture coordinates, skinning influences from every `JOINTS_n`/`WEIGHTS_n`
-//! set, triangle indices).
+//! set, triangle indices) and the surface attributes its material reads (tangents, read or
+//! generated with MikkTSpace, `COLOR_0`, `TEXCOORD_1`).
 
 use super::buffers::{F32, Want, check_accessor, check_finite, quantized};
 use super::{Importer, MAX_INFLUENCE_SETS};
 use crate::error::GltfError;
+use crate::material::Material;
 use crate::model::MeshInstance;
 use crate::model::SkinInfo;
 use anim_core::pose::Skeleton;
@@ -29,6 +31,23 @@ const TEXCOORDS: Want = Want {
     types: &[F32, (DataType::I8, false), (DataType::U8, false), (DataType::I16, false), (DataType::U16, false)],
     what: "VEC2 FLOAT or (normalized) integers",
 };
+const TANGENTS: Want = Want {
+    dims: &[Dimensions::Vec4],
+    types: &[F32, (DataType::I8, true), (DataType::I16, true)],
+    what: "VEC4 FLOAT (or normalized BYTE/SHORT with KHR_mesh_quantization)",
+};
+const COLORS: Want = Want {
+    dims: &[Dimensions::Vec3, Dimensions::Vec4],
+    types: &[F32, (DataType::U8, true), (DataType::U16, true)],
+    what: "VEC3/VEC4 FLOAT or normalized UNSIGNED_BYTE/UNSIGNED_SHORT",
+};
+
+/// The surface attributes of a primitive besides its [`Mesh`].
+struct Surface {
+    tangents: Vec<[f32; 4]>,
+    colors: Vec<[f32; 4]>,
+    uvs1: Vec<[f32; 2]>,
+}
 
 impl<'a> Importer<'a> {
     /// The primitives of the meshes of the scene's nodes, one [`MeshInstance`] each.
@@ -37,6 +56,7 @@ impl<'a> Importer<'a> {
         skeleton: &Skeleton,
         skins: &[SkinInfo],
         scene_nodes: &[usize],
+        materials: &[Material],
     ) -> Result<Vec<MeshInstance>, GltfError> {
         let mut out = Vec::new();
         self.morph_target_counts()?;
@@ -48,6 +68,9 @@ impl<'a> Importer<'a> {
                 let ppath = format!("meshes[{}].primitives[{}]", mesh.index(), prim.index());
                 let skin = node.skin().map(|s| s.index());
                 let (m, skinned) = self.primitive(&prim, &ppath, skin.map(|s| (s, &skins[s])))?;
+                let material = prim.material().index();
+                let normal_set = material.and_then(|k| materials.get(k)).and_then(|k| k.normal_texture);
+                let surface = self.surface(&prim, &ppath, &m, normal_set.map(|t| t.tex_coord))?;
                 if skin.is_some() && !skinned {
                     self.warnings
                         .push(format!("nodes[{ni}] has a skin but {ppath} has no JOINTS_0/WEIGHTS_0; drawn unskinned"));
@@ -61,6 +84,10 @@ impl<'a> Importer<'a> {
                     skin: if skinned { skin } else { None },
                     data: m,
                     morph,
+                    material,
+                    tangents: surface.tangents,
+                    colors: surface.colors,
+                    uvs1: surface.uvs1,
                 });
             }
         }
@@ -245,6 +272,79 @@ impl<'a> Importer<'a> {
         let skinned = mesh.influences.is_some();
         Ok((mesh, skinned))
     }
+}
+
+impl Importer<'_> {
+    /// `TANGENT` (or MikkTSpace tangents when the material has a normal texture reading
+    /// set `normal_set` and the file gives none), `COLOR_0` and `TEXCOORD_1` of a primitive
+    /// already read into `mesh`.
+    fn surface(
+        &mut self,
+        prim: &gltf::Primitive<'_>,
+        ppath: &str,
+        mesh: &Mesh,
+        normal_set: Option<u32>,
+    ) -> Result<Surface, GltfError> {
+        let n = mesh.positions.len();
+        let apath = |s: &str| format!("{ppath}.attributes.{s}");
+        let counted = |acc: &gltf::Accessor, what: &str| {
+            if acc.count() == n {
+                Ok(())
+            } else {
+                Err(GltfError::accessor(
+                    format!("accessors[{}]", acc.index()),
+                    format!("used as {} it has {} elements, POSITION has {n}", apath(what), acc.count()),
+                ))
+            }
+        };
+        let mut tangents = Vec::new();
+        if let Some(acc) = prim.get(&Semantic::Tangents) {
+            check_accessor(&acc, self.buffers, &TANGENTS, &apath("TANGENT"))?;
+            counted(&acc, "TANGENT")?;
+            let raw = quantized::<4>(&acc, self.buffers);
+            check_finite(&raw, &format!("accessors[{}]", acc.index()), "tangent")?;
+            tangents = raw.into_iter().map(repair_tangent).collect();
+        }
+        let mut colors = Vec::new();
+        if let Some(acc) = prim.get(&Semantic::Colors(0)) {
+            check_accessor(&acc, self.buffers, &COLORS, &apath("COLOR_0"))?;
+            counted(&acc, "COLOR_0")?;
+            colors = if acc.dimensions() == Dimensions::Vec3 {
+                quantized::<3>(&acc, self.buffers).into_iter().map(|[r, g, b]| [r, g, b, 1.0]).collect()
+            } else {
+                quantized::<4>(&acc, self.buffers)
+            };
+            check_finite(&colors, &format!("accessors[{}]", acc.index()), "colour")?;
+        }
+        let mut uvs1 = Vec::new();
+        if let Some(acc) = prim.get(&Semantic::TexCoords(1)) {
+            check_accessor(&acc, self.buffers, &TEXCOORDS, &apath("TEXCOORD_1"))?;
+            counted(&acc, "TEXCOORD_1")?;
+            uvs1 = quantized::<2>(&acc, self.buffers);
+            check_finite(&uvs1, &format!("accessors[{}]", acc.index()), "texture coordinate")?;
+        }
+        if tangents.is_empty()
+            && let Some(set) = normal_set
+        {
+            let uvs = if set == 0 { &mesh.uvs } else { &uvs1 };
+            if uvs.len() == n && !mesh.indices.is_empty() {
+                self.buffers.charge(&apath("TANGENT"), n as u64, 16 + 12)?;
+                tangents = super::tangents::mikktspace(mesh, uvs);
+            } else {
+                self.warnings.push(format!(
+                    "{ppath} has a normal texture but neither TANGENT nor TEXCOORD_{set} triangles to compute them from"
+                ));
+            }
+        }
+        Ok(Surface { tangents, colors, uvs1 })
+    }
+}
+
+/// A unit tangent with w = ±1; a zero-length one becomes +X.
+fn repair_tangent([x, y, z, w]: [f32; 4]) -> [f32; 4] {
+    let l = (x * x + y * y + z * z).sqrt();
+    let w = if w < 0.0 { -1.0 } else { 1.0 };
+    if l > 1e-12 { [x / l, y / l, z / l, w] } else { [1.0, 0.0, 0.0, w] }
 }
 
 /// Unit normal; a zero-length normal becomes +Y (a degenerate normal is repaired, not kept).

@@ -4,7 +4,9 @@
 //! - [`buffers`]: buffer loading (GLB chunk, `data:` URIs, files) and accessor checks and
 //!   reads;
 //! - [`scene`]: nodes to a skeleton, the default scene, skins and their bind poses;
-//! - [`mesh`]: primitives to meshes (attributes, influences, indices);
+//! - [`material`]: materials, textures and samplers; [`images`]: the images they use,
+//!   read and decoded within the memory budget;
+//! - [`mesh`]: primitives to meshes (attributes, influences, indices, tangents, colours);
 //! - [`animation`]: animations to clips, and the named curves in their extras.
 //!
 //! [`load_bytes`] runs them in that order; the [`Importer`] carries the document, its
@@ -12,10 +14,13 @@
 
 mod animation;
 mod buffers;
+pub(crate) mod images;
+mod material;
 mod mesh;
 mod morph;
 mod range;
 mod scene;
+mod tangents;
 mod validate;
 
 use crate::error::GltfError;
@@ -47,7 +52,7 @@ fn load_unnormalized(bytes: &[u8], base_dir: Option<&Path>, options: &LoadOption
     validate::validate(gltf.document.as_json(), &mut warnings)?;
     let doc = gltf::Document::from_json_without_validation(gltf.document.into_json());
     let buffers = buffers::load_buffers(&doc, gltf.blob, base_dir, options)?;
-    Importer { doc: &doc, buffers: &buffers, warnings }.run()
+    Importer { doc: &doc, buffers: &buffers, base: base_dir, options, warnings }.run()
 }
 
 /// The import of one document: the parts of the model are read from `doc` by the methods
@@ -55,6 +60,9 @@ fn load_unnormalized(bytes: &[u8], base_dir: Option<&Path>, options: &LoadOption
 struct Importer<'a> {
     doc: &'a gltf::Document,
     buffers: &'a buffers::Buffers,
+    /// The folder external URIs are resolved in.
+    base: Option<&'a Path>,
+    options: &'a LoadOptions,
     warnings: Vec<String>,
 }
 
@@ -65,12 +73,19 @@ impl<'a> Importer<'a> {
         move |b: gltf::Buffer<'a>| buffers.get(b.index()).map(Vec::as_slice)
     }
 
-    /// Reads the skeleton, the scene, skins, meshes and clips, in that order.
+    /// Reads the skeleton, the scene, skins, materials (and their images), meshes and clips,
+    /// in that order.
     fn run(mut self) -> Result<Model, GltfError> {
         let (skeleton, nodes) = self.skeleton()?;
         let scene_nodes = self.scene_nodes(&skeleton);
         let skins = self.skins(&skeleton)?;
-        let meshes = self.meshes(&skeleton, &skins, &scene_nodes)?;
+        let (materials, textures) = self.materials()?;
+        let mut needed = vec![false; self.doc.images().len()];
+        for t in &textures {
+            needed[t.image] = true;
+        }
+        let images = self.images(&needed)?;
+        let meshes = self.meshes(&skeleton, &skins, &scene_nodes, &materials)?;
         let (clips, clip_info) = self.clips(&skeleton)?;
         // The skeleton's own bind pose: the first skin's, the rest pose elsewhere.
         let skeleton = match skins.first() {
@@ -85,6 +100,9 @@ impl<'a> Importer<'a> {
             scene_nodes,
             skins,
             meshes,
+            materials,
+            textures,
+            images,
             clips: clips.into_iter().map(std::sync::Arc::new).collect(),
             clip_info,
             warnings: self.warnings,

@@ -9,7 +9,7 @@ const GEOMETRY_EXTENSIONS: [&str; 2] = ["KHR_draco_mesh_compression", "EXT_mesho
 
 /// The `gltf` crate's schema validation: every problem it finds is an error, as in the
 /// Khronos glTF-Validator, except required extensions that do not touch geometry, which
-/// become warnings (no material or image is read here).
+/// become warnings (a material extension this importer does not read is drawn without it).
 pub(super) fn validate(root: &gltf::json::Root, warnings: &mut Vec<String>) -> Result<(), GltfError> {
     use gltf::json::validation::Validate;
     let mut errors = Vec::new();
@@ -38,7 +38,7 @@ pub(super) fn validate(root: &gltf::json::Root, warnings: &mut Vec<String>) -> R
         } else if ignorable && path.starts_with("extensionsRequired") && path.contains("KHR_mesh_quantization") {
             // Supported here (integer vertex attributes), though not by the `gltf` crate.
         } else if ignorable {
-            warnings.push(format!("{path}: {error} (not needed for animation; ignored)"));
+            warnings.push(format!("{path}: {error} (not read by this importer; ignored)"));
         } else {
             fatal.push((path, error));
         }

@@ -2,7 +2,9 @@
 //! reading back what the last frame computed for it (visible count, palettes).
 
 use super::CrowdId;
-use super::buffers::{ARGS_VISIBLE_WORD, CrowdSlot, ENTRY_DQ, ENTRY_LBS, GpuCrowd, SlotRecord};
+use super::buffers::{
+    ARGS_LEVELS_WORD, ARGS_VISIBLE_WORD, CrowdLods, CrowdSlot, ENTRY_DQ, ENTRY_LBS, GpuCrowd, SlotRecord,
+};
 use super::error::CrowdError;
 use crate::error::RenderError;
 use crate::renderer::Renderer;
@@ -11,6 +13,7 @@ use crate::types::MeshId;
 use anim_core::skin::SkinMethod;
 use anim_crowd::atlas::AnimAtlas;
 use anim_crowd::crowd::CrowdInstance;
+use anim_crowd::lod::{MAX_LODS, MeshLods};
 use anim_math::{Mat4, Quat, Vec3};
 use ash::vk;
 use gpu_allocator::MemoryLocation;
@@ -46,6 +49,92 @@ impl Renderer {
         c.pending.clear();
         c.pending.extend_from_slice(instances);
         Ok(())
+    }
+
+    /// Gives the crowd the levels of detail of its mesh (every level's indices uploaded into
+    /// one index buffer; replaces earlier ones, waiting for the frames in flight). Draws with
+    /// [`CrowdDraw::lod_pixels`](super::CrowdDraw::lod_pixels) pick each character's level.
+    ///
+    /// # Errors
+    /// [`CrowdError::UnknownCrowd`]; [`CrowdError::InvalidMeshLods`] for levels with indices
+    /// beyond the crowd mesh's vertices, an empty level, or more than
+    /// [`MAX_LODS`] levels; a failing upload.
+    pub fn set_crowd_lods(&mut self, id: CrowdId, lods: &MeshLods) -> Result<(), RenderError> {
+        let c = self.crowds.get(id.0).ok_or(CrowdError::UnknownCrowd(id.0))?;
+        let vertices = self.meshes[c.mesh].vertex_count();
+        let levels = lods.levels();
+        let bad = |s: String| RenderError::from(CrowdError::InvalidMeshLods(s));
+        if levels.is_empty() || levels.len() > MAX_LODS {
+            return Err(bad(format!("{} levels (1 to {MAX_LODS})", levels.len())));
+        }
+        let mut indices = Vec::with_capacity(levels.iter().map(|l| l.indices.len()).sum());
+        let (mut first, mut count, mut error) = ([0u32; 4], [0u32; 4], [0f32; 4]);
+        for (k, l) in levels.iter().enumerate() {
+            if l.indices.is_empty() || !l.indices.len().is_multiple_of(3) {
+                return Err(bad(format!("level {k} has {} indices", l.indices.len())));
+            }
+            if let Some(i) = l.indices.iter().find(|&&i| i >= vertices) {
+                return Err(bad(format!("level {k} names vertex {i} of {vertices}")));
+            }
+            if !(l.error.is_finite() && l.error >= 0.0) {
+                return Err(bad(format!("level {k} has error {}", l.error)));
+            }
+            first[k] = indices.len() as u32;
+            count[k] = l.indices.len() as u32;
+            error[k] = l.error;
+            indices.extend_from_slice(&l.indices);
+        }
+        use vk::AccessFlags2 as A;
+        use vk::PipelineStageFlags2 as S;
+        let buffer = Buffer::device_local(
+            &self.ctx,
+            bytemuck::cast_slice(&indices),
+            vk::BufferUsageFlags::INDEX_BUFFER,
+            S::INDEX_INPUT,
+            A::INDEX_READ,
+            "crowd level-of-detail indices",
+        )?;
+        self.wait_idle()?;
+        self.crowds[id.0].lods = Some(CrowdLods { indices: buffer, first, count, error, levels: levels.len() as u32 });
+        Ok(())
+    }
+
+    /// How many characters each mesh level of detail drew in the most recently submitted
+    /// frame (waits for that frame), full detail first, one entry a level. `None` when that
+    /// frame did not draw the crowd with [`CrowdDraw::lod_pixels`](super::CrowdDraw::lod_pixels).
+    pub fn crowd_level_counts(&self, id: CrowdId) -> Option<Vec<u32>> {
+        let (s, r) = self.last_crowd_slot(id).ok().flatten()?;
+        if r.levels == 0 {
+            return None;
+        }
+        let words: &[u32] = bytemuck::cast_slice(s.args_readback.mapped().ok()?);
+        Some((0..r.levels as usize).map(|l| words[ARGS_LEVELS_WORD as usize + 5 * l + 1]).collect())
+    }
+
+    /// Triangles the most recently submitted frame drew for the crowd (waits for that
+    /// frame): each level's characters times its triangles with mesh levels of detail, else
+    /// the visible (or all) characters times the mesh's triangles. `None` for an unknown
+    /// crowd or one that frame did not draw.
+    pub fn crowd_triangles(&self, id: CrowdId) -> Option<u64> {
+        let (s, r) = self.last_crowd_slot(id).ok().flatten()?;
+        let c = &self.crowds[id.0];
+        let words: &[u32] = bytemuck::cast_slice(s.args_readback.mapped().ok()?);
+        if r.levels > 0 {
+            let lods = c.lods.as_ref()?;
+            let per = |l: usize| u64::from(words[ARGS_LEVELS_WORD as usize + 5 * l + 1]) * u64::from(lods.count[l] / 3);
+            return Some((0..r.levels as usize).map(per).sum());
+        }
+        let drawn = if r.listed { words[ARGS_VISIBLE_WORD] } else { r.instances };
+        Some(u64::from(drawn) * u64::from(self.meshes[c.mesh].index_count() / 3))
+    }
+
+    /// Caps the bytes of each chunk of the PaletteCompute path's skinned-vertex buffer below
+    /// the device's storage-buffer range (`None`, the default: the range itself), so that
+    /// chunking can be exercised with small crowds; the chunks are re-created on the next
+    /// frame that draws a crowd on that path. A chunk holds whole characters: a cap below
+    /// one character's vertices makes those draws fail with [`CrowdError::DeviceLimit`].
+    pub fn set_crowd_chunk_bytes(&mut self, bytes: Option<u64>) {
+        self.crowd_chunk_bytes = bytes;
     }
 
     /// The capacity of a crowd.

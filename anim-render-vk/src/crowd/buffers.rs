@@ -12,12 +12,16 @@ use crate::types::FRAMES_IN_FLIGHT;
 use anim_core::skin::SkinMethod;
 use anim_crowd::atlas::{AnimAtlas, TexelFormat, TextureLayout};
 use anim_crowd::crowd::CrowdInstance;
+use anim_crowd::lod::MAX_LODS;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 use std::sync::Arc;
 
-/// Bytes of the indirect-arguments buffer (see `crowd_common.glsl`).
-pub(super) const ARGS_BYTES: u64 = 48;
+/// Bytes of the indirect-arguments buffer (see `crowd_common.glsl`): 12 words, then one
+/// indexed draw (5 words) a level of detail.
+pub(super) const ARGS_BYTES: u64 = 4 * (ARGS_LEVELS_WORD + 5 * MAX_LODS as u64);
+/// Word index of the first level's indexed draw.
+pub(super) const ARGS_LEVELS_WORD: u64 = 12;
 /// Byte offset of the palette dispatch arguments.
 pub(super) const ARGS_PALETTE_OFFSET: u64 = 20;
 /// Byte offset of the skinning dispatch arguments.
@@ -39,17 +43,30 @@ pub(super) struct SlotRecord {
     pub(super) instances: u32,
     pub(super) listed: bool,
     pub(super) palette: Option<SkinMethod>,
+    /// Mesh levels of detail the frame picked from (0: none).
+    pub(super) levels: u32,
 }
 
 /// A crowd's buffers of one frame slot.
-pub(super) struct CrowdSlot {
+pub(crate) struct CrowdSlot {
     pub(super) instances: StagedBuffer,
     pub(super) visible: Buffer,
     pub(super) args: Buffer,
     pub(super) args_readback: Buffer,
     pub(super) palette: Option<Buffer>,
-    pub(super) skinned: Option<Buffer>,
+    /// The PaletteCompute path's skinned-vertex chunks, and the characters each holds.
+    pub(crate) skinned: Vec<Buffer>,
+    pub(super) chunk_characters: u32,
     pub(super) record: Option<SlotRecord>,
+}
+
+/// A registered mixed crowd: one crowd per character type, and where each type's clips
+/// start in the mixed clip list.
+#[derive(Default)]
+pub(crate) struct MixedCrowd {
+    pub(super) types: Vec<super::CrowdId>,
+    /// First mixed clip index of each type, then the total.
+    pub(super) clip_base: Vec<u32>,
 }
 
 /// A registered crowd.
@@ -65,7 +82,18 @@ pub(crate) struct GpuCrowd {
     pub(super) inverse_bind: Buffer,
     pub(super) bounds: Buffer,
     pub(super) pending: Vec<CrowdInstance>,
-    pub(super) slots: Vec<CrowdSlot>,
+    pub(crate) slots: Vec<CrowdSlot>,
+    /// The mesh's levels of detail, when set ([`crate::Renderer::set_crowd_lods`]).
+    pub(super) lods: Option<CrowdLods>,
+}
+
+/// A crowd's levels of detail on the GPU: every level's indices in one buffer.
+pub(super) struct CrowdLods {
+    pub(super) indices: Buffer,
+    pub(super) first: [u32; 4],
+    pub(super) count: [u32; 4],
+    pub(super) error: [f32; 4],
+    pub(super) levels: u32,
 }
 
 pub(super) fn limit(what: &'static str, size: u64, max: u64) -> Result<(), RenderError> {
@@ -99,6 +127,7 @@ impl GpuCrowd {
         let joints = atlas.joint_count() as u32;
         let max_storage = u64::from(limits.max_storage_buffer_range);
         limit("crowd instance buffer", u64::from(capacity) * 64, max_storage)?;
+        limit("crowd visible and level lists", u64::from(capacity) * 4 * (1 + MAX_LODS as u64), max_storage)?;
         let (format, texel) = match atlas.format() {
             TexelFormat::F32 => (vk::Format::R32G32B32A32_SFLOAT, 16u64),
             TexelFormat::F16 => (vk::Format::R16G16B16A16_SFLOAT, 8u64),
@@ -143,9 +172,10 @@ impl GpuCrowd {
         for _ in 0..FRAMES_IN_FLIGHT {
             slots.push(CrowdSlot {
                 instances: StagedBuffer::new(ctx, u64::from(capacity) * 64, storage, "crowd instances")?,
+                // The visible list, then one list a level of detail.
                 visible: Buffer::new(
                     ctx,
-                    u64::from(capacity) * 4,
+                    u64::from(capacity) * 4 * (1 + MAX_LODS as u64),
                     storage,
                     MemoryLocation::GpuOnly,
                     "crowd visible list",
@@ -168,7 +198,8 @@ impl GpuCrowd {
                     "crowd arguments readback",
                 )?,
                 palette: None,
-                skinned: None,
+                skinned: Vec::new(),
+                chunk_characters: 0,
                 record: None,
             });
         }
@@ -185,6 +216,7 @@ impl GpuCrowd {
             bounds,
             pending: Vec::with_capacity(capacity as usize),
             slots,
+            lods: None,
         })
     }
 

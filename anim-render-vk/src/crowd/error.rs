@@ -57,4 +57,13 @@ pub enum CrowdError {
     /// A LOD distance that is not positive and finite.
     #[error("LOD distance {0} is not positive and finite")]
     InvalidLod(f32),
+    /// A screen-space error threshold that is not positive and finite.
+    #[error("LOD error threshold {0} pixels is not positive and finite")]
+    InvalidLodPixels(f32),
+    /// A draw picks mesh levels of a crowd that has none.
+    #[error("crowd {0} has no mesh levels of detail (Renderer::set_crowd_lods)")]
+    NoMeshLods(usize),
+    /// Mesh levels that do not fit the crowd's mesh.
+    #[error("invalid mesh levels of detail: {0}")]
+    InvalidMeshLods(String),
 }

@@ -1,6 +1,10 @@
 //! Instanced GPU crowds (the book's chapter 15): many characters of one skinned mesh, each
 //! playing clips of one animation atlas ([`AnimAtlas`]), drawn with one instanced draw.
-//! Crowds do not apply morph targets: characters are drawn from their bind-pose mesh (use
+//! A crowd is drawn with its mesh's material when the mesh was registered with one
+//! ([`crate::Renderer::add_surface_mesh`]): one material set per character type, the
+//! textures sampled with each character's tint varying its colour slightly, both faces drawn,
+//! BLEND materials drawn opaque, and normal maps with a frame from screen-space derivatives
+//! (the crowd paths skin no tangents). Crowds do not apply morph targets: characters are drawn from their bind-pose mesh (use
 //! [`crate::GpuSkinner::skin_morphed`] or the CPU path for morphed characters).
 //!
 //! A crowd is registered once with [`Renderer::add_crowd`] (atlas image, inverse binds and
@@ -15,9 +19,12 @@
 //! - [`CrowdPath::PaletteCompute`]: the same palette pass, then a compute pass skins every
 //!   vertex of every character into a world-space vertex buffer (16 bytes a vertex:
 //!   position and an octahedral normal in two snorm16) that one instanced draw pulls from.
-//!   That buffer is one storage-buffer range, so this path holds at most
-//!   `maxStorageBufferRange / (16 · vertices)` characters (about 155,000 Fox-size
-//!   characters where the range is 4 GiB).
+//!   That buffer is bound in chunks of whole characters, each within one storage-buffer
+//!   range (an array of up to 15 buffers), so the path is not held to one range (about
+//!   155,000 Fox-size characters where the range is 4 GiB) but to 15 of them, and to the
+//!   device's memory: a failing allocation is a typed error.
+//!   [`Renderer::set_crowd_chunk_bytes`](crate::Renderer::set_crowd_chunk_bytes) makes the
+//!   chunks smaller (tests use it to chunk small crowds).
 //!
 //! Every path also keeps each buffer within one storage-buffer range: the instance records
 //! (64 bytes a character) and, on the palette paths, the palettes (48 bytes a joint a
@@ -33,29 +40,51 @@
 //! dispatch arguments; with [`CrowdDraw::lod_distance`] characters farther than it from the
 //! eye skin with their largest-weight influence only (the book's "fewer influences").
 //!
+//! Mesh levels of detail: [`Renderer::set_crowd_lods`] gives a crowd the simplified index
+//! lists of its mesh ([`anim_crowd::lod::MeshLods`], each with its object-space error).
+//! With [`CrowdDraw::lod_pixels`] the list pass projects each visible character's error to
+//! the screen (its scale, its distance from the eye, the render target's height and the
+//! field of view) and appends it to the list of the coarsest level whose error covers at
+//! most that many pixels ([`anim_crowd::lod::select_level`]); the crowd is then drawn with
+//! one indirect indexed draw per level. [`Renderer::crowd_level_counts`] reads back how
+//! many characters each level drew.
+//!
 //! A crowd may be drawn once per frame.
+//!
+//! Mixed crowds ([`Renderer::add_mixed_crowd`]): several character types, each its own
+//! mesh, material, atlas and levels of detail, played by one [`Crowd`] whose clip list is
+//! every type's clips in turn (a clip index names the type). The frame gets one
+//! [`CrowdDraw`] per type ([`Renderer::mixed_crowd_draws`]); their list passes are recorded
+//! together in one compute pass (one dispatch per type, no barrier between them) and each
+//! type draws with one indirect draw per level.
 //!
 //! The files, one concern each, from the bottom of the import graph up: `error` (why a
 //! crowd cannot be created, fed or drawn), this file (the types a user touches),
 //! `pipelines` (the crowd shaders' interface, descriptor layout and pipelines), `buffers`
 //! (a registered crowd's GPU resources), `plan` (a frame's crowd draws resolved and
-//! prepared), `record` (recording the passes and draws), `cull` (the list pass) and `api`
-//! (the crowd methods of [`Renderer`]).
+//! prepared), `record` (recording the passes and draws), `cull` (the list pass), `api`
+//! (the crowd methods of [`Renderer`]) and `mixed` (mixed crowds' methods).
 //!
 //! [`Renderer`]: crate::Renderer
 //! [`Renderer::add_crowd`]: crate::Renderer::add_crowd
 //! [`Renderer::set_crowd_instances`]: crate::Renderer::set_crowd_instances
+//! [`Renderer::set_crowd_lods`]: crate::Renderer::set_crowd_lods
+//! [`Renderer::add_mixed_crowd`]: crate::Renderer::add_mixed_crowd
+//! [`Renderer::mixed_crowd_draws`]: crate::Renderer::mixed_crowd_draws
+//! [`Crowd`]: anim_crowd::crowd::Crowd
+//! [`Renderer::crowd_level_counts`]: crate::Renderer::crowd_level_counts
 
 mod api;
 pub(crate) mod buffers;
 pub(crate) mod cull;
 pub(crate) mod error;
+mod mixed;
 pub(crate) mod pipelines;
 pub(crate) mod plan;
 pub(crate) mod record;
 
+use crate::types::MeshId;
 use anim_core::skin::SkinMethod;
-#[cfg(doc)]
 use anim_crowd::atlas::AnimAtlas;
 #[cfg(doc)]
 use anim_crowd::crowd::CrowdInstance;
@@ -63,6 +92,23 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use error::CrowdError;
+
+/// One character type of a mixed crowd ([`crate::Renderer::add_mixed_crowd`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CrowdType<'a> {
+    /// The type's skinned mesh (with its material when registered with one).
+    pub mesh: MeshId,
+    /// The clips it plays.
+    pub atlas: &'a AnimAtlas,
+    /// The most characters of this type the crowd holds.
+    pub capacity: u32,
+}
+
+/// Handle of a mixed crowd registered with [`Renderer::add_mixed_crowd`].
+///
+/// [`Renderer::add_mixed_crowd`]: crate::Renderer::add_mixed_crowd
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MixedCrowdId(pub(crate) usize);
 
 /// Handle of a crowd registered with [`Renderer::add_crowd`].
 ///
@@ -142,11 +188,24 @@ pub struct CrowdDraw {
     pub lod_distance: Option<f32>,
     /// Multiplies the vertex colours (varied slightly per character).
     pub tint: [f32; 3],
+    /// With the crowd's mesh levels of detail ([`crate::Renderer::set_crowd_lods`]): the
+    /// screen-space error, in pixels, a character's level may show; the list pass picks the
+    /// coarsest level whose projected error is at most this (runs the list pass even
+    /// without culling).
+    pub lod_pixels: Option<f32>,
 }
 
 impl CrowdDraw {
     /// The book path, LBS, no culling, white tint.
     pub fn new(crowd: CrowdId) -> Self {
-        Self { crowd, path: CrowdPath::Book, method: SkinMethod::Lbs, cull: false, lod_distance: None, tint: [1.0; 3] }
+        Self {
+            crowd,
+            path: CrowdPath::Book,
+            method: SkinMethod::Lbs,
+            cull: false,
+            lod_distance: None,
+            tint: [1.0; 3],
+            lod_pixels: None,
+        }
     }
 }

@@ -38,10 +38,14 @@ pub(crate) mod binding {
     pub const ARGS: u32 = 9;
     /// Palette buffer.
     pub const PALETTE: u32 = 10;
-    /// Skinned world-space vertices.
+    /// Skinned world-space vertices: an array of `MAX_CHUNKS` storage buffers (chunks).
     pub const SKINNED: u32 = 11;
+    /// The material block (`MATERIAL_BINDING` in `crowd_common.glsl`).
+    pub const MATERIAL: u32 = 12;
+    /// The material's five textures.
+    pub const TEXTURES: u32 = 13;
     /// Number of bindings.
-    pub const COUNT: u32 = 12;
+    pub const COUNT: u32 = 18;
 }
 
 /// `CrowdPush::flags`: draws read the visible list.
@@ -50,6 +54,14 @@ pub(super) const FLAG_LIST: u32 = 1;
 pub(super) const FLAG_FRUSTUM: u32 = 2;
 /// `CrowdPush::flags`: the list pass flags LOD.
 pub(super) const FLAG_LOD: u32 = 4;
+/// `CrowdPush::flags`: shade with the mesh's material.
+pub(super) const FLAG_MATERIAL: u32 = 8;
+/// `CrowdPush::flags`: a draw of one mesh level, from that level's list.
+pub(super) const FLAG_LEVELS: u32 = 16;
+/// Chunks the PaletteCompute path's skinned-vertex buffer may have (`MAX_CHUNKS` in
+/// `crowd_chunks.glsl`): the array size of [`binding::SKINNED`]; with the set's 17 other
+/// descriptors, the 32 push descriptors every device supports.
+pub(super) const MAX_CHUNKS: usize = 15;
 /// Workgroup size of the crowd compute passes.
 pub(super) const GROUP: u32 = 64;
 
@@ -80,9 +92,16 @@ pub(crate) struct CrowdPush {
     pub flags: u32,
     pub lod_distance: f32,
     pub pad: u32,
+    pub level_first: [u32; 4],
+    pub level_count: [u32; 4],
+    pub level_error: [f32; 4],
+    pub levels: u32,
+    pub level_pixels: f32,
+    pub level: u32,
+    pub chunk_characters: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<CrowdPush>() == 48, "CrowdPush must match shaders/crowd_common.glsl");
+const _: () = assert!(std::mem::size_of::<CrowdPush>() == 112, "CrowdPush must match shaders/crowd_common.glsl");
 
 /// The crowd passes' descriptor-set layout (push descriptors, an immutable nearest sampler
 /// for the atlas) and pipeline layout.
@@ -119,7 +138,7 @@ impl CrowdLayout {
                 let e = vk::DescriptorSetLayoutBinding::default()
                     .binding(b)
                     .descriptor_type(descriptor_type(b))
-                    .descriptor_count(1)
+                    .descriptor_count(if b == binding::SKINNED { MAX_CHUNKS as u32 } else { 1 })
                     .stage_flags(all);
                 if b == binding::ATLAS { e.immutable_samplers(&samplers) } else { e }
             })
@@ -127,7 +146,8 @@ impl CrowdLayout {
         let info = vk::DescriptorSetLayoutCreateInfo::default()
             .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
             .bindings(&bindings);
-        // SAFETY: a valid device; one binding per slot with count 1, the sampler is alive;
+        // SAFETY: a valid device; one binding per slot with count 1 (MAX_CHUNKS for the skinned
+        // chunks), the sampler is alive;
         // Drop destroys what was created if a later step fails.
         layout.set_layout = unsafe { d.create_descriptor_set_layout(&info, None) }.vk("vkCreateDescriptorSetLayout")?;
         let ranges =
@@ -157,6 +177,10 @@ impl CrowdLayout {
             let w = vk::WriteDescriptorSet::default().dst_binding(b).descriptor_type(descriptor_type(b));
             writes[n] = if b == binding::ATLAS {
                 w.image_info(std::slice::from_ref(&set.image))
+            } else if b == binding::SKINNED {
+                w.buffer_info(&set.chunks)
+            } else if b >= binding::TEXTURES {
+                w.image_info(std::slice::from_ref(&set.textures[(b - binding::TEXTURES) as usize]))
             } else {
                 w.buffer_info(std::slice::from_ref(&set.buffers[b as usize]))
             };
@@ -185,8 +209,8 @@ impl Drop for CrowdLayout {
 
 fn descriptor_type(b: u32) -> vk::DescriptorType {
     match b {
-        binding::CAMERA => vk::DescriptorType::UNIFORM_BUFFER,
-        binding::ATLAS => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+        binding::CAMERA | binding::MATERIAL => vk::DescriptorType::UNIFORM_BUFFER,
+        binding::ATLAS | binding::TEXTURES..binding::COUNT => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
         _ => vk::DescriptorType::STORAGE_BUFFER,
     }
 }
@@ -196,6 +220,8 @@ fn descriptor_type(b: u32) -> vk::DescriptorType {
 pub(super) struct CrowdSet {
     buffers: [vk::DescriptorBufferInfo; binding::COUNT as usize],
     image: vk::DescriptorImageInfo,
+    textures: [vk::DescriptorImageInfo; 5],
+    chunks: [vk::DescriptorBufferInfo; MAX_CHUNKS],
     mask: u32,
 }
 
@@ -205,6 +231,16 @@ impl CrowdSet {
         self.mask |= 1 << b;
     }
 
+    /// The skinned-vertex chunks (at least one, at most [`MAX_CHUNKS`]); the array's unused
+    /// elements repeat the first chunk (the shaders never index them).
+    pub(super) fn chunks(&mut self, chunks: &[vk::Buffer]) {
+        for (k, info) in self.chunks.iter_mut().enumerate() {
+            let buffer = chunks.get(k).copied().unwrap_or(chunks[0]);
+            *info = vk::DescriptorBufferInfo { buffer, offset: 0, range: vk::WHOLE_SIZE };
+        }
+        self.mask |= 1 << binding::SKINNED;
+    }
+
     pub(super) fn atlas(&mut self, view: vk::ImageView) {
         self.image = vk::DescriptorImageInfo {
             sampler: vk::Sampler::null(),
@@ -212,6 +248,16 @@ impl CrowdSet {
             image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
         };
         self.mask |= 1 << binding::ATLAS;
+    }
+
+    /// Texture `k` of the material (sampled image in SHADER_READ_ONLY_OPTIMAL).
+    pub(super) fn texture(&mut self, k: u32, view: vk::ImageView, sampler: vk::Sampler) {
+        self.textures[k as usize] = vk::DescriptorImageInfo {
+            sampler,
+            image_view: view,
+            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+        };
+        self.mask |= 1 << (binding::TEXTURES + k);
     }
 }
 
@@ -260,9 +306,11 @@ impl CrowdPipelines {
         let draw = |vert| GraphicsDesc {
             vert,
             frag: shaders::CROWD_FRAG,
-            layout: VertexLayout::ColorOnly,
+            layout: VertexLayout::Pulled,
             topology: vk::PrimitiveTopology::TRIANGLE_LIST,
             depth_test: true,
+            blend: false,
+            dynamic_cull: false,
             spec: Some(&spec),
         };
         let raw = self.layout.raw;

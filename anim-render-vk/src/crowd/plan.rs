@@ -5,8 +5,8 @@
 use super::buffers::{ENTRY_LBS, GpuCrowd, SKINNED_VERTEX_BYTES, SlotRecord, limit};
 use super::error::CrowdError;
 use super::pipelines::{
-    CrowdPipelines, CrowdPush, FLAG_FRUSTUM, FLAG_LIST, FLAG_LOD, GROUP, Kind, MAX_ROW_GROUPS, layout_index,
-    method_index,
+    CrowdPipelines, CrowdPush, FLAG_FRUSTUM, FLAG_LIST, FLAG_LOD, FLAG_MATERIAL, GROUP, Kind, MAX_CHUNKS,
+    MAX_ROW_GROUPS, layout_index, method_index,
 };
 use super::{CrowdDraw, CrowdPath};
 use crate::context::Context;
@@ -36,15 +36,23 @@ impl CrowdItem {
     }
 }
 
-/// Resolves the frame's crowd draws against the registered crowds into `out`.
+/// Resolves the frame's crowd draws against the registered crowds into `out`; `fov_y` is
+/// the camera's vertical field of view and `height` the render target's, in pixels;
+/// `chunk_bytes` caps the skinned-vertex chunks below the device's storage-buffer range.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn plan(
     draws: &[CrowdDraw],
+    fov_y: f32,
+    height: u32,
+    chunk_bytes: Option<u64>,
     crowds: &[GpuCrowd],
     meshes: &[GpuMesh],
     ctx: &Context,
     out: &mut Vec<CrowdItem>,
 ) -> Result<(), RenderError> {
     out.clear();
+    // Pixels an object-space unit covers at distance 1.
+    let pixels_per_unit = height as f32 / (2.0 * (0.5 * fov_y).tan());
     for draw in draws {
         let id = draw.crowd.0;
         let c = crowds.get(id).ok_or(CrowdError::UnknownCrowd(id))?;
@@ -59,26 +67,42 @@ pub(crate) fn plan(
         {
             return Err(CrowdError::InvalidLod(l).into());
         }
+        if let Some(p) = draw.lod_pixels {
+            if !(p.is_finite() && p > 0.0) {
+                return Err(CrowdError::InvalidLodPixels(p).into());
+            }
+            if c.lods.is_none() {
+                return Err(CrowdError::NoMeshLods(id).into());
+            }
+        }
         let mesh = &meshes[c.mesh];
         let limits = ctx.limits();
         if draw.path.has_palette() {
             let bytes = u64::from(c.capacity) * u64::from(c.joints) * ENTRY_LBS;
             limit("crowd palette buffer (capacity × joints)", bytes, u64::from(limits.max_storage_buffer_range))?;
         }
+        let mut chunk_characters = 0;
         if draw.path == CrowdPath::PaletteCompute {
-            let bytes = u64::from(c.capacity) * u64::from(mesh.vertex_count()) * SKINNED_VERTEX_BYTES;
+            // The skinned vertices in chunks of whole characters, each within one
+            // storage-buffer range.
+            let range = u64::from(limits.max_storage_buffer_range).min(chunk_bytes.unwrap_or(u64::MAX));
+            let per = u64::from(mesh.vertex_count()) * SKINNED_VERTEX_BYTES;
+            limit("one character's skinned vertices", per, range)?;
+            let chars = (range / per).min(u64::from(c.capacity)).max(1);
+            let chunks = u64::from(c.capacity).div_ceil(chars);
             limit(
-                "crowd skinned vertex buffer (capacity × vertices)",
-                bytes,
-                u64::from(limits.max_storage_buffer_range),
+                "crowd skinned vertex chunks (capacity × vertices in storage-buffer ranges)",
+                chunks,
+                MAX_CHUNKS as u64,
             )?;
+            chunk_characters = chars as u32;
             limit(
                 "crowd skinning dispatch (workgroup rows)",
                 u64::from(c.capacity) * u64::from(mesh.vertex_count().div_ceil(GROUP)),
                 MAX_ROW_GROUPS * u64::from(limits.max_compute_work_group_count[1]),
             )?;
         }
-        let listed = draw.cull || draw.lod_distance.is_some();
+        let listed = draw.cull || draw.lod_distance.is_some() || draw.lod_pixels.is_some();
         let mut flags = 0;
         if listed {
             flags |= FLAG_LIST;
@@ -88,6 +112,9 @@ pub(crate) fn plan(
         }
         if draw.lod_distance.is_some() {
             flags |= FLAG_LOD;
+        }
+        if mesh.shaded {
+            flags |= FLAG_MATERIAL;
         }
         out.push(CrowdItem {
             crowd: id,
@@ -105,8 +132,18 @@ pub(crate) fn plan(
                 flags,
                 lod_distance: draw.lod_distance.unwrap_or(0.0),
                 pad: 0,
+                chunk_characters,
+                ..CrowdPush::default()
             },
         });
+        if let (Some(p), Some(l)) = (draw.lod_pixels, &c.lods) {
+            let push = &mut out.last_mut().expect("pushed above").push;
+            push.level_first = l.first;
+            push.level_count = l.count;
+            push.level_error = l.error;
+            push.levels = l.levels;
+            push.level_pixels = pixels_per_unit / p;
+        }
     }
     Ok(())
 }
@@ -151,9 +188,18 @@ pub(crate) fn prepare(
             let usage = storage | vk::BufferUsageFlags::TRANSFER_SRC;
             s.palette = Some(Buffer::new(ctx, bytes, usage, MemoryLocation::GpuOnly, "crowd palettes")?);
         }
-        if item.path == CrowdPath::PaletteCompute && s.skinned.is_none() {
-            let bytes = capacity * u64::from(meshes[c.mesh].vertex_count()) * SKINNED_VERTEX_BYTES;
-            s.skinned = Some(Buffer::new(ctx, bytes, storage, MemoryLocation::GpuOnly, "crowd skinned vertices")?);
+        let chunk = item.push.chunk_characters;
+        if item.path == CrowdPath::PaletteCompute && (s.skinned.is_empty() || s.chunk_characters != chunk) {
+            s.skinned.clear();
+            let per = u64::from(meshes[c.mesh].vertex_count()) * SKINNED_VERTEX_BYTES;
+            let mut first = 0;
+            while first < capacity.max(1) {
+                let chars = u64::from(chunk).min(capacity.max(1) - first);
+                let name = "crowd skinned vertices (a chunk)";
+                s.skinned.push(Buffer::new(ctx, chars * per, storage, MemoryLocation::GpuOnly, name)?);
+                first += chars;
+            }
+            s.chunk_characters = chunk;
         }
         s.instances.stage(ctx, &[bytemuck::cast_slice(&c.pending)])?;
         let method = if item.method == 1 { SkinMethod::Dq } else { SkinMethod::Lbs };
@@ -161,6 +207,7 @@ pub(crate) fn prepare(
             instances: item.push.instance_count,
             listed: item.listed,
             palette: item.path.has_palette().then_some(method),
+            levels: item.push.levels,
         });
     }
     Ok(())

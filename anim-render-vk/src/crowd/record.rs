@@ -3,11 +3,12 @@
 //! instanced draws. The list pass itself is in `cull.rs`.
 
 use super::CrowdPath;
-use super::buffers::{ARGS_PALETTE_OFFSET, ARGS_SKIN_OFFSET, GpuCrowd};
-use super::pipelines::{CrowdPipelines, CrowdSet, GROUP, Kind, binding, fold_groups};
+use super::buffers::{ARGS_LEVELS_WORD, ARGS_PALETTE_OFFSET, ARGS_SKIN_OFFSET, GpuCrowd};
+use super::pipelines::{CrowdPipelines, CrowdSet, FLAG_LEVELS, GROUP, Kind, binding, fold_groups};
 use super::plan::CrowdItem;
 use crate::mesh::GpuMesh;
 use crate::resources::Buffer;
+use crate::texture::{GpuMaterial, GpuTexture};
 use ash::vk;
 
 /// What recording needs from the renderer.
@@ -19,6 +20,8 @@ pub(crate) struct RecordCtx<'a> {
     pub meshes: &'a [GpuMesh],
     pub crowds: &'a [GpuCrowd],
     pub pipes: &'a CrowdPipelines,
+    pub materials: &'a [GpuMaterial],
+    pub textures: &'a [GpuTexture],
 }
 
 impl RecordCtx<'_> {
@@ -41,8 +44,12 @@ impl RecordCtx<'_> {
         if let Some(p) = &s.palette {
             set.buffer(binding::PALETTE, p.raw());
         }
-        if let Some(p) = &s.skinned {
-            set.buffer(binding::SKINNED, p.raw());
+        if !s.skinned.is_empty() {
+            let mut chunks = [vk::Buffer::null(); super::pipelines::MAX_CHUNKS];
+            for (c, b) in chunks.iter_mut().zip(&s.skinned) {
+                *c = b.raw();
+            }
+            set.chunks(&chunks[..s.skinned.len()]);
         }
         set
     }
@@ -153,7 +160,14 @@ impl RecordCtx<'_> {
                 CrowdPath::PaletteVertex => Kind::PaletteVert,
                 CrowdPath::PaletteCompute => Kind::SkinnedVert,
             };
-            let set = self.set(item);
+            let mut set = self.set(item);
+            // The mesh's material, or the default one (not read) for a debug colouring.
+            let m = &self.materials[if mesh.shaded { mesh.material } else { 0 }];
+            set.buffer(binding::MATERIAL, m.uniform.raw());
+            for (k, &t) in m.textures.iter().enumerate() {
+                let t = &self.textures[t];
+                set.texture(k as u32, t.image.view(), t.sampler);
+            }
             let s = &c.slots[self.slot];
             // SAFETY: inside the pass; the pipeline was built with the crowd layout for this
             // colour format; its descriptors and push constants are recorded below; the
@@ -171,7 +185,20 @@ impl RecordCtx<'_> {
             // SAFETY: as above; the indirect arguments were written by the finalize pass
             // and made visible to DRAW_INDIRECT (`cull`).
             unsafe {
-                self.d.cmd_bind_vertex_buffers(self.cmd, 1, &[mesh.colors.raw()], &[0]);
+                self.d.cmd_bind_vertex_buffers(self.cmd, 1, &[mesh.colors.raw(), mesh.uvs.raw()], &[0, 0]);
+                if let (true, Some(lods)) = (item.push.levels > 0, &c.lods) {
+                    // One indirect draw a level, from the level's list; the level indices
+                    // only name the mesh's vertices (checked in `set_crowd_lods`).
+                    self.d.cmd_bind_index_buffer(self.cmd, lods.indices.raw(), 0, vk::IndexType::UINT32);
+                    for level in 0..item.push.levels {
+                        let push =
+                            super::pipelines::CrowdPush { flags: item.push.flags | FLAG_LEVELS, level, ..item.push };
+                        layout.push(self.cmd, &push);
+                        let offset = 4 * (ARGS_LEVELS_WORD + 5 * u64::from(level));
+                        self.d.cmd_draw_indexed_indirect(self.cmd, s.args.raw(), offset, 1, 20);
+                    }
+                    continue;
+                }
                 self.d.cmd_bind_index_buffer(self.cmd, mesh.indices.raw(), 0, vk::IndexType::UINT32);
                 if item.listed {
                     self.d.cmd_draw_indexed_indirect(self.cmd, s.args.raw(), 0, 1, 20);

@@ -22,14 +22,20 @@
 //! waits only for the fence of the frame that last used that slot (two frames ago), so the
 //! CPU prepares one frame while the GPU draws the previous one.
 //!
+//! Instances are drawn in the plan's order: opaque (and MASK) ones as given, then those with
+//! BLEND materials farthest first, each with the cull mode and front face its material and
+//! model matrix ask for, and its material's block and textures bound.
+//!
 //! The renderer's files: this one (the [`Renderer`], its setup and its public methods),
 //! `slot.rs` (what one frame in flight owns), `record.rs` (preparing, recording and
-//! submitting a frame) and `tests.rs`; the crowd methods are in `crowd/api.rs`.
+//! submitting a frame), `surfaces.rs` (textures, materials and meshes drawn with them) and
+//! `tests.rs`; the crowd methods are in `crowd/api.rs`.
 //!
 //! [`FrameData::add_skinned_morphed`]: crate::FrameData::add_skinned_morphed
 
 mod record;
 mod slot;
+mod surfaces;
 #[cfg(test)]
 mod tests;
 
@@ -43,6 +49,7 @@ use crate::mesh::{Coloring, GpuMesh, GpuVertex};
 use crate::pipelines::{ComputePipelines, GraphicsPipelines, PipelineLayout};
 use crate::plan::FramePlan;
 use crate::resources::{Buffer, buffer_barrier, copy_buffer};
+use crate::texture::{GpuMaterial, GpuTexture, Samplers};
 use crate::timing::{FrameStats, GpuTimer};
 use anim_core::skin::{Mesh, MorphTargets};
 use ash::vk;
@@ -84,8 +91,16 @@ pub struct Renderer {
     stats: Option<(u64, FrameStats)>,
     plan: FramePlan,
     crowd_plan: Vec<CrowdItem>,
+    /// Caps the crowds' skinned-vertex chunks ([`Renderer::set_crowd_chunk_bytes`]).
+    pub(crate) crowd_chunk_bytes: Option<u64>,
     pub(crate) meshes: Vec<GpuMesh>,
     pub(crate) crowds: Vec<GpuCrowd>,
+    pub(crate) mixed_crowds: Vec<crate::crowd::buffers::MixedCrowd>,
+    /// Textures; 0 is a white texel (what an empty material slot binds).
+    pub(crate) textures: Vec<GpuTexture>,
+    /// Materials; 0 is glTF's default material.
+    pub(crate) materials: Vec<GpuMaterial>,
+    pub(crate) samplers: Samplers,
     graphics: GraphicsPipelines,
     compute: ComputePipelines,
     crowd_pipelines: CrowdPipelines,
@@ -127,8 +142,13 @@ impl Renderer {
             stats: None,
             plan: FramePlan::default(),
             crowd_plan: Vec::new(),
+            crowd_chunk_bytes: None,
             meshes: Vec::new(),
             crowds: Vec::new(),
+            mixed_crowds: Vec::new(),
+            textures: Vec::new(),
+            materials: Vec::new(),
+            samplers: Samplers::new(ctx),
             graphics,
             compute,
             crowd_pipelines,
@@ -147,6 +167,7 @@ impl Renderer {
             r.slots.push(FrameSlot::new(ctx, cmd)?);
             r.timers.push(GpuTimer::new(ctx, MAX_MARKS)?);
         }
+        r.add_defaults()?;
         Ok(r)
     }
 

@@ -17,15 +17,26 @@ use gpu_allocator::MemoryLocation;
 
 impl Renderer {
     /// Resolves `frame` into the plan, checking it against the registered meshes.
-    pub(crate) fn check(&mut self, frame: &FrameData) -> Result<(), RenderError> {
+    /// `height` is the render target's, in pixels (for the crowds' screen-space LOD choice).
+    pub(crate) fn check(&mut self, frame: &FrameData, height: u32) -> Result<(), RenderError> {
         let limits = self.ctx.limits();
         self.plan.build(
             frame,
             &self.meshes,
+            &self.materials,
             limits.max_texel_buffer_elements,
             limits.min_storage_buffer_offset_alignment,
         )?;
-        crate::crowd::plan::plan(&frame.crowds, &self.crowds, &self.meshes, &self.ctx, &mut self.crowd_plan)
+        crate::crowd::plan::plan(
+            &frame.crowds,
+            frame.camera.fov_y,
+            height,
+            self.crowd_chunk_bytes,
+            &self.crowds,
+            &self.meshes,
+            &self.ctx,
+            &mut self.crowd_plan,
+        )
     }
 
     /// Reads the timings and visible counts of slot `slot`'s last frame into the stats, when
@@ -50,8 +61,9 @@ impl Renderer {
     ///
     /// # Errors
     /// Invalid frame data (nothing is waited for then) or a failing Vulkan call.
-    pub(crate) fn prepare(&mut self, frame: &FrameData, aspect: f32) -> Result<(), RenderError> {
-        self.check(frame)?;
+    pub(crate) fn prepare(&mut self, frame: &FrameData, extent: vk::Extent2D) -> Result<(), RenderError> {
+        let aspect = extent.width as f32 / extent.height as f32;
+        self.check(frame, extent.height)?;
         let ctx = self.ctx.clone();
         let slot = &mut self.slots[self.current];
         // SAFETY: the fence belongs to this device and is signalled or pending (see
@@ -109,6 +121,8 @@ impl Renderer {
             meshes: &self.meshes,
             crowds: &self.crowds,
             pipes: &self.crowd_pipelines,
+            materials: &self.materials,
+            textures: &self.textures,
         }
     }
 
@@ -234,14 +248,25 @@ impl Renderer {
         any
     }
 
-    fn graphics_pipeline(&self, g: Gfx) -> &Pipeline {
+    fn graphics_pipeline(&self, g: Gfx, blend: bool) -> &Pipeline {
+        let k = usize::from(blend);
         match g {
-            Gfx::Mesh => &self.graphics.mesh,
-            Gfx::SkinLbs => &self.graphics.skin_lbs,
-            Gfx::SkinDq => &self.graphics.skin_dq,
-            Gfx::SkinLbsMorph => &self.graphics.skin_lbs_morph,
-            Gfx::SkinDqMorph => &self.graphics.skin_dq_morph,
+            Gfx::Mesh => &self.graphics.mesh[k],
+            Gfx::SkinLbs => &self.graphics.skin_lbs[k],
+            Gfx::SkinDq => &self.graphics.skin_dq[k],
+            Gfx::SkinLbsMorph => &self.graphics.skin_lbs_morph[k],
+            Gfx::SkinDqMorph => &self.graphics.skin_dq_morph[k],
             Gfx::BoneTexture => &self.graphics.bone_texture,
+        }
+    }
+
+    /// The material block and textures of `item`.
+    fn material_descriptors(&self, item: &PlanItem, set: &mut Descriptors) {
+        let m = &self.materials[item.material];
+        set.buffer(binding::MATERIAL, m.uniform.raw());
+        for (k, &t) in m.textures.iter().enumerate() {
+            let t = &self.textures[t];
+            set.image(binding::TEXTURES + k as u32, t.image.view(), t.sampler);
         }
     }
 
@@ -317,15 +342,23 @@ impl Renderer {
                 d.cmd_draw(cmd, plan.line_vertices, 1, 0, 0);
             }
         }
-        for item in &plan.items {
+        for &k in &plan.order {
+            let item = &plan.items[k as usize];
             let mesh = &self.meshes[item.mesh];
             let mut set = Descriptors::default();
             set.buffer(binding::CAMERA, camera);
             self.descriptors(slot, item, item.bindings, &mut set);
-            self.bind(d, cmd, self.graphics_pipeline(item.pipeline));
+            self.material_descriptors(item, &mut set);
+            self.bind(d, cmd, self.graphics_pipeline(item.pipeline, item.blend));
             self.layout.push_descriptors(cmd, gfx, &set);
             self.layout.push(cmd, &item.push);
-            let colors = mesh.colors.raw();
+            // SAFETY: inside the pass; every mesh pipeline declares cull mode and front face
+            // dynamic.
+            unsafe {
+                d.cmd_set_cull_mode(cmd, item.cull);
+                d.cmd_set_front_face(cmd, item.front_face);
+            }
+            let (colors, uvs) = (mesh.colors.raw(), mesh.uvs.raw());
             let vertices = match item.vertices {
                 VertexSource::Mesh => Some((mesh.vertices.raw(), 0)),
                 VertexSource::CpuVertices(offset) => Some((slot.cpu_vertices.buffer().raw(), offset)),
@@ -341,8 +374,8 @@ impl Renderer {
             // the mesh's index buffer only names its own vertices (checked in `GpuMesh::new`).
             unsafe {
                 match vertices {
-                    Some((b, offset)) => d.cmd_bind_vertex_buffers(cmd, 0, &[b, colors], &[offset, 0]),
-                    None => d.cmd_bind_vertex_buffers(cmd, 1, &[colors], &[0]),
+                    Some((b, offset)) => d.cmd_bind_vertex_buffers(cmd, 0, &[b, colors, uvs], &[offset, 0, 0]),
+                    None => d.cmd_bind_vertex_buffers(cmd, 1, &[colors, uvs], &[0, 0]),
                 }
                 d.cmd_bind_index_buffer(cmd, mesh.indices.raw(), 0, vk::IndexType::UINT32);
                 d.cmd_draw_indexed(cmd, mesh.index_count(), 1, 0, 0, 0);

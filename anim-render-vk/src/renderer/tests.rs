@@ -97,6 +97,10 @@ fn steady_frames_reuse_the_plan_and_alternate_slots() {
         ..Default::default()
     };
     r.set_crowd_instances(crowd, &[one; 3]).unwrap();
+    // Mesh levels (one: the triangle) and skinned-vertex chunks of one character (48 bytes).
+    let lods = anim_crowd::lod::MeshLods::build(&mesh.positions, &mesh.indices, &[]).unwrap();
+    r.set_crowd_lods(crowd, &lods).unwrap();
+    r.set_crowd_chunk_bytes(Some(48));
     let mut frame = FrameData::default();
     let fill = |f: &mut FrameData| {
         f.clear();
@@ -113,7 +117,12 @@ fn steady_frames_reuse_the_plan_and_alternate_slots() {
         f.line(Vec3::zeros(), Vec3::x(), [1.0; 4]);
         f.overlay_line(Vec3::zeros(), Vec3::y(), [1.0; 4]);
         let path = crate::crowd::CrowdPath::PaletteCompute;
-        f.add_crowd(crate::crowd::CrowdDraw { path, cull: true, ..crate::crowd::CrowdDraw::new(crowd) });
+        let lod_pixels = Some(1.0);
+        f.add_crowd(crate::crowd::CrowdDraw { path, cull: true, lod_pixels, ..crate::crowd::CrowdDraw::new(crowd) });
+    };
+    // The chunks of every slot, once each slot has drawn the crowd: never re-created.
+    let chunks = |r: &Renderer| -> Vec<Vec<ash::vk::Buffer>> {
+        r.crowds[crowd.0].slots.iter().map(|s| s.skinned.iter().map(|b| b.raw()).collect()).collect()
     };
     fill(&mut frame);
     target.render(&mut r, &frame).unwrap();
@@ -122,6 +131,7 @@ fn steady_frames_reuse_the_plan_and_alternate_slots() {
     let morph = (r.plan.morph_list.as_ptr(), r.plan.morph_list.capacity());
     let crowds = (r.crowd_plan.as_ptr(), r.crowd_plan.capacity());
     let first = r.slot();
+    let mut settled = None;
     for k in 1..6 {
         fill(&mut frame);
         target.render(&mut r, &frame).unwrap();
@@ -130,7 +140,13 @@ fn steady_frames_reuse_the_plan_and_alternate_slots() {
         assert_eq!((r.plan.morph_list.as_ptr(), r.plan.morph_list.capacity()), morph);
         assert_eq!((r.crowd_plan.as_ptr(), r.crowd_plan.capacity()), crowds);
         assert_eq!(r.crowd_visible(crowd), Some(3));
+        assert_eq!(r.crowd_level_counts(crowd), Some(vec![3]));
         assert_eq!(r.slot(), (first + k) % FRAMES_IN_FLIGHT);
+        if k >= FRAMES_IN_FLIGHT {
+            let now = chunks(&r);
+            assert!(now.iter().all(|s| s.len() == 4), "four chunks of one character a slot");
+            assert_eq!(settled.get_or_insert_with(|| now.clone()), &now);
+        }
     }
     assert_eq!(r.plan.items.len(), 11);
     assert_eq!(r.plan.compute_slots, 4);

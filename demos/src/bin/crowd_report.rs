@@ -4,7 +4,8 @@
 //! ```text
 //! crowd_report [--model FILE] [--counts 1000,10000,100000,1000000] [--paths book,palette-vertex,palette-compute]
 //!              [--layouts model-trs,matrix,dq] [--method lbs|dq] [--frames 9] [--width 1920 --height 1080]
-//!              [--copy-mib 1024] [--validation]
+//!              [--copy-mib 1024] [--view overhead|field] [--lod-pixels 1.0 [--lod-ratios 0.5,0.25,0.1]]
+//!              [--validation]
 //! ```
 //!
 //! Each configuration renders `--frames` frames (after 3 warm-up frames) of a crowd that
@@ -24,15 +25,23 @@
 //! second). On the book and palette-vertex paths skinning happens inside the draw, so they
 //! get no traffic figure.
 //!
+//! `tris` is the triangles the frame drew. `--view field` looks across the field from its
+//! edge at head height instead of down on it, so most characters are far. With
+//! `--lod-pixels P` every row is measured twice: at full detail, and (`+lod`) with mesh
+//! levels of detail (`anim_crowd::lod::MeshLods` at `--lod-ratios`) chosen by a projected
+//! error of at most `P` pixels; the `+lod` row's `img diff` is the share of pixels whose
+//! colour differs (by more than 8 of 255 in a channel) from the full-detail image.
+//!
 //! `--model` defaults to the built-in mannequin; the issue's reference is Fox
 //! (`--model Fox.glb`: 24 joints, 1,728 vertices, 4 influences).
 
 use anim_core::skin::SkinMethod;
 
 use anim_crowd::atlas::{BakeSettings, TexelFormat, TextureLayout};
+use anim_crowd::lod::MeshLods;
 use anim_math::Vec3;
 use anim_render_vk::{
-    Camera, Context, ContextDesc, CrowdDraw, CrowdPath, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer,
+    Camera, Context, ContextDesc, CrowdDraw, CrowdPath, FrameData, OFFSCREEN_FORMAT, Offscreen, Renderer, RgbaImage,
     measure_compute_copy_bandwidth, measure_copy_bandwidth,
 };
 use clap::Parser;
@@ -81,6 +90,17 @@ struct Args {
     /// only (the book's "fewer influences" level of detail).
     #[arg(long)]
     lod_distance: Option<f32>,
+    /// `overhead`: looking down on the whole field (every character in view); `field`:
+    /// across it from its edge at head height (most characters far).
+    #[arg(long, default_value = "overhead")]
+    view: String,
+    /// Also measure each row with mesh levels of detail picked by at most this projected
+    /// error, in pixels.
+    #[arg(long)]
+    lod_pixels: Option<f32>,
+    /// Triangle ratios of the mesh levels of detail after full detail.
+    #[arg(long, value_delimiter = ',', default_value = "0.5,0.25,0.1")]
+    lod_ratios: Vec<f32>,
     /// Vulkan validation; any message fails the run.
     #[arg(long)]
     validation: bool,
@@ -143,7 +163,7 @@ fn run(args: &Args) -> Result<(), Error> {
         args.height
     );
     println!(
-        "{:<9} {:<15} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9} {:>8} {:>6} {:>8}",
+        "{:<9} {:<15} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>8} {:>9} {:>8} {:>6} {:>8} {:>12} {:>8}",
         "layout",
         "path",
         "count",
@@ -156,8 +176,26 @@ fn run(args: &Args) -> Result<(), Error> {
         "traffic",
         "GB/s",
         "% bw",
-        "visible"
+        "visible",
+        "tris",
+        "img diff"
     );
+    let lods = match args.lod_pixels {
+        Some(_) => {
+            let l = MeshLods::from_mesh(mesh, &args.lod_ratios)?;
+            let levels: Vec<String> = l
+                .levels()
+                .iter()
+                .map(|l| format!("{} triangles (error {:.4})", l.indices.len() / 3, l.error))
+                .collect();
+            println!("mesh levels: {}", levels.join(", "));
+            Some(l)
+        }
+        None => None,
+    };
+    if !matches!(args.view.as_str(), "overhead" | "field") {
+        return Err(format!("--view {}: expected overhead or field", args.view).into());
+    }
     for layout_name in &args.layouts {
         let layout: TextureLayout = layout_name.parse().map_err(|e| format!("--layouts: {e}"))?;
         let atlas = match cc.bake(&BakeSettings { rate: args.rate, layout, format }) {
@@ -172,23 +210,41 @@ fn run(args: &Args) -> Result<(), Error> {
             continue;
         }
         for &count in &args.counts {
-            let mut crowd = populate(&atlas, count as usize, spacing, 15)?;
+            let mut full_image: Option<RgbaImage> = None;
             let half = grid_half_extent(count as usize, spacing) + size;
             // Looking down at the whole field: every character is in view.
             let centre = Vec3::new(0.0, lo.y, 0.0);
             let fov = Camera::default().fov_y;
             let distance = half * std::f32::consts::SQRT_2 / (fov * 0.5).tan() * 1.1;
-            let camera = Camera {
-                eye: centre + Vec3::new(0.0, distance, distance * 0.05),
-                target: centre,
-                near: distance * 0.01,
-                far: distance * 4.0,
-                ..Camera::default()
+            let camera = if args.view == "field" {
+                // From the field's edge at head height: most characters are far.
+                let eye = centre + Vec3::new(0.0, 1.5 * size, half + 2.0 * size);
+                Camera { eye, target: centre, near: 0.05 * size, far: 4.0 * half + 10.0 * size, ..Camera::default() }
+            } else {
+                Camera {
+                    eye: centre + Vec3::new(0.0, distance, distance * 0.05),
+                    target: centre,
+                    near: distance * 0.01,
+                    far: distance * 4.0,
+                    ..Camera::default()
+                }
             };
-            for &path in &args.paths {
-                let row = measure(&context, args, &atlas, &cc, &mut crowd, count, path, camera);
+            let variants = std::iter::once(None).chain(lods.as_ref().zip(args.lod_pixels).map(Some));
+            for (&path, lod) in args.paths.iter().flat_map(|p| variants.clone().map(move |l| (p, l))) {
+                // Every row starts from the same crowd, so a row with LODs sees the frames its
+                // full-detail row saw.
+                let mut crowd = populate(&atlas, count as usize, spacing, 15)?;
+                let row = measure(&context, args, &atlas, &cc, &mut crowd, count, path, camera, lod);
                 match row {
                     Ok(m) => {
+                        let diff = match (&lod, &full_image) {
+                            (Some(_), Some(full)) => format!("{:.2}%", image_difference(full, &m.image) * 100.0),
+                            _ => "-".to_owned(),
+                        };
+                        if lod.is_none() {
+                            full_image = Some(m.image.clone());
+                        }
+                        let name = if lod.is_some() { format!("{path}+lod") } else { path.to_string() };
                         let anim = m.cull + m.palette + m.skin;
                         let anim_col =
                             if path == CrowdPath::Book { "in draw".to_owned() } else { format!("{anim:.3}") };
@@ -203,9 +259,9 @@ fn run(args: &Args) -> Result<(), Error> {
                             None => ("-".to_owned(), "-".to_owned(), "-".to_owned()),
                         };
                         println!(
-                            "{:<9} {:<15} {:>8} {:>8.3} {:>8.3} {:>8.3} {:>9} {:>9.3} {:>8.3} {:>9} {:>8} {:>6} {:>8}",
+                            "{:<9} {:<15} {:>8} {:>8.3} {:>8.3} {:>8.3} {:>9} {:>9.3} {:>8.3} {:>9} {:>8} {:>6} {:>8} {:>12} {:>8}",
                             layout.to_string(),
-                            path.to_string(),
+                            name,
                             count,
                             m.cull,
                             m.palette,
@@ -216,7 +272,9 @@ fn run(args: &Args) -> Result<(), Error> {
                             bytes,
                             rate,
                             frac,
-                            m.visible.map_or_else(|| "-".to_owned(), |v| v.to_string())
+                            m.visible.map_or_else(|| "-".to_owned(), |v| v.to_string()),
+                            m.triangles.map_or_else(|| "-".to_owned(), |v| v.to_string()),
+                            diff
                         );
                     }
                     Err(e) => println!("{:<9} {:<15} {:>8} skipped: {e}", layout.to_string(), path.to_string(), count),
@@ -243,6 +301,19 @@ struct Measured {
     draw: f64,
     cpu: f64,
     visible: Option<u32>,
+    triangles: Option<u64>,
+    image: RgbaImage,
+}
+
+/// The share of pixels whose largest channel difference exceeds 8.
+fn image_difference(a: &RgbaImage, b: &RgbaImage) -> f64 {
+    let differing = a
+        .pixels
+        .chunks_exact(4)
+        .zip(b.pixels.chunks_exact(4))
+        .filter(|(p, q)| p.iter().zip(*q).any(|(x, y)| x.abs_diff(*y) > 8))
+        .count();
+    differing as f64 / (a.pixels.len() / 4).max(1) as f64
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -255,15 +326,19 @@ fn measure(
     count: u32,
     path: CrowdPath,
     camera: Camera,
+    lod: Option<(&MeshLods, f32)>,
 ) -> Result<Measured, Error> {
     let mut renderer = Renderer::new(context, OFFSCREEN_FORMAT)?;
     let mut target = Offscreen::new(context, args.width, args.height)?;
-    let mesh = renderer.add_mesh(cc.mesh(), &anim_render_vk::Coloring::Uniform([0.8, 0.72, 0.62]))?;
+    let mesh = cc.upload(&mut renderer, [0.8, 0.72, 0.62])?;
     let id = renderer.add_crowd(mesh, atlas, count)?;
+    if let Some((lods, _)) = lod {
+        renderer.set_crowd_lods(id, lods)?;
+    }
     let mut frame = FrameData { camera, ..FrameData::default() };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (mut cull, mut palette, mut skin, mut draw, mut cpu) = (vec![], vec![], vec![], vec![], vec![]);
-    let mut visible = None;
+    let (mut visible, mut triangles) = (None, None);
     for i in 0..args.frames + 3 {
         let start = Instant::now();
         crowd.update_parallel(1.0 / 60.0, threads);
@@ -277,6 +352,7 @@ fn measure(
             cull: true,
             lod_distance: args.lod_distance,
             tint: [1.0; 3],
+            lod_pixels: lod.map(|(_, p)| p),
         });
         target.render(&mut renderer, &frame)?;
         if i < 3 {
@@ -289,6 +365,7 @@ fn measure(
         draw.push(stats.pass("draw").unwrap_or(0.0));
         cpu.push(cpu_ms);
         visible = renderer.crowd_visible(id);
+        triangles = renderer.crowd_triangles(id);
     }
     Ok(Measured {
         cull: median(&mut cull),
@@ -297,6 +374,8 @@ fn measure(
         draw: median(&mut draw),
         cpu: median(&mut cpu),
         visible,
+        triangles,
+        image: target.image()?,
     })
 }
 

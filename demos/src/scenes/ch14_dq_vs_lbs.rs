@@ -112,6 +112,7 @@ impl Scene for DqVsLbs {
                     skins: vec![skin],
                     parts: vec![Part::new(mesh, Some(0), 0)],
                     clips: Vec::new(),
+                    looks: None,
                 };
                 (ch, true)
             }

@@ -23,8 +23,9 @@ use crate::stage::ground;
 use anim_core::skin::SkinMethod;
 use anim_crowd::atlas::{AnimAtlas, BakeSettings};
 use anim_crowd::crowd::Crowd;
+use anim_crowd::lod::MeshLods;
 use anim_math::Vec3;
-use anim_render_vk::{Coloring, CrowdDraw, CrowdId, CrowdPath, FrameData, Renderer};
+use anim_render_vk::{CrowdDraw, CrowdId, CrowdPath, FrameData, Renderer};
 use std::time::Instant;
 
 /// Skin colour of the crowd (each character's tint varies a little around it).
@@ -45,6 +46,8 @@ pub struct CrowdScene {
     pub cull: bool,
     /// Distance beyond which characters skin with one influence.
     pub lod_distance: Option<f32>,
+    /// Projected error, in pixels, the mesh levels of detail may show.
+    pub lod_pixels: Option<f32>,
     /// Threads for the crowd update.
     pub threads: usize,
     /// Time stands still.
@@ -102,8 +105,13 @@ impl Scene for CrowdScene {
         let spacing = size * 1.6;
         let count = c.count as usize;
         let crowd = populate(&atlas, count, spacing, c.seed)?;
-        let mesh = renderer.add_mesh(cc.mesh(), &Coloring::Uniform(CROWD_COLOR))?;
+        let mesh = cc.upload(renderer, CROWD_COLOR)?;
         let id = renderer.add_crowd(mesh, &atlas, c.count)?;
+        if c.lod_pixels.is_some() {
+            let lods = MeshLods::from_mesh(cc.mesh(), &[0.5, 0.25, 0.1])
+                .map_err(|e| DemoError::Args(format!("--lod-pixels: {e}")))?;
+            renderer.set_crowd_lods(id, &lods)?;
+        }
         let half = grid_half_extent(count, spacing) + size;
         let threads = c.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         Ok(Self {
@@ -113,6 +121,7 @@ impl Scene for CrowdScene {
             method: args.method,
             cull: !c.no_cull,
             lod_distance: c.lod_distance,
+            lod_pixels: c.lod_pixels,
             threads,
             paused: false,
             wave_seconds: 1.0,
@@ -145,8 +154,13 @@ impl Scene for CrowdScene {
         renderer.set_crowd_instances(self.id, self.crowd.instances())?;
         if let Some(stats) = renderer.frame_stats() {
             let visible = renderer.crowd_visible(self.id).map_or_else(|| "all".to_owned(), |v| v.to_string());
+            let levels = match renderer.crowd_level_counts(self.id) {
+                Some(l) => format!(" (levels {l:?})"),
+                None => String::new(),
+            };
+            let tris = renderer.crowd_triangles(self.id).map_or_else(String::new, |t| format!(", {t} triangles"));
             self.status = format!(
-                "{} characters, {visible} visible, {} {} · GPU {stats} · CPU {:.3} ms",
+                "{} characters, {visible} visible{levels}{tris}, {} {} · GPU {stats} · CPU {:.3} ms",
                 self.crowd.len(),
                 self.path,
                 self.method.name(),
@@ -188,6 +202,7 @@ impl Scene for CrowdScene {
             cull: self.cull,
             lod_distance: self.lod_distance,
             tint: [1.0; 3],
+            lod_pixels: self.lod_pixels,
         });
         ground(frame, self.radius, self.floor);
         Ok(())

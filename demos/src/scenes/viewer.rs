@@ -175,7 +175,11 @@ impl Scene for Viewer {
 
     fn prepare(&mut self, renderer: &mut Renderer) -> Result<(), DemoError> {
         if std::mem::take(&mut self.recolor) {
-            let coloring = self.weight_joint.map_or(Coloring::Uniform(BODY_COLOR), Coloring::WeightOf);
+            // Back from a weight view: a glTF character to its materials, the mannequin to
+            // its body colour.
+            let body =
+                if self.stage.character.looks.is_some() { Coloring::Material } else { Coloring::Uniform(BODY_COLOR) };
+            let coloring = self.weight_joint.map_or(body, Coloring::WeightOf);
             for (part, id) in self.stage.character.parts.iter().zip(&self.stage.meshes) {
                 if part.mesh.influences.is_some() {
                     renderer.recolor(*id, &coloring)?;

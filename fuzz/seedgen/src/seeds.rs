@@ -4,8 +4,9 @@
 //!
 //! Only what the importer reads is kept, so that seeds stay small and mutations land on
 //! data that matters: the buffer views accessors use are packed into one buffer (image
-//! bytes go), and `images`, `textures`, `samplers`, `materials` and each primitive's
-//! `material` are removed. Everything else of the JSON is kept as it was.
+//! bytes go), and every image becomes the same tiny embedded PNG (a 2 × 2 RGBA `data:`
+//! URI, [`TINY_PNG`]), so that materials, textures and samplers stay and the image decoder
+//! is reached. Everything else of the JSON is kept as it was.
 
 use serde_json::{Value, json};
 use std::path::Path;
@@ -168,18 +169,15 @@ fn split_accessor(acc: &mut Value) -> (Option<&mut Value>, Vec<&mut Value>) {
 /// Removes what the importer never reads (see the module docs).
 fn strip_unread(doc: &mut Value) {
     let Some(o) = doc.as_object_mut() else { return };
-    for key in ["images", "textures", "samplers", "materials"] {
-        o.remove(key);
-    }
-    for mesh in o.get_mut("meshes").and_then(Value::as_array_mut).map(Vec::as_mut_slice).unwrap_or_default() {
-        let prims = mesh.get_mut("primitives").and_then(Value::as_array_mut);
-        for p in prims.map(Vec::as_mut_slice).unwrap_or_default() {
-            if let Some(p) = p.as_object_mut() {
-                p.remove("material");
-            }
-        }
+    for image in o.get_mut("images").and_then(Value::as_array_mut).map(Vec::as_mut_slice).unwrap_or_default() {
+        *image = json!({ "uri": format!("data:image/png;base64,{TINY_PNG}") });
     }
 }
+
+/// A 2 × 2 RGBA PNG (red, green / blue, half-transparent white), base64: what every image
+/// of a seed becomes.
+const TINY_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAE0lEQVR4nGP4z8DwHwyBNAg0AABJSQl4KKDbdwAAAABJRU5ErkJggg==";
 
 /// A GLB file of `json` and `bin` (no binary chunk when `bin` is empty).
 fn glb(json: &[u8], bin: &[u8]) -> Vec<u8> {
@@ -251,5 +249,15 @@ mod tests {
             assert_eq!(base64_encode(plain.as_bytes()), coded);
             assert_eq!(base64_decode(coded).unwrap(), plain.as_bytes());
         }
+    }
+
+    #[test]
+    fn images_become_the_tiny_png_and_materials_stay() {
+        let mut doc = json!({"images": [{"bufferView": 3, "mimeType": "image/jpeg"}], "materials": [{}]});
+        strip_unread(&mut doc);
+        assert_eq!(doc["materials"], json!([{}]));
+        let uri = doc["images"][0]["uri"].as_str().unwrap();
+        let png = base64_decode(uri.strip_prefix("data:image/png;base64,").unwrap()).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() < 100);
     }
 }
