@@ -131,8 +131,10 @@ impl RetargetJob {
             if contacts[i] > 0.0 {
                 self.place(rt, limb, &goal, contacts[i], locals)?;
             }
-            if let Some(toes) = limb.toes {
-                self.keep_toes_up(rt, limb.end, toes, locals);
+            if let Some((toes, source_toes)) = limb.toes {
+                // The floor, or as deep as the source's own toes go below it (scaled).
+                let floor = (self.source_model[source_toes].translation.y * rt.scale.y).min(0.0);
+                self.keep_toes_up(rt, limb.end, toes, floor, locals);
             }
             let end = self.target_model[limb.end].translation;
             self.report.end_position[i] = end;
@@ -156,12 +158,12 @@ impl RetargetJob {
         &self.source_model
     }
 
-    /// Pitches the foot about the ankle so the toe joint is not below the floor (`y = 0`)
-    /// when the ankle is above it (a target foot longer, for its leg, than the source's
-    /// would otherwise dig its toes in when the heel rises).
-    fn keep_toes_up(&mut self, rt: &Retargeter, foot: usize, toes: usize, locals: &mut [Transform]) {
+    /// Pitches the foot about the ankle so the toe joint is not below `floor` when the
+    /// ankle is above it (a target foot longer, for its leg, than the source's would
+    /// otherwise dig its toes in when the heel rises).
+    fn keep_toes_up(&mut self, rt: &Retargeter, foot: usize, toes: usize, floor: f32, locals: &mut [Transform]) {
         let (a, t) = (self.target_model[foot].translation, self.target_model[toes].translation);
-        if t.y >= 0.0 || a.y <= 0.0 {
+        if t.y >= floor || a.y <= floor {
             return;
         }
         let v = t - a;
@@ -170,7 +172,7 @@ impl RetargetJob {
         if length <= 0.0 || axis.norm() <= 1e-6 * length {
             return;
         }
-        let (now, want) = ((v.y / length).clamp(-1.0, 1.0).asin(), (-a.y / length).clamp(-1.0, 1.0).asin());
+        let (now, want) = ((v.y / length).clamp(-1.0, 1.0).asin(), ((floor - a.y) / length).clamp(-1.0, 1.0).asin());
         let turn = Quat::from_axis_angle(&nalgebra::Unit::new_normalize(axis), want - now);
         let parent = rt.joints[foot].parent.map_or(Transform::IDENTITY, |p| self.target_model[p]);
         locals[foot].rotation = renormalize(parent.rotation.inverse() * (turn * self.target_model[foot].rotation));

@@ -8,7 +8,9 @@
 //! the IK is fully on while a foot is planted; each frame runs the job
 //! ([`crate::job::RetargetJob`]). The new clip has a linear rotation track for every
 //! driven target joint, a linear translation track for the hips (and joints carried by
-//! them), the source clip's curves and events, and its root motion scaled by `K`.
+//! them), the source clip's curves and events, and its root motion scaled by `K`; without
+//! [`RetargetSettings::keep_bone_lengths`](crate::RetargetSettings::keep_bone_lengths),
+//! translation and scale tracks for the driven joints too.
 
 use crate::contacts::{self, ContactSource, DetectSettings, Found};
 use crate::error::RetargetError;
@@ -163,8 +165,10 @@ pub fn retarget_clip(
     let mut tracks = Vec::new();
     let rotated: Vec<usize> = rt.driven_joints().collect();
     let translated: Vec<usize> = rt.translated_joints().collect();
+    // Joints that carry the source's bone lengths move and scale too.
+    let carried = !rt.settings().keep_bone_lengths;
     for j in 0..target.len() {
-        let (r, t) = (rotated.contains(&j), translated.contains(&j));
+        let (r, t) = (rotated.contains(&j), translated.contains(&j) || (carried && rotated.contains(&j)));
         if !r && !t {
             continue;
         }
@@ -176,6 +180,10 @@ pub fn retarget_clip(
         if t {
             let values: Vec<Vec3> = frames.iter().map(|fr| fr[j].translation).collect();
             jt.translation = Some(Track::new(Interpolation::Linear, times.clone(), values)?);
+        }
+        if carried && r {
+            let values: Vec<Vec3> = frames.iter().map(|fr| fr[j].scale).collect();
+            jt.scale = Some(Track::new(Interpolation::Linear, times.clone(), values)?);
         }
         tracks.push(jt);
     }

@@ -122,8 +122,8 @@ pub(crate) struct Limb {
     pub end: usize,
     /// The source's end joint.
     pub source_end: usize,
-    /// The toes of a leg (kept above the floor by pitching the foot).
-    pub toes: Option<usize>,
+    /// The toes of a leg (kept above the floor by pitching the foot), target and source.
+    pub toes: Option<(usize, usize)>,
     /// Reference positions of the end joint, source and target.
     pub source_reference: Vec3,
     pub target_reference: Vec3,
@@ -461,7 +461,10 @@ fn limb(
     let length = (tref[middle].translation - tref[upper].translation).norm()
         + (tref[end].translation - tref[middle].translation).norm();
     let bend = if arm { -target.forward() } else { target.forward() };
-    let toes = if arm { None } else { tm.get(Role::Toes(side)).filter(|&t| target.skeleton().is_in_hierarchy(end, t)) };
+    let toes = match (arm, tm.get(Role::Toes(side)), source.map().get(Role::Toes(side))) {
+        (false, Some(t), Some(s)) if target.skeleton().is_in_hierarchy(end, t) => Some((t, s)),
+        _ => None,
+    };
     Some(Limb {
         upper,
         middle,

@@ -259,7 +259,12 @@ fn naming_conventions() {
     convention(
         "unreal",
         &|n| n.to_owned(),
-        &[("+upperarm_twist_01_l", "upperarm_l"), ("+thigh_twist_01_r", "thigh_r"), ("neck_02", "neck"), ("+ik_foot_l", "pelvis")],
+        &[
+            ("+upperarm_twist_01_l", "upperarm_l"),
+            ("+thigh_twist_01_r", "thigh_r"),
+            ("neck_02", "neck"),
+            ("+ik_foot_l", "pelvis"),
+        ],
     );
     // L_Thigh.
     convention(
