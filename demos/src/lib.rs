@@ -3,8 +3,9 @@
 //! glTF file, posed and drawn with any skinning backend), the scenes of the demos
 //! ([`scenes`]), each run by a small binary in `src/bin/`, and [`gpu_skin`] (GPU skinning of
 //! glTF instances for `animtool skin --backend gpu`), the [`stage`] the character scenes
-//! share (character, meshes, pose, method, backend, framing, shared keys) and the [`chain`]
-//! demo of the IK scenes.
+//! share (character, meshes, pose, method, backend, framing, shared keys), the [`chain`]
+//! demo of the IK scenes, and [`retarget`] (humanoids rigged and clips carried between them
+//! for `animtool retarget`, the `retarget` demo and the mixed crowd).
 
 #![warn(missing_docs)]
 
@@ -14,6 +15,7 @@ pub mod character;
 pub mod crowd;
 mod error;
 pub mod gpu_skin;
+pub mod retarget;
 pub mod root_motion;
 pub mod scenes;
 pub mod stage;

@@ -52,6 +52,9 @@ use std::io::{self, BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+#[path = "animtool/retarget.rs"]
+mod retarget;
+
 #[derive(Parser)]
 #[command(name = "animtool", version, about = "Inspect, sample and skin glTF characters with the anim runtime")]
 struct Cli {
@@ -91,6 +94,8 @@ enum Command {
     /// Bake every clip of the first skinned mesh into an animation atlas for `ch15_crowd
     /// --anim-texture`.
     Bake(BakeArgs),
+    /// Retarget clips of one humanoid onto another and write the target with them as .glb.
+    Retarget(retarget::RetargetArgs),
     /// Compile every clip into a runtime clip and print its size and skinned error.
     Compress {
         /// A .gltf or .glb file.
@@ -185,6 +190,7 @@ fn main() -> ExitCode {
         Command::ExportDefault { out } => export_default(&out),
         Command::Bake(args) => bake(&args),
         Command::Compress { file, tolerance_mm } => compress(&file, tolerance_mm),
+        Command::Retarget(args) => retarget::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
