@@ -165,6 +165,11 @@ pub struct CrowdArgs {
     /// Seed of the random clips, phases, speeds and headings.
     #[arg(long, default_value_t = 15)]
     pub seed: u64,
+    /// A crowd of different characters (comma-separated glTF files, `default` for the
+    /// mannequin) sharing the clips of `--model` (the mannequin by default), retargeted
+    /// onto each; one instanced draw per character.
+    #[arg(long, value_delimiter = ',')]
+    pub models: Option<Vec<String>>,
 }
 
 impl CrowdArgs {
@@ -186,8 +191,19 @@ impl CrowdArgs {
 }
 
 /// Options only `ch15_crowd` reads.
-const CROWD_OPTIONS: &[&str] =
-    &["count", "path", "anim_texture", "rate", "layout", "texel_format", "no_cull", "lod_distance", "threads", "seed"];
+const CROWD_OPTIONS: &[&str] = &[
+    "count",
+    "path",
+    "anim_texture",
+    "rate",
+    "layout",
+    "texel_format",
+    "no_cull",
+    "lod_distance",
+    "threads",
+    "seed",
+    "models",
+];
 
 impl CommonArgs {
     /// Arguments for a headless run of `frames` frames at `width × height`, validation on.

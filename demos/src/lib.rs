@@ -15,6 +15,7 @@ pub mod character;
 pub mod crowd;
 mod error;
 pub mod gpu_skin;
+pub mod mixed_crowd;
 pub mod retarget;
 pub mod root_motion;
 pub mod scenes;
