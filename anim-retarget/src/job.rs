@@ -86,18 +86,28 @@ impl RetargetJob {
         };
         // The hips' model transform first: carried joints may come before them.
         let hips = &rt.joints[rt.target_hips];
-        let hips_rotation = delta(&self.deltas, hips.rotation).map_or(hips.reference, |d| d * hips.reference);
+        let hips_rotation =
+            delta(&self.deltas, hips.rotation).map_or(hips.reference, |d| renormalize(d * hips.reference));
         let hips_position = rt.target_hips_reference
             + rt.scale.component_mul(&(self.source_model[rt.source_hips].translation - rt.source_hips_reference));
         let hips_frame = Transform::new(hips_position, hips_rotation, Vec3::repeat(1.0));
         let locals = out.locals_mut();
         for (j, plan) in rt.joints.iter().enumerate() {
+            if !plan.needed {
+                // At rest, and nothing driven below: no model transform to compute.
+                locals[j] = plan.rest;
+                continue;
+            }
             let parent = plan.parent.map_or(Transform::IDENTITY, |p| self.target_model[p]);
             let mut local = plan.rest;
+            // A driven joint's model rotation is set, normalized, and its local follows
+            // from it: the model rotations never inherit their parents' rounding (which,
+            // `inverse` being the conjugate, would double at every level).
+            let mut rotation = None;
             if let Some(d) = delta(&self.deltas, plan.rotation) {
-                // Normalized here: `inverse` is the conjugate, so a parent's rounding off
-                // unit length would otherwise double at every level of the hierarchy.
-                local.rotation = renormalize(parent.rotation.inverse() * (d * plan.reference));
+                let q = renormalize(d * plan.reference);
+                local.rotation = parent.rotation.inverse() * q;
+                rotation = Some(q);
             }
             if !rt.settings.keep_bone_lengths
                 && let RotationSource::Joint(s) = plan.rotation
@@ -114,14 +124,23 @@ impl RetargetJob {
                 TranslationSource::Rest => {}
                 TranslationSource::Hips => {
                     local.translation = parent.inverse().transform_point(&hips_position);
-                    local.rotation = renormalize(parent.rotation.inverse() * hips_rotation);
+                    local.rotation = parent.rotation.inverse() * hips_rotation;
+                    rotation = Some(hips_rotation);
                 }
                 TranslationSource::Carried(offset) => {
                     local.translation = parent.inverse().transform_point(&hips_frame.transform_point(&offset));
                 }
             }
             locals[j] = local;
-            self.target_model[j] = parent.combine(&local);
+            self.target_model[j] = match rotation {
+                // `combine` with the rotation already known.
+                Some(q) => Transform {
+                    translation: parent.transform_point(&local.translation),
+                    rotation: q,
+                    scale: parent.scale.component_mul(&local.scale),
+                },
+                None => parent.combine(&local),
+            };
         }
         self.report = FrameReport::default();
         for (i, limb) in rt.limbs.iter().enumerate() {
@@ -148,7 +167,10 @@ impl RetargetJob {
         &self.report
     }
 
-    /// The target's model-space transforms after the last [`RetargetJob::run`].
+    /// The target's model-space transforms after the last [`RetargetJob::run`], for the
+    /// joints the job needs: every driven or moved joint, its ancestors and the limbs
+    /// placed by IK. Joints at rest with nothing driven below them (the fingers of a
+    /// target whose source has none) are skipped and hold what they held before.
     pub fn target_model(&self) -> &[Transform] {
         &self.target_model
     }

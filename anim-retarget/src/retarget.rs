@@ -112,6 +112,9 @@ pub(crate) struct TargetJoint {
     /// The (aligned) reference model rotation `R_t`.
     pub reference: Quat,
     pub translation: TranslationSource,
+    /// The job computes its model transform: it is driven or moved, lies in a limb the IK
+    /// places, or has such a joint below it.
+    pub needed: bool,
 }
 
 /// A two-bone limb placed at contacts.
@@ -180,6 +183,7 @@ impl Retargeter {
                 rotation: RotationSource::Rest,
                 reference: tref[j].rotation,
                 translation: TranslationSource::Rest,
+                needed: false,
             })
             .collect();
         // Roles: the source's joint of the role, or of the nearest role above it.
@@ -257,6 +261,20 @@ impl Retargeter {
             limb(source, target, &joints, Side::Left, true, settings.hand_ik),
             limb(source, target, &joints, Side::Right, true, settings.hand_ik),
         ];
+        for l in limbs.iter().flatten() {
+            for j in ts.subtree(l.upper) {
+                joints[j].needed = true;
+            }
+        }
+        for j in (0..ts.len()).rev() {
+            let jt = &joints[j];
+            if jt.needed || jt.rotation != RotationSource::Rest || jt.translation != TranslationSource::Rest {
+                joints[j].needed = true;
+                if let Some(p) = ts.parent(j) {
+                    joints[p].needed = true;
+                }
+            }
+        }
         Ok(Self {
             source: ss.clone(),
             target: ts.clone(),
