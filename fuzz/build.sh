@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target fuzz/target/<host>/release/import_skin on the stable
+# Builds a libFuzzer target (the argument: import_skin by default, or map_file) into
+# fuzz/target/<host>/release/ on the stable
 # toolchain: libfuzzer-sys (crates.io) compiles libFuzzer itself with the system C++
 # compiler, and rustc's own SanitizerCoverage pass (`-Cpasses=sancov-module`, a stable
 # codegen option) gives it coverage feedback. No sanitizer (that would need nightly);
@@ -15,5 +16,6 @@ export RUSTFLAGS="-Cpasses=sancov-module \
   -Cllvm-args=-sanitizer-coverage-trace-compares \
   --cfg fuzzing"
 unset CARGO_TARGET_DIR
-cargo build -q --release --locked --target "$host" -p anim-fuzz --bin import_skin >&2
-echo "$PWD/target/$host/release/import_skin"
+target=${1:-import_skin}
+cargo build -q --release --locked --target "$host" -p anim-fuzz --bin "$target" >&2
+echo "$PWD/target/$host/release/$target"

@@ -13,6 +13,9 @@
 #   fuzz/campaign.sh --execs 10000000
 #   fuzz/campaign.sh --time 120 --execs 0        # time-bounded (what fuzz/smoke.sh runs)
 #
+# --target map_file runs the humanoid map-file target instead (seeds from the mannequin's
+# map, made by the map_seeds binary; dictionary map.dict).
+#
 # Options: --execs N (default 10000000; 0: no limit), --time SECONDS (0: none, the
 # default), --work DIR (default fuzz/work: corpus/, crashes/, seeds/, log), --assets DIR
 # (default ../shared/assets beside the repository), --max-len BYTES (default: the largest
@@ -26,6 +29,7 @@ time_limit=0
 work="$fuzz_dir/work"
 assets="$repo/../shared/assets"
 max_len=""
+target=import_skin
 extra=()
 while (($#)); do
   case "$1" in
@@ -34,6 +38,7 @@ while (($#)); do
     --work) work=$2; shift 2 ;;
     --assets) assets=$2; shift 2 ;;
     --max-len) max_len=$2; shift 2 ;;
+    --target) target=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "campaign: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -48,13 +53,23 @@ work=$(cd "$work" && pwd)
 assets=$(cd "$assets" && pwd)
 
 echo "campaign: building the target" >&2
-bin=$(nice -n 19 "$fuzz_dir/build.sh")
+bin=$(nice -n 19 "$fuzz_dir/build.sh" "$target")
 
-echo "campaign: making seeds from $assets" >&2
 rm -rf "$work/seeds"
 mkdir -p "$work/seeds" "$work/corpus" "$work/crashes"
-(cd "$fuzz_dir" && unset CARGO_TARGET_DIR && nice -n 19 cargo run -q --release --locked -p anim-fuzz-seeds -- \
-  "$assets" "$work/seeds" >/dev/null)
+dict="$fuzz_dir/gltf.dict"
+if [ "$target" = map_file ]; then
+  echo "campaign: making map-file seeds from the mannequin" >&2
+  # Built without the coverage flags (as the glTF seed converter is): only libFuzzer's
+  # own binaries define the coverage callbacks.
+  (cd "$fuzz_dir" && unset CARGO_TARGET_DIR RUSTFLAGS && nice -n 19 cargo run -q --release --locked -p anim-fuzz \
+    --bin map_seeds -- "$work/seeds")
+  dict="$fuzz_dir/map.dict"
+else
+  echo "campaign: making seeds from $assets" >&2
+  (cd "$fuzz_dir" && unset CARGO_TARGET_DIR && nice -n 19 cargo run -q --release --locked -p anim-fuzz-seeds -- \
+    "$assets" "$work/seeds" >/dev/null)
+fi
 
 # Crashes of this campaign only: earlier ones move aside.
 if compgen -G "$work/crashes/*" >/dev/null; then
@@ -65,7 +80,7 @@ if compgen -G "$work/crashes/*" >/dev/null; then
 fi
 
 args=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=20 -rss_limit_mb=4096
-      -print_final_stats=1 -artifact_prefix="$work/crashes/" -dict="$fuzz_dir/gltf.dict")
+      -print_final_stats=1 -artifact_prefix="$work/crashes/" -dict="$dict")
 [ "$execs" -gt 0 ] && args+=(-runs="$execs")
 [ "$time_limit" -gt 0 ] && args+=(-max_total_time="$time_limit")
 [ -n "$max_len" ] && args+=(-max_len="$max_len")

@@ -1,7 +1,9 @@
 //! Fuzzing support for the anim workspace (see FUZZING.md at the repository root).
 //!
 //! [`check`] is the path one fuzz input takes (import, sample, skin) and what counts as a
-//! bug; the regression test of `anim-gltf` runs the same file. The seeds are made by the
+//! bug; the regression test of `anim-gltf` runs the same file. [`map_file`] is the same for
+//! the humanoid map-file target (parse, rig, retarget), run by a test of `anim-retarget`. The seeds are made by the
 //! `anim-fuzz-seeds` package beside this one (`seedgen/`), which needs only `serde_json`.
 
 pub mod check;
+pub mod map_file;
