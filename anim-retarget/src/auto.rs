@@ -1,4 +1,4 @@
-//! Automatic mapping: joint names read by [`crate::names`], placed by the hierarchy.
+//! Automatic mapping: joint names read (the crate's `names` module), placed by the hierarchy.
 //!
 //! 1. Every joint's name gives a class (hips, torso, neck, head, shoulder, upper arm, …,
 //!    or a generic `arm` / `leg` / torso joint) and a side.

@@ -15,7 +15,7 @@
 //! - [`auto`]: automatic mapping by name ([`auto_map`]) for the common conventions (the
 //!   mannequin's and Unreal's, Mixamo, Blender/Rigify, `LeftUpLeg`, `L_Thigh`, `thigh.L`,
 //!   CesiumMan's generic `leg_joint_L_1` chains), placed and checked by the hierarchy.
-//! - [`file`]: the JSON map file ([`parse_map_file`]), whose errors carry the JSON pointer
+//! - [`file`](mod@file): the JSON map file ([`parse_map_file`]), whose errors carry the JSON pointer
 //!   of the value at fault.
 //! - [`rig`]: a [`HumanoidRig`]: skeleton, map and reference pose (by default the bind
 //!   pose of the skin, brought into the animation's frame).
