@@ -183,6 +183,44 @@ pub fn weights(planted: &[bool], blend: usize) -> Vec<f32> {
         .collect()
 }
 
+/// Contact weights for the per-frame job, blended over time: each weight moves towards 1
+/// while its limb is planted and towards 0 while it is not, by `dt / blend_time` a frame,
+/// so the IK comes in over `blend_time` seconds after a plant starts and leaves over as
+/// long after it ends (the offline path, which sees the whole clip, blends in before the
+/// plant instead: [`weights`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactBlend {
+    weights: [f32; 4],
+}
+
+impl ContactBlend {
+    /// All weights at 0.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Advances by `dt` seconds towards `planted` (left foot, right foot, left hand, right
+    /// hand) and returns the weights to pass to
+    /// [`RetargetJob::run`](crate::job::RetargetJob::run). A `blend_time` of 0 (or less)
+    /// switches at once; a non-finite `dt` leaves the weights as they were.
+    pub fn update(&mut self, planted: [bool; 4], dt: f32, blend_time: f32) -> [f32; 4] {
+        let step = if blend_time > 0.0 { dt / blend_time } else { f32::INFINITY };
+        if step.is_nan() {
+            return self.weights;
+        }
+        for (w, p) in self.weights.iter_mut().zip(planted) {
+            let goal = if p { 1.0 } else { 0.0 };
+            *w = if *w < goal { (*w + step).min(goal) } else { (*w - step).max(goal) };
+        }
+        self.weights
+    }
+
+    /// The current weights.
+    pub fn weights(&self) -> [f32; 4] {
+        self.weights
+    }
+}
+
 /// The side of a foot limb index (0 left, 1 right).
 pub fn foot_side(limb: usize) -> Side {
     if limb.is_multiple_of(2) { Side::Left } else { Side::Right }
@@ -202,6 +240,23 @@ mod tests {
             assert!((a - b).abs() < 1e-6, "{w:?}");
         }
         assert_eq!(weights(&[false; 3], 2), vec![0.0; 3]);
+    }
+
+    #[test]
+    fn contact_blend_ramps_in_and_out() {
+        let mut b = ContactBlend::new();
+        let planted = [true, false, false, false];
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            seen.push(b.update(planted, 0.1, 0.4)[0]);
+        }
+        let expect = [0.1 / 0.4, 0.2 / 0.4, 0.3 / 0.4, 1.0, 1.0];
+        for (a, e) in seen.iter().zip(expect) {
+            assert!((a - e).abs() < 1e-6, "{seen:?}");
+        }
+        assert_eq!(b.update([false; 4], 1.0, 0.0), [0.0; 4], "no blend time switches at once");
+        assert_eq!(b.update([true; 4], f32::NAN, 0.4), [0.0; 4], "a NaN step changes nothing");
+        assert!(b.weights().iter().all(|w| (0.0..=1.0).contains(w)));
     }
 
     #[test]

@@ -283,3 +283,39 @@ fn round_trip_mannequin_woman_mannequin() {
         }
     }
 }
+
+/// Root motion travels scaled: the mannequin's walk with its hips' travel extracted into a
+/// motion track, retargeted onto the Woman, moves her by the leg ratio times as far.
+#[test]
+fn root_motion_is_scaled_by_the_leg_ratio() {
+    use anim_core::offline::root_motion::{RootMotionSettings, extract};
+    let (mannequin, woman) = (common::load("mannequin"), common::load("Woman"));
+    let (mrig, wrig) = (common::rig(&mannequin), common::rig(&woman));
+    let rt = Retargeter::new(&mrig, &wrig, RetargetSettings::default()).expect("retargeter");
+    // The walk made to travel: the hips move 1.4 m forward over the cycle.
+    let walk = mannequin.clip("walk").unwrap();
+    let hips = mrig.joint(Role::Hips).unwrap();
+    let travel = |t: f32| Vec3::new(0.0, 0.0, 1.4 * t / walk.duration());
+    let times = sample_times_of(&walk);
+    let mut tracks = walk.joint_tracks().to_vec();
+    let jt = tracks.iter_mut().find(|t| t.joint == hips).expect("the walk moves the hips");
+    let values: Vec<Vec3> =
+        times.iter().map(|&t| jt.translation.as_ref().map_or(Vec3::zeros(), |tr| tr.sample(t)) + travel(t)).collect();
+    jt.translation = Some(anim_core::clip::Track::new(anim_core::clip::Interpolation::Linear, times, values).unwrap());
+    let moving = Clip::new("walk", tracks, walk.curves().to_vec()).unwrap();
+    let moving = extract(&moving, &mannequin.skeleton, &RootMotionSettings::new(hips)).expect("extracts");
+    let out = retarget(&rt, &wrig, &moving, 30.0);
+    let (a, b) = (moving.root_motion().unwrap(), out.clip.root_motion().expect("the motion track comes along"));
+    assert_eq!(a.times(), b.times());
+    let k = rt.scale();
+    for (fa, fb) in a.frames().iter().zip(b.frames()) {
+        assert!((fb.translation - fa.translation.component_mul(&k)).norm() < 1e-5);
+        assert_eq!(fa.rotation, fb.rotation);
+    }
+    let cycle = b.cycle().translation.norm();
+    assert!((cycle - 1.4 * rt.leg_ratio()).abs() < 1e-3, "{cycle}");
+}
+
+fn sample_times_of(clip: &Clip) -> Vec<f32> {
+    (0..=30).map(|i| clip.duration() * i as f32 / 30.0).collect()
+}
