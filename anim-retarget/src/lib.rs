@@ -101,3 +101,8 @@ pub use offline::{ClipReport, OfflineSettings, RetargetedClip, retarget_clip};
 pub use profile::{Role, Side};
 pub use retarget::{RetargetSettings, Retargeter};
 pub use rig::{HumanoidRig, Reference, RigError};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
