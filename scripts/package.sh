@@ -24,7 +24,7 @@ for c in anim-math anim-core anim-crowd anim-mannequin anim-gltf anim-ik anim-re
   rm -rf "$target"/debug/.fingerprint/"$c"-*
 done
 
-cargo package --workspace --exclude demos --exclude benches --locked \
+cargo package --workspace --exclude demos --exclude benches --exclude anim-testkit --locked \
   --config 'profile.dev.opt-level=1' --config 'profile.dev.package."*".opt-level=2' "$@"
 
 dir="$target/package"

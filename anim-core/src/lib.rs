@@ -58,3 +58,8 @@ pub mod skin;
 
 pub use anim_math;
 pub use length::LengthMismatch;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

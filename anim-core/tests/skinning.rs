@@ -9,25 +9,7 @@ use anim_core::skin::{DqPalette, Influences, Palette, Skin, SkinMethod, Skinning
 use anim_math::{DualQuat, Mat3, Mat4, Quat, Transform, Vec3, dual};
 use std::f32::consts::FRAC_PI_2;
 
-/// Small deterministic generator (xorshift32) so failures reproduce.
-struct Rng(u32);
-impl Rng {
-    fn next(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next()
-    }
-    fn vec3(&mut self, r: f32) -> Vec3 {
-        Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
-    }
-    fn quat(&mut self) -> Quat {
-        Quat::from_euler_angles(self.range(-3.1, 3.1), self.range(-1.5, 1.5), self.range(-3.1, 3.1))
-    }
-}
+use anim_testkit::rng::Rng;
 
 /// Runs one skinning function over fresh output buffers; returns positions and normals.
 fn run_skin(
@@ -69,8 +51,8 @@ fn random_influences(rng: &mut Rng, verts: usize, per: usize, joints: usize) -> 
     let mut w = Vec::new();
     for _ in 0..verts {
         for k in 0..per {
-            j.push((rng.next() * joints as f32) as u16 % joints as u16);
-            w.push(if k > 0 && rng.next() < 0.2 { 0.0 } else { rng.range(0.05, 2.0) });
+            j.push((rng.next_f32() * joints as f32) as u16 % joints as u16);
+            w.push(if k > 0 && rng.next_f32() < 0.2 { 0.0 } else { rng.range(0.05, 2.0) });
         }
     }
     (j, w)
@@ -163,7 +145,7 @@ fn single_influence_lbs_equals_dq() {
     let mats: Vec<Mat4> = tf.iter().map(Transform::to_matrix).collect();
     let dqs: Vec<DualQuat> = tf.iter().map(dual::from_transform).collect();
     let n = 500;
-    let j: Vec<u16> = (0..n).map(|_| (rng.next() * 16.0) as u16 % 16).collect();
+    let j: Vec<u16> = (0..n).map(|_| (rng.next_f32() * 16.0) as u16 % 16).collect();
     let inf = Influences::new(1, j, vec![1.0; n], 16).unwrap();
     let pos: Vec<Vec3> = (0..n).map(|_| rng.vec3(2.0)).collect();
     let nrm: Vec<Vec3> = (0..n).map(|_| rng.vec3(1.0).normalize()).collect();

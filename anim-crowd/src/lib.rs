@@ -51,3 +51,8 @@ pub mod prelude;
 pub use atlas::{AnimAtlas, AtlasClip, AtlasError, AtlasSource, BakeSettings, TexelFormat, TextureLayout};
 pub use crowd::{CharacterDesc, Crowd, CrowdError, CrowdInstance};
 pub use job::{CrowdCharacter, CrowdJob, CrowdJobError, PaletteOutput};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

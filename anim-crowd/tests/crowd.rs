@@ -8,23 +8,7 @@ use anim_crowd::crowd::{CharacterDesc, Crowd, CrowdInstance};
 use anim_crowd::crowd::{CrowdError, default_playback};
 use anim_math::{Quat, Vec3};
 
-/// Deterministic xorshift32.
-struct Rng(u32);
-
-impl Rng {
-    fn next_u32(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-    fn f32(&mut self) -> f32 {
-        (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.f32()
-    }
-}
+use anim_testkit::rng::Rng;
 
 fn clip(name: &str, first_frame: u32, frame_count: u32, rate: f32, duration: f32, looping: bool) -> AtlasClip {
     AtlasClip {
@@ -181,7 +165,7 @@ fn mixed_crowd(n: usize) -> Crowd {
         crowd.add(desc(c, rng.range(0.0, 2.0), rng.range(-2.0, 3.0))).unwrap();
         match rng.next_u32() % 4 {
             0 => {
-                crowd.set_blend(i, rng.next_u32() % 3, rng.range(0.0, 1.0), rng.f32()).unwrap();
+                crowd.set_blend(i, rng.next_u32() % 3, rng.range(0.0, 1.0), rng.next_f32()).unwrap();
             }
             1 => {
                 crowd.set_clip(i, (c + 1) % 3, rng.range(0.05, 1.0)).unwrap();
@@ -528,7 +512,7 @@ fn removals_and_late_blends_keep_serial_and_parallel_equal() {
         for _ in 0..50 {
             let i = rng.next_u32() as usize % serial.len();
             match rng.next_u32() % 3 {
-                0 => serial.set_blend(i, rng.next_u32() % 3, rng.f32(), rng.f32()).unwrap(),
+                0 => serial.set_blend(i, rng.next_u32() % 3, rng.next_f32(), rng.next_f32()).unwrap(),
                 1 => drop(serial.set_clip(i, rng.next_u32() % 3, rng.range(0.05, 0.3)).unwrap()),
                 _ => serial.clear_blend(i).unwrap(),
             }

@@ -12,17 +12,7 @@ use anim_core::skin::{DqPalette, Skin, palette};
 use anim_crowd::job::{CrowdCharacter, CrowdJob, CrowdJobError, PaletteOutput};
 use anim_math::{Mat4, Quat, Transform, Vec3};
 
-/// Deterministic xorshift32 in `[lo, hi)`.
-struct Rng(u32);
-
-impl Rng {
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        lo + (hi - lo) * ((self.0 >> 8) as f32 / (1u32 << 24) as f32)
-    }
-}
+use anim_testkit::rng::Rng;
 
 /// A tree of `n` joints (parent `(i − 1) / 3`) with random rest transforms, some scaled.
 fn skeleton(n: usize) -> Skeleton {

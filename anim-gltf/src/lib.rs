@@ -205,3 +205,8 @@ pub fn mannequin_glb() -> Vec<u8> {
 pub fn mannequin_model() -> Model {
     load_from_bytes(&mannequin_glb(), None).expect("the exported mannequin loads back")
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

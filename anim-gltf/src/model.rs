@@ -99,6 +99,19 @@ pub struct ClipInfo {
 }
 
 /// A loaded glTF document.
+///
+/// ```
+/// use anim_gltf::prelude::*;
+///
+/// // The default character, exactly as if loaded from its exported file.
+/// let model = anim_gltf::mannequin_model();
+/// let walk = model.clip("walk")?; // shared with the model, not copied
+/// let mut pose = model.skeleton.rest_pose().clone();
+/// walk.sample(0.25, TimePolicy::Wrap, &mut pose)?;
+/// assert_eq!(model.skeleton.len(), 23); // 22 joints and the mesh node
+/// assert!(model.clip("Walk").is_err()); // names are exact; the error lists them
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Model {
     /// One joint per node (see the crate docs).

@@ -5,11 +5,8 @@ use anim_core::pose::Pose;
 use anim_core::skin::SkinMethod;
 use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Quat, Vec3};
+use anim_testkit::assets::path_str as asset;
 use nalgebra::Quaternion;
-
-fn asset(rel: &str) -> String {
-    format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"))
-}
 
 fn load(rel: &str) -> Model {
     anim_gltf::load(asset(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))

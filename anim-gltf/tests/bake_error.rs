@@ -15,10 +15,7 @@ use anim_core::skin::{Mesh, Skin};
 use anim_crowd::atlas::{AnimAtlas, AtlasSource, BakeSettings, TexelFormat, TextureLayout};
 use anim_crowd::atlas::{AtlasError, bake_error};
 use anim_math::{Quat, Transform, Vec3};
-
-fn asset(rel: &str) -> String {
-    format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"))
-}
+use anim_testkit::assets::path_str as asset;
 
 /// A character: skeleton, the skin, the meshes it skins, the clips.
 struct Character {

@@ -12,12 +12,8 @@ use anim_gltf::anim_core::skin::skinning::{self, NormalMode, SkinningInput, Skin
 use anim_gltf::anim_core::skin::{Palette, SkinMethod, SkinningError};
 use anim_gltf::anim_math::{Mat4, Vec3};
 use anim_gltf::{Model, SkinScratch};
+use anim_testkit::assets::load as asset;
 use std::sync::Arc;
-
-fn asset(rel: &str) -> Model {
-    let path = format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"));
-    anim_gltf::load(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
 
 /// Skinned positions of mesh 0 for `model` matrices of the runtime skeleton.
 fn skin_runtime(model: &Model, rt: &anim_gltf::RuntimeSkeleton, world: &[Mat4]) -> Vec<Vec3> {

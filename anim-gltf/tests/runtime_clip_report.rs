@@ -13,10 +13,7 @@ use anim_core::pose::{Pose, Skeleton};
 use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput, linear_blend};
 use anim_core::skin::{Mesh, Skin, palette};
 use anim_math::{Mat4, Vec3};
-
-fn asset(rel: &str) -> String {
-    format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"))
-}
+use anim_testkit::assets::path_str as asset;
 
 /// Float allowance on top of the tolerance: the skinned positions themselves are computed
 /// in `f32` through a chain of matrix products, so two samplings that agree exactly still

@@ -11,12 +11,8 @@ use anim_core::pose::soa::SoaPose;
 use anim_core::skin::SkinMethod;
 use anim_gltf::{Model, RuntimeSkeleton, SkinScratch};
 use anim_math::{Mat4, Point3, Vec3};
+use anim_testkit::assets::load as asset;
 use serde_json::json;
-
-fn asset(rel: &str) -> Model {
-    let path = format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"));
-    anim_gltf::load(path).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 /// Skinned positions of mesh instance `inst` at `time` through the runtime skeleton:
 /// trimmed clip → SoA pose → hierarchy pass → palette → LBS, written here by hand.

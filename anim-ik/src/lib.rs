@@ -76,3 +76,8 @@ pub use fabrik::FabrikSolver;
 pub use foot::{FootGrounding, FootSettings, Leg, LegReport, LegSolver};
 pub use ground::{GroundQuery, HeightField, RayHit, TriangleMesh, ray_triangle};
 pub use two_bone::{TwoBoneCorrections, TwoBoneIk, TwoBoneJoints, TwoBoneResult, solve_two_bone, two_bone_corrections};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

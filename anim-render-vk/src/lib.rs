@@ -66,3 +66,8 @@ pub use skinning::{GpuSkinner, MAX_ACTIVE_MORPH_TARGETS};
 #[cfg(feature = "window")]
 pub use swapchain::Swapchain;
 pub use timing::{FrameStats, PassTime, measure_compute_copy_bandwidth, measure_copy_bandwidth};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -14,6 +14,7 @@ use anim_core::skin::skinning::{NormalMode, SkinningInput, SkinningOutput};
 use anim_core::skin::{DqPalette, Influences, Palette, SkinMethod, SkinningError};
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{GpuSkinner, RenderError};
+use anim_testkit::assets::path as asset;
 
 fn diagonal(p: &[Vec3]) -> f32 {
     let (lo, hi) = p.iter().fold((p[0], p[0]), |(lo, hi), q| (lo.inf(q), hi.sup(q)));
@@ -169,10 +170,6 @@ fn rejects_what_the_cpu_rejects() {
     assert!(sk.skin(&p, None, &inf, &lbs, NormalMode::Direct, &mut out, Some(&mut on)).is_err());
     assert!(sk.skin(&p, Some(&n[..3]), &inf, &lbs, NormalMode::Direct, &mut out, None).is_err());
     common::assert_clean(&ctx);
-}
-
-fn asset(rel: &str) -> std::path::PathBuf {
-    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/assets")).join(rel)
 }
 
 /// Every clip of every skinned mesh instance of `rel` at `times` (fractions of each clip's

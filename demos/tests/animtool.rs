@@ -1,12 +1,9 @@
 //! Runs the `animtool` binary and checks its JSON.
 
+use anim_testkit::assets::path_str as asset;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
-
-fn asset(rel: &str) -> String {
-    format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"))
-}
 
 fn tmp(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)

@@ -9,15 +9,12 @@ use demos::scenes::ch15_crowd::CrowdScene;
 use demos::{Character, CommonArgs, HeadlessRun, run_headless};
 
 mod common;
+use anim_testkit::assets::path_str as asset;
 use std::path::PathBuf;
 use std::process::Command;
 
 const W: u32 = 320;
 const H: u32 = 200;
-
-fn asset(rel: &str) -> String {
-    format!("{}/../../shared/assets/{rel}", env!("CARGO_MANIFEST_DIR"))
-}
 
 fn tmp(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)

@@ -138,6 +138,22 @@ pub struct FadeInfo<'a> {
 }
 
 /// Plays a clip and crossfades to others; see the [module docs](self) for the exact rules.
+///
+/// ```
+/// use anim_core::blend::CrossFadeController;
+/// use anim_core::clip::TimePolicy;
+///
+/// let m = anim_mannequin::build();
+/// let (walk, run) = (m.clip("walk").unwrap().clone(), m.clip("run").unwrap().clone());
+/// let mut fader = CrossFadeController::new(&m.skeleton, 2);
+/// fader.play(walk.into(), TimePolicy::Wrap)?;
+/// fader.fade_to(run.into(), 0.2, TimePolicy::Wrap)?;
+/// fader.update(0.1)?; // half way
+/// assert_eq!(fader.targets().next().map(|fade| fade.weight), Some(0.5));
+/// fader.update(-0.1)?; // a step back runs the fade back to its source
+/// assert_eq!(fader.targets().next().map(|fade| fade.weight), Some(0.0));
+/// # Ok::<(), anim_core::blend::CrossFadeError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct CrossFadeController {
     rest: Pose,

@@ -103,6 +103,22 @@ impl Channel {
 }
 
 /// A clip compiled for playback (see the [module docs](self)).
+///
+/// ```
+/// use anim_core::clip::{RuntimeClip, SoaSampler, TimePolicy};
+/// use anim_core::offline::JointRadii;
+/// use anim_core::pose::SoaPose;
+/// use anim_core::skin::Skin;
+///
+/// let m = anim_mannequin::build();
+/// let radii = JointRadii::from_skin(&m.skeleton, &Skin::from_skeleton(&m.skeleton), &[&m.mesh])?;
+/// let walk = RuntimeClip::compile(m.clip("walk").unwrap(), &m.skeleton, &radii, 0.001)?;
+/// let mut context = walk.new_context(); // one per playing character
+/// let mut pose = SoaPose::from_pose(m.skeleton.rest_pose());
+/// let shown = walk.sample_soa(&mut context, 10.0, TimePolicy::Wrap, &mut pose)?; // a running clock
+/// assert!(shown < walk.duration());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct RuntimeClip {
     name: String,

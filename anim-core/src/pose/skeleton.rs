@@ -35,6 +35,23 @@ impl JointDesc {
 /// with no animation), the **bind pose** (the pose the mesh was bound in; defaults to the
 /// rest pose) and the **inverse bind matrices** (the inverse model-space bind transforms;
 /// derived from the bind pose unless an importer supplies them).
+///
+/// ```
+/// use anim_core::pose::{JointDesc, Skeleton};
+/// use anim_math::{Transform, Vec3};
+///
+/// // Joints in any order: the child first here. Stored parents-first.
+/// let up = |y: f32| Transform::from_translation(Vec3::new(0.0, y, 0.0));
+/// let skeleton = Skeleton::new(vec![
+///     JointDesc::new("spine", Some(1), up(0.5)),
+///     JointDesc::new("hips", None, up(1.0)),
+/// ])?;
+/// assert_eq!(skeleton.names(), ["hips", "spine"]);
+/// assert_eq!(skeleton.parent(1), Some(0));
+/// assert_eq!(skeleton.find("spine"), Some(1));
+/// assert_eq!(skeleton.source_index(1), Some(0)); // where "spine" was given
+/// # Ok::<(), anim_core::pose::SkeletonError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Skeleton {
     names: Vec<String>,

@@ -24,6 +24,17 @@ const TWO_POW_64: f32 = TWO_POW_60 * 16.0;
 /// compact copy for the CPU skinning loops ([`Influences::with_layout`],
 /// [`InfluenceLayout`]): joints as `u8` or `u16`, weights as unorm16 with the last weight
 /// of each vertex derived from the others, so that the quantized weights sum to exactly 1.
+///
+/// ```
+/// use anim_core::skin::Influences;
+///
+/// // Two vertices, two slots each; weights are divided by their sum.
+/// let inf = Influences::new(2, vec![0, 1, 1, 0], vec![3.0, 1.0, 1.0, 0.0], 2)?;
+/// assert_eq!(inf.weights(), &[0.75, 0.25, 1.0, 0.0]);
+/// // A joint the palette does not have is refused once, here, not per vertex per frame.
+/// assert!(Influences::new(1, vec![5], vec![1.0], 2).is_err());
+/// # Ok::<(), anim_core::skin::SkinningError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Influences {
     per_vertex: usize,
@@ -316,6 +327,23 @@ impl Influences {
 /// A triangle mesh as the runtime sees it (the book's `Mesh`): bind-pose positions,
 /// normals, texture coordinates, skinning influences (absent for a static mesh) and
 /// triangle indices.
+///
+/// ```
+/// use anim_core::skin::{Influences, Mesh};
+/// use anim_math::Vec3;
+///
+/// // One triangle, every vertex on joint 0. glTF files may omit normals: compute them.
+/// let mesh = Mesh {
+///     positions: vec![Vec3::zeros(), Vec3::x(), Vec3::y()],
+///     normals: Vec::new(),
+///     uvs: Vec::new(),
+///     influences: Some(Influences::new(1, vec![0, 0, 0], vec![1.0; 3], 1)?),
+///     indices: vec![0, 1, 2],
+/// };
+/// assert_eq!(mesh.vertex_count(), 3);
+/// assert_eq!(mesh.smooth_normals(), vec![Vec3::z(); 3]);
+/// # Ok::<(), anim_core::skin::SkinningError>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mesh {
     /// Bind-pose positions.

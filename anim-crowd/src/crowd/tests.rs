@@ -3,20 +3,7 @@
 use super::lanes::*;
 use super::*;
 
-/// Deterministic xorshift32.
-struct Rng(u32);
-
-impl Rng {
-    fn next_u32(&mut self) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        self.0
-    }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.next_u32() >> 8) as f32 / (1u32 << 24) as f32)
-    }
-}
+use anim_testkit::rng::Rng;
 
 fn clip(first_frame: u32, frame_count: u32, rate: f32, duration: f32, looping: bool) -> AtlasClip {
     AtlasClip {

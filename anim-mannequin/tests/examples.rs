@@ -1,0 +1,10 @@
+//! The crate's examples (`cargo run -p anim-mannequin --example NAME`) run end to end.
+
+mod inspect {
+    include!("../examples/inspect.rs");
+
+    #[test]
+    fn runs() {
+        main();
+    }
+}
