@@ -19,6 +19,22 @@
 //! profile (fingers, twist joints) that have the same name in both skeletons follow their
 //! namesake; every other target joint keeps its rest pose.
 //!
+//! **The fast path.** Where a target joint `j` is driven by a source joint `s` whose
+//! parent `s'` drives `j`'s parent, the source's model rotations cancel down to `s`'s local
+//! rotation `L_s` (`Q_s(s) = Q_s(s') · L_s`):
+//!
+//! ```text
+//! local_t(j) = (Δ(s') · R_t(p))⁻¹ · Δ(s) · R_t(j) = A · L_s · B,
+//! A = R_t(p)⁻¹ · R_s(s'),   B = R_s(s)⁻¹ · R_t(j)       (both decided once)
+//! ```
+//!
+//! so neither the source's nor the target's model transforms are needed for it (the arms,
+//! neck and head of a 1:1 mapping). The job computes model transforms only where they are
+//! read: the hips and the joints they carry, spine joints blended along chains of
+//! different lengths, joints whose parent is not their source's parent's target, the limbs
+//! the IK places, and their ancestors; and the source's only for the joints those read
+//! (their sources, the hips, feet and toes).
+//!
 //! **Aligned reference** ([`RetargetSettings::align_bones`]): two bind poses are rarely
 //! the same pose (CesiumMan's arms hang 30° below the mannequin's T-pose). Each target
 //! bone's reference rotation is first turned by the shortest arc that takes its reference
@@ -115,6 +131,14 @@ pub(crate) struct TargetJoint {
     /// The job computes its model transform: it is driven or moved, lies in a limb the IK
     /// places, or has such a joint below it.
     pub needed: bool,
+    /// The job computes its model transform (and reads its parent's): it lies in a limb
+    /// the IK places, moves, or is not [`TargetJoint::fast`], or a joint below it needs
+    /// its model transform.
+    pub model: bool,
+    /// A driven joint whose parent is driven by its source joint's parent, its model
+    /// transform not needed: its local rotation is `A · L_s · B` from the source joint `s`'s
+    /// local rotation `L_s` (module docs), `(s, A, B)`.
+    pub fast: Option<(usize, Quat, Quat)>,
 }
 
 /// A two-bone limb placed at contacts.
@@ -144,6 +168,8 @@ pub struct Retargeter {
     pub(crate) target: Skeleton,
     /// `R_s⁻¹` of every source joint.
     pub(crate) source_inverse_reference: Vec<Quat>,
+    /// The source joints whose model transform the job computes.
+    pub(crate) source_needed: Vec<bool>,
     pub(crate) joints: Vec<TargetJoint>,
     pub(crate) source_hips: usize,
     pub(crate) target_hips: usize,
@@ -184,6 +210,8 @@ impl Retargeter {
                 reference: tref[j].rotation,
                 translation: TranslationSource::Rest,
                 needed: false,
+                model: false,
+                fast: None,
             })
             .collect();
         // Roles: the source's joint of the role, or of the nearest role above it.
@@ -275,10 +303,12 @@ impl Retargeter {
                 }
             }
         }
+        let source_needed = fast_paths(ss, target, sref, &limbs, source_hips, settings, &mut joints);
         Ok(Self {
             source: ss.clone(),
             target: ts.clone(),
             source_inverse_reference: sref.iter().map(|t| t.rotation.inverse()).collect(),
+            source_needed,
             joints,
             source_hips,
             target_hips,
@@ -290,6 +320,20 @@ impl Retargeter {
             source_hips_height: source.hips_height(),
             target_hips_height: target.hips_height(),
         })
+    }
+
+    /// The same retargeter with every joint taken through model space (no
+    /// [`TargetJoint::fast`] joint, every source model transform computed): the reference
+    /// the fast path is tested against.
+    #[cfg(test)]
+    pub(crate) fn general(&self) -> Self {
+        let mut out = self.clone();
+        for j in &mut out.joints {
+            j.model |= j.needed;
+            j.fast = None;
+        }
+        out.source_needed.iter_mut().for_each(|n| *n = true);
+        out
     }
 
     /// The source skeleton.
@@ -342,6 +386,83 @@ impl Retargeter {
     pub fn limb_ends(&self, limb: usize) -> Option<(usize, usize)> {
         self.limbs.get(limb)?.as_ref().map(|l| (l.source_end, l.end))
     }
+}
+
+/// Decides which target joints take their local rotation straight from the source's local
+/// rotations ([`TargetJoint::fast`]) and which need model transforms
+/// ([`TargetJoint::model`]), and returns the source joints whose model transforms the job
+/// reads (module docs, "The fast path").
+fn fast_paths(
+    ss: &Skeleton,
+    target: &HumanoidRig,
+    sref: &[Transform],
+    limbs: &[Option<Limb>; 4],
+    source_hips: usize,
+    settings: RetargetSettings,
+    joints: &mut [TargetJoint],
+) -> Vec<bool> {
+    let ts = target.skeleton();
+    // The feet and toes: the offline report watches their height.
+    for side in [Side::Left, Side::Right] {
+        for role in [Role::Foot(side), Role::Toes(side)] {
+            if let Some(j) = target.map().get(role) {
+                joints[j].model = joints[j].needed;
+            }
+        }
+    }
+    for l in limbs.iter().flatten() {
+        for j in ts.subtree(l.upper) {
+            joints[j].model = true;
+        }
+    }
+    // Children before parents: a joint's `model` is final when it is reached.
+    for j in (0..ts.len()).rev() {
+        let jt = joints[j];
+        if !jt.needed {
+            continue;
+        }
+        let fast = match (jt.rotation, jt.parent) {
+            (RotationSource::Joint(sj), Some(p))
+                if settings.keep_bone_lengths && !jt.model && jt.translation == TranslationSource::Rest =>
+            {
+                match joints[p].rotation {
+                    RotationSource::Joint(sp) if ss.parent(sj) == Some(sp) => Some((
+                        sj,
+                        joints[p].reference.inverse() * sref[sp].rotation,
+                        sref[sj].rotation.inverse() * jt.reference,
+                    )),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        joints[j].fast = fast;
+        joints[j].model = fast.is_none();
+        if let (None, Some(p)) = (fast, jt.parent) {
+            joints[p].model = true;
+        }
+    }
+    let mut needed = vec![!settings.keep_bone_lengths; ss.len()];
+    for jt in joints.iter().filter(|j| j.needed && j.fast.is_none()) {
+        match jt.rotation {
+            RotationSource::Rest => {}
+            RotationSource::Joint(s) => needed[s] = true,
+            RotationSource::Lerp(a, b, _) => (needed[a], needed[b]) = (true, true),
+        }
+    }
+    needed[source_hips] = true;
+    for l in limbs.iter().flatten() {
+        needed[l.source_end] = true;
+        if let Some((_, s)) = l.toes {
+            needed[s] = true;
+        }
+    }
+    for s in (0..ss.len()).rev() {
+        if let (true, Some(p)) = (needed[s], ss.parent(s)) {
+            needed[p] = true;
+        }
+    }
+    needed
 }
 
 /// The points of a chain built from its bones: the first joint at the origin, each next
