@@ -276,7 +276,9 @@ fn renormalize(q: Quat) -> Quat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{HumanoidRig, Reference, RetargetSettings, auto_map};
+    use crate::auto::auto_map;
+    use crate::retarget::RetargetSettings;
+    use crate::rig::{HumanoidRig, Reference};
     use anim_core::clip::TimePolicy;
 
     /// The fast path (local rotations straight from the source's, model transforms only
