@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds a libFuzzer target (default import_skin; `fuzz/build.sh graph` builds the
-# animation-graph one) into fuzz/target/<host>/release/ on the stable
+# Builds a libFuzzer target (the argument: import_skin by default, graph for the
+# animation-graph one, or map_file for humanoid map files) into
+# fuzz/target/<host>/release/ on the stable
 # toolchain: libfuzzer-sys (crates.io) compiles libFuzzer itself with the system C++
 # compiler, and rustc's own SanitizerCoverage pass (`-Cpasses=sancov-module`, a stable
 # codegen option) gives it coverage feedback. No sanitizer (that would need nightly);

@@ -14,15 +14,17 @@
 #   fuzz/campaign.sh --time 120 --execs 0        # time-bounded (what fuzz/smoke.sh runs)
 #   fuzz/campaign.sh --target graph --execs 1000000   # the animation-graph target
 #
-# Options: --target NAME (import_skin, the default, or graph), --execs N (default
+# Options: --target NAME (import_skin, the default, graph or map_file), --execs N (default
 # 10000000; 0: no limit), --time SECONDS (0: none, the default), --work DIR (default
-# fuzz/work, or fuzz/work-graph for the graph target: corpus/, crashes/, seeds/, log),
+# fuzz/work, fuzz/work-graph or fuzz/work-map for the other targets: corpus/, crashes/,
+# seeds/, log),
 # --assets DIR (default ../shared/assets beside the repository; glTF seeds), --max-len
 # BYTES (default: the largest seed), and anything after `--` goes to libFuzzer.
 #
 # The graph target's seeds are the repository's graph files (the mannequin's locomotion
 # graph and anim-graph's test file with every node kind) and its dictionary
-# fuzz/graph.dict.
+# fuzz/graph.dict. The map_file target (humanoid map files) makes its seeds from the
+# mannequin's map with the map_seeds binary; its dictionary is fuzz/map.dict.
 set -euo pipefail
 fuzz_dir=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$fuzz_dir")
@@ -54,7 +56,8 @@ fi
 case "$target" in
   import_skin) dict="$fuzz_dir/gltf.dict"; [ -n "$work" ] || work="$fuzz_dir/work" ;;
   graph) dict="$fuzz_dir/graph.dict"; [ -n "$work" ] || work="$fuzz_dir/work-graph" ;;
-  *) echo "campaign: unknown target $target (import_skin or graph)" >&2; exit 2 ;;
+  map_file) dict="$fuzz_dir/map.dict"; [ -n "$work" ] || work="$fuzz_dir/work-map" ;;
+  *) echo "campaign: unknown target $target (import_skin, graph or map_file)" >&2; exit 2 ;;
 esac
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -67,6 +70,12 @@ mkdir -p "$work/seeds" "$work/corpus" "$work/crashes"
 if [ "$target" = graph ]; then
   echo "campaign: seeds are the repository's graph files" >&2
   cp "$repo"/anim-mannequin/graphs/*.json "$repo"/anim-graph/tests/files/*.json "$work/seeds/"
+elif [ "$target" = map_file ]; then
+  echo "campaign: making map-file seeds from the mannequin" >&2
+  # Built without the coverage flags (as the glTF seed converter is): only libFuzzer's
+  # own binaries define the coverage callbacks.
+  (cd "$fuzz_dir" && unset CARGO_TARGET_DIR RUSTFLAGS && nice -n 19 cargo run -q --release --locked -p anim-fuzz \
+    --bin map_seeds -- "$work/seeds")
 else
   assets=$(cd "$assets" && pwd)
   echo "campaign: making seeds from $assets" >&2

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 # compiled workspace crates are rebuilt: their fingerprints go, the dependencies stay.
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 target="${CARGO_TARGET_DIR:-target}"
-for c in anim-math anim-core anim-crowd anim-mannequin anim-gltf anim-ik anim-graph anim-render-vk; do
+for c in anim-math anim-core anim-crowd anim-mannequin anim-gltf anim-ik anim-graph anim-retarget anim-render-vk; do
   rm -rf "$cargo_home"/registry/src/-*/"$c"-[0-9]* "$cargo_home"/registry/cache/-*/"$c"-[0-9]*.crate
   rm -rf "$target"/debug/.fingerprint/"$c"-*
 done

@@ -174,6 +174,11 @@ pub struct CrowdArgs {
     /// Seed of the random clips, phases, speeds and headings.
     #[arg(long, default_value_t = 15)]
     pub seed: u64,
+    /// A crowd of different characters (comma-separated glTF files, `default` for the
+    /// mannequin) sharing the clips of `--model` (the mannequin by default), retargeted
+    /// onto each; one instanced draw per character.
+    #[arg(long, value_delimiter = ',')]
+    pub models: Option<Vec<String>>,
 }
 
 impl CrowdArgs {
@@ -207,6 +212,7 @@ const CROWD_OPTIONS: &[&str] = &[
     "lod_pixels",
     "threads",
     "seed",
+    "models",
 ];
 
 impl CommonArgs {

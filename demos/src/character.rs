@@ -134,17 +134,27 @@ impl Character {
     /// # Errors
     /// The loader's errors, or a file without meshes.
     pub fn from_gltf(path: &Path) -> Result<Self, DemoError> {
-        let mut model = anim_gltf::load(path)?;
+        let model = anim_gltf::load(path)?;
+        let name = path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+        Self::from_model(name, model).map_err(|e| DemoError::Args(format!("{}: {e}", path.display())))
+    }
+
+    /// A loaded glTF model (every mesh instance of its default scene, drawn with its
+    /// materials), named `name`.
+    ///
+    /// # Errors
+    /// A model without meshes.
+    pub fn from_model(name: String, mut model: anim_gltf::Model) -> Result<Self, DemoError> {
         let looks = Looks::take(&mut model);
         if model.meshes.is_empty() {
-            return Err(DemoError::Args(format!("{}: no mesh to draw", path.display())));
+            return Err(DemoError::Args("no mesh to draw".into()));
         }
         let bone_mask = model.nodes.iter().fold(vec![false; model.skeleton.len()], |mut m, n| {
             m[n.joint] |= n.is_skin_joint;
             m
         });
         Ok(Self {
-            name: path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned()),
+            name,
             skins: model.skins.iter().map(|s| s.skin.clone()).collect(),
             parts: model
                 .meshes

@@ -41,6 +41,15 @@ pub enum DemoError {
     /// Root motion could not be extracted from a clip.
     #[error(transparent)]
     RootMotion(#[from] anim_core::offline::root_motion::RootMotionError),
+    /// A humanoid map, rig or retarget failed.
+    #[error(transparent)]
+    Retarget(#[from] anim_retarget::RetargetError),
+    /// A character could not be rigged as a humanoid.
+    #[error(transparent)]
+    Rig(#[from] anim_retarget::RigError),
+    /// A humanoid map file was refused.
+    #[error(transparent)]
+    MapFile(#[from] anim_retarget::MapFileError),
     /// The window system failed.
     #[error("window: {0}")]
     Window(String),

@@ -3,10 +3,11 @@
 //! glTF file, posed and drawn with any skinning backend), the scenes of the demos
 //! ([`scenes`]), each run by a small binary in `src/bin/`, and [`gpu_skin`] (GPU skinning of
 //! glTF instances for `animtool skin --backend gpu`), the [`stage`] the character scenes
-//! share (character, meshes, pose, method, backend, framing, shared keys) and the [`chain`]
+//! share (character, meshes, pose, method, backend, framing, shared keys), the [`chain`]
 //! demo of the IK scenes, the [`hud`] (text and diagrams over the scene),
-//! [`graph_tool`] (`animtool graph`) and [`surfaces`], which hands a glTF model's
-//! materials and textures to the renderer.
+//! [`graph_tool`] (`animtool graph`), [`surfaces`], which hands a glTF model's materials
+//! and textures to the renderer, and [`retarget`] (humanoids rigged and clips carried
+//! between them for `animtool retarget`, the `retarget` demo and the mixed crowd).
 
 #![warn(missing_docs)]
 
@@ -18,6 +19,8 @@ mod error;
 pub mod gpu_skin;
 pub mod graph_tool;
 pub mod hud;
+pub mod mixed_crowd;
+pub mod retarget;
 pub mod root_motion;
 pub mod scenes;
 pub mod stage;

@@ -56,6 +56,9 @@ use std::io::{self, BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+#[path = "animtool/retarget.rs"]
+mod retarget;
+
 #[derive(Parser)]
 #[command(name = "animtool", version, about = "Inspect, sample and skin glTF characters with the anim runtime")]
 struct Cli {
@@ -97,6 +100,8 @@ enum Command {
     Bake(BakeArgs),
     /// Play an animation graph over a timeline of parameter changes and write a trace.
     Graph(demos::graph_tool::GraphArgs),
+    /// Retarget clips of one humanoid onto another and write the target with them as .glb.
+    Retarget(retarget::RetargetArgs),
     /// Compile every clip into a runtime clip and print its size and skinned error.
     Compress {
         /// A .gltf or .glb file.
@@ -192,6 +197,7 @@ fn main() -> ExitCode {
         Command::Bake(args) => bake(&args),
         Command::Compress { file, tolerance_mm } => compress(&file, tolerance_mm),
         Command::Graph(args) => demos::graph_tool::run(&args).map_err(|e| e.to_string()),
+        Command::Retarget(args) => retarget::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

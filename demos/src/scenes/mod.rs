@@ -11,6 +11,7 @@ pub mod ch13_foot_ik;
 pub mod ch14_dq_vs_lbs;
 pub mod ch15_crowd;
 pub mod locomotion;
+pub mod retarget;
 pub mod seed_bone_texture;
 pub mod seed_rigid_box;
 pub mod viewer;
