@@ -108,6 +108,11 @@ impl Humanoid {
     /// A model without meshes.
     pub fn character(&self, clips: Vec<Arc<Clip>>) -> Result<Character, DemoError> {
         let mut c = Character::from_model(self.name.clone(), self.model.clone())?;
+        if self.name == "mannequin" && self.model.materials.is_empty() {
+            // The default character has no glTF material: draw it in the demos' colour, as
+            // every other demo does, not in glTF's white default material.
+            c.looks = None;
+        }
         c.clips = clips;
         Ok(c)
     }
