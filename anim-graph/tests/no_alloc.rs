@@ -12,55 +12,9 @@ mod common;
 
 use anim_graph::clips::ClipSet;
 use anim_ik::HeightField;
+use anim_testkit::alloc::{Counting, counted};
 use common::{Run, locomotion, mannequin, mannequin_runtime};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-static BYTES: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    // Const-initialized and without a destructor: reading it never allocates.
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note(size: usize) {
-    if COUNTING.try_with(Cell::get).unwrap_or(false) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(size, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; the bookkeeping only touches
-// atomics and a const thread-local, neither of which allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: the caller's contract for `alloc` is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: as for `alloc`.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        // SAFETY: as for `alloc`; `ptr` and `layout` come from this allocator, i.e. System.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by System with `layout`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -111,14 +65,14 @@ fn case(name: &str, clips: &ClipSet, skeleton: &anim_core::pose::Skeleton, failu
     let mut r = Run::new(&graph);
     r.instance.set_ground(Some(ground));
     let mut states = Vec::with_capacity(16);
-    play(&mut r, &mut states);
-    r.instance.reset();
-    ALLOCATIONS.store(0, Ordering::Relaxed);
-    BYTES.store(0, Ordering::Relaxed);
-    COUNTING.with(|c| c.set(true));
-    play(&mut r, &mut states);
-    COUNTING.with(|c| c.set(false));
-    let (n, bytes) = (ALLOCATIONS.load(Ordering::Relaxed), BYTES.load(Ordering::Relaxed));
+    // The first pass warms up (and resets the instance after it, uncounted); the second
+    // is counted.
+    let (n, bytes) = counted(1, 1, |pass| {
+        play(&mut r, &mut states);
+        if pass == 0 {
+            r.instance.reset();
+        }
+    });
     // Every state of both machines was visited: locomotion, take-off, air, landing; none, punch.
     assert_eq!(states.len(), 6, "{name}: states visited {states:?}");
     if n != 0 {
