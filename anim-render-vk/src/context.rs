@@ -344,9 +344,24 @@ impl Context {
         &self.device
     }
 
+    /// The instance.
+    #[inline]
+    #[cfg(feature = "ui")]
+    pub(crate) fn instance(&self) -> &ash::Instance {
+        &self.instance
+    }
+
+    /// Runs `f` with the queue locked (its external synchronization), for a library that
+    /// submits on its own (the UI pass's texture uploads).
+    #[cfg(feature = "ui")]
+    pub(crate) fn with_queue<R>(&self, f: impl FnOnce(vk::Queue) -> R) -> R {
+        let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        f(*q)
+    }
+
     /// The physical device.
     #[inline]
-    #[cfg_attr(not(feature = "window"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "window", feature = "ui")), allow(dead_code))]
     pub(crate) fn physical_device(&self) -> vk::PhysicalDevice {
         self.physical
     }

@@ -114,6 +114,11 @@ pub enum RenderError {
     /// The surface offers no usable format or the window has no usable handle.
     #[error("window surface: {0}")]
     Surface(String),
+    /// The UI pass failed for a reason other than a Vulkan result code (which maps as
+    /// [`RenderError::from_vk`] says).
+    #[cfg(feature = "ui")]
+    #[error("UI pass: {0}")]
+    Ui(String),
     /// Writing a PNG file failed.
     #[error("writing {path}: {message}")]
     Image {

@@ -12,7 +12,8 @@
 //! and metallic-roughness materials), [`frame`] (what a frame
 //! draws), [`renderer`] (planning and recording a frame), [`crowd`] (instanced crowds),
 //! [`timing`] ([`FrameStats`], copy bandwidth), [`skinning`] ([`GpuSkinner`]), [`lines`],
-//! [`offscreen`] and `swapchain` (with `window`).
+//! [`offscreen`], `swapchain` (with `window`) and `ui` (with `ui`: an egui pass over the
+//! frame).
 //!
 //! Everything public is safe to call in any order: raw Vulkan objects, pipelines, shaders,
 //! command recording and submission stay inside the crate (modules `resources`,
@@ -54,6 +55,8 @@ pub mod swapchain;
 mod texture;
 pub mod timing;
 mod types;
+#[cfg(feature = "ui")]
+pub mod ui;
 
 pub use ash;
 #[cfg(feature = "window")]

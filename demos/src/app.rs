@@ -116,6 +116,11 @@ pub struct CommonArgs {
     /// Animation time of the first frame, seconds.
     #[arg(long, default_value_t = 0.0)]
     pub start: f32,
+    /// Hide the panel (the demo's parameters, keys and timings drawn over the frame): clean
+    /// frames for screenshots that are compared. Builds without the `ui` feature have no
+    /// panel either way.
+    #[arg(long)]
+    pub no_ui: bool,
     /// Test aid for windowed runs: shrink the window after 2 frames and restore it after 4,
     /// so the swapchain is recreated twice.
     #[arg(long, hide = true)]
@@ -216,8 +221,16 @@ const CROWD_OPTIONS: &[&str] = &[
 ];
 
 impl CommonArgs {
-    /// Arguments for a headless run of `frames` frames at `width × height`, validation on.
+    /// Arguments for a headless run of `frames` frames at `width × height`, validation on,
+    /// without the panel (`--no-ui`: the scene alone, as the image comparisons want it).
     pub fn headless(frames: u32, width: u32, height: u32) -> Self {
+        let mut args = Self::headless_with_ui(frames, width, height);
+        args.no_ui = true;
+        args
+    }
+
+    /// [`CommonArgs::headless`] with the panel drawn (when built with the `ui` feature).
+    pub fn headless_with_ui(frames: u32, width: u32, height: u32) -> Self {
         Self::parse_from([
             "demo",
             "--headless",
@@ -229,6 +242,11 @@ impl CommonArgs {
             "--height",
             &height.to_string(),
         ])
+    }
+
+    /// Whether the panel is drawn: built with the `ui` feature and not `--no-ui`.
+    pub fn ui_on(&self) -> bool {
+        cfg!(feature = "ui") && !self.no_ui
     }
 
     fn validation_on(&self) -> bool {
@@ -308,6 +326,21 @@ pub trait Scene: Sized {
     fn status(&self) -> String {
         String::new()
     }
+
+    /// A file was dropped onto the window (the viewer opens it). Called between frames;
+    /// work that needs the renderer goes in [`Scene::prepare`]. Ignores it by default.
+    fn file_dropped(&mut self, _path: &std::path::Path) {}
+
+    /// The scene's parameters as controls, in the demo's panel (feature `ui`; see
+    /// [`crate::ui`]). Runs before [`Scene::update`] each frame, so a change shows in the
+    /// same frame. Nothing by default.
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, _ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {}
+
+    /// Windows of the scene's own besides the panel (the viewer's timeline, joint tree, …).
+    /// Nothing by default.
+    #[cfg(feature = "ui")]
+    fn windows(&mut self, _ctx: &anim_render_vk::ui::egui::Context, _view: &crate::ui::UiView<'_>) {}
 }
 
 /// An orbit camera around a target point (Y up).
@@ -446,28 +479,121 @@ pub struct HeadlessRun<S: Scene> {
     pub context: Arc<Context>,
 }
 
+/// A headless run frame by frame: for tests that act between frames (keys, UI events) and
+/// for [`run_headless`]. Each [`Headless::frame`] runs the panel (when on), advances the
+/// scene by [`HEADLESS_DT`] (0 for the first frame) and renders into the offscreen target.
+pub struct Headless<S: Scene> {
+    /// The scene, its frame data and camera.
+    pub app: App<S>,
+    /// The panel's egui side (`None` with `--no-ui`).
+    #[cfg(feature = "ui")]
+    pub ui: Option<crate::ui::DemoUi>,
+    /// The offscreen target (dropped before the renderer).
+    pub target: Offscreen,
+    /// The renderer.
+    pub renderer: Renderer,
+    /// The context.
+    pub context: Arc<Context>,
+    frames: u32,
+}
+
+impl<S: Scene> Headless<S> {
+    /// Creates the context (validation as asked), renderer, target and scene.
+    ///
+    /// # Errors
+    /// Vulkan or scene failures.
+    pub fn new(args: &CommonArgs) -> Result<Self, DemoError> {
+        let context = Context::new(&ContextDesc { validation: args.validation_on(), window: None })?;
+        let mut renderer = Renderer::new(&context, OFFSCREEN_FORMAT)?;
+        let target = Offscreen::new(&context, args.width, args.height)?;
+        let app = App::<S>::new(&mut renderer, args)?;
+        Ok(Self {
+            app,
+            #[cfg(feature = "ui")]
+            ui: args.ui_on().then(|| crate::ui::DemoUi::new(true)),
+            target,
+            renderer,
+            context,
+            frames: 0,
+        })
+    }
+
+    /// Frames rendered so far.
+    pub fn frames(&self) -> u32 {
+        self.frames
+    }
+
+    /// Runs the panel on the queued UI events (when on), advances and renders one frame.
+    ///
+    /// # Errors
+    /// Scene or rendering failures.
+    pub fn frame(&mut self) -> Result<(), DemoError> {
+        let dt = if self.frames == 0 { 0.0 } else { HEADLESS_DT };
+        #[cfg(feature = "ui")]
+        if let Some(ui) = &mut self.ui {
+            let start = Instant::now();
+            let (w, h) = self.target.size();
+            let input = ui.headless_input(w, h, dt);
+            let output = ui.run(&mut self.app.scene, &self.app.orbit, (w, h), input);
+            self.renderer.set_ui(&ui.ctx, output)?;
+            ui.timings.cpu("ui", start.elapsed().as_secs_f32() * 1e3);
+        }
+        let start = Instant::now();
+        self.app.step(&mut self.renderer, dt)?;
+        let update_ms = start.elapsed().as_secs_f32() * 1e3;
+        let start = Instant::now();
+        self.target.render(&mut self.renderer, &self.app.frame)?;
+        let render_ms = start.elapsed().as_secs_f32() * 1e3;
+        #[cfg(feature = "ui")]
+        if let Some(ui) = &mut self.ui {
+            ui.timings.cpu("update", update_ms);
+            ui.timings.cpu("render", render_ms);
+            if let Some(stats) = self.renderer.frame_stats() {
+                ui.timings.gpu(stats);
+            }
+        }
+        let _ = (update_ms, render_ms);
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// The last frame's image.
+    ///
+    /// # Errors
+    /// Readback failure.
+    pub fn image(&self) -> Result<RgbaImage, DemoError> {
+        Ok(self.target.image()?)
+    }
+
+    /// Ends the run: the last image, the target dropped, validation checked.
+    ///
+    /// # Errors
+    /// Readback failure or validation messages.
+    pub fn finish(self) -> Result<HeadlessRun<S>, DemoError> {
+        let image = self.target.image()?;
+        let Self { app, target, renderer, context, .. } = self;
+        drop(target);
+        check_validation(&context)?;
+        Ok(HeadlessRun { app, image, renderer, context })
+    }
+}
+
 /// Runs `S` headless: `--frames` frames (default 60) of [`HEADLESS_DT`], writes the last
 /// one to `--out` when given.
 ///
 /// # Errors
 /// Any failure, or validation messages when validation is on.
 pub fn run_headless<S: Scene>(args: &CommonArgs) -> Result<HeadlessRun<S>, DemoError> {
-    let context = Context::new(&ContextDesc { validation: args.validation_on(), window: None })?;
-    let mut renderer = Renderer::new(&context, OFFSCREEN_FORMAT)?;
-    let mut target = Offscreen::new(&context, args.width, args.height)?;
-    let mut app = App::<S>::new(&mut renderer, args)?;
+    let mut run = Headless::<S>::new(args)?;
     let frames = args.frames.unwrap_or(60).max(1);
-    for i in 0..frames {
-        app.step(&mut renderer, if i == 0 { 0.0 } else { HEADLESS_DT })?;
-        target.render(&mut renderer, &app.frame)?;
+    for _ in 0..frames {
+        run.frame()?;
     }
-    let image = target.image()?;
+    let run = run.finish()?;
     if let Some(out) = &args.out {
-        image.save_png(out)?;
+        run.image.save_png(out)?;
     }
-    drop(target);
-    check_validation(&context)?;
-    Ok(HeadlessRun { app, image, renderer, context })
+    Ok(run)
 }
 
 /// Parses the command line and runs demo `S` in a window or headless; the exit code says
@@ -551,6 +677,9 @@ mod window {
         frame_ms: f32,
         dragging: bool,
         cursor: Option<(f64, f64)>,
+        /// The panel: egui's side and its winit input state (`None` with `--no-ui`).
+        #[cfg(feature = "ui")]
+        ui: Option<(crate::ui::DemoUi, egui_winit::State)>,
     }
 
     pub(super) struct WindowApp<S: Scene> {
@@ -578,8 +707,23 @@ mod window {
             let size = window.inner_size();
             let swapchain = Swapchain::new(&ctx, size.width, size.height)?;
             let app = App::<S>::new(&mut renderer, &self.args)?;
+            #[cfg(feature = "ui")]
+            let ui = self.args.ui_on().then(|| {
+                let demo_ui = crate::ui::DemoUi::new(false);
+                let input = egui_winit::State::new(
+                    demo_ui.ctx.clone(),
+                    anim_render_vk::ui::egui::ViewportId::ROOT,
+                    &*window,
+                    Some(window.scale_factor() as f32),
+                    None,
+                    Some(ctx.limits().max_image_dimension2_d as usize),
+                );
+                (demo_ui, input)
+            });
             let now = Instant::now();
             Ok(State {
+                #[cfg(feature = "ui")]
+                ui,
                 app,
                 swapchain,
                 renderer,
@@ -603,8 +747,31 @@ mod window {
             let now = Instant::now();
             let dt = now.duration_since(st.last).as_secs_f32().min(0.1);
             st.last = now;
+            #[cfg(feature = "ui")]
+            if let Some((demo_ui, input)) = &mut st.ui {
+                let size = st.window.inner_size();
+                let raw = input.take_egui_input(&st.window);
+                let mut output = demo_ui.run(&mut st.app.scene, &st.app.orbit, (size.width, size.height), raw);
+                input.handle_platform_output(&st.window, std::mem::take(&mut output.platform_output));
+                st.renderer.set_ui(&demo_ui.ctx, output)?;
+                demo_ui.timings.cpu("ui", now.elapsed().as_secs_f32() * 1e3);
+            }
+            let start = Instant::now();
             st.app.step(&mut st.renderer, if self.frames == 0 { 0.0 } else { dt })?;
-            if st.swapchain.draw(&mut st.renderer, &st.app.frame)? {
+            let update_ms = start.elapsed().as_secs_f32() * 1e3;
+            let start = Instant::now();
+            let presented = st.swapchain.draw(&mut st.renderer, &st.app.frame)?;
+            let render_ms = start.elapsed().as_secs_f32() * 1e3;
+            #[cfg(feature = "ui")]
+            if let Some((demo_ui, _)) = &mut st.ui {
+                demo_ui.timings.cpu("update", update_ms);
+                demo_ui.timings.cpu("render", render_ms);
+                if let Some(stats) = st.renderer.frame_stats() {
+                    demo_ui.timings.gpu(stats);
+                }
+            }
+            let _ = (update_ms, render_ms);
+            if presented {
                 self.frames += 1;
             } else {
                 // Minimized (or the swapchain was just recreated): don't spin.
@@ -669,8 +836,20 @@ mod window {
                 return;
             }
             let Some(st) = self.state.as_mut() else { return };
+            // The panel sees every event first; what it uses (a click on a widget, typing in
+            // a field) does not reach the camera or the scene's keys.
+            #[cfg(feature = "ui")]
+            if let Some((_, input)) = &mut st.ui
+                && input.on_window_event(&st.window, &event).consumed
+            {
+                if matches!(event, WindowEvent::MouseInput { state: ElementState::Released, .. }) {
+                    st.dragging = false;
+                }
+                return;
+            }
             match event {
                 WindowEvent::CloseRequested => el.exit(),
+                WindowEvent::DroppedFile(path) => st.app.scene.file_dropped(&path),
                 WindowEvent::Resized(size) => st.swapchain.resized(size.width, size.height),
                 WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Released => {
                     let key = match &event.logical_key {

@@ -31,6 +31,9 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// Every backend, in the order [`Backend::next`] cycles them.
+    pub const ALL: [Backend; 3] = [Self::Cpu, Self::Vertex, Self::Compute];
+
     /// The next backend (for a toggle key).
     pub fn next(self) -> Self {
         match self {

@@ -25,9 +25,11 @@ pub mod root_motion;
 pub mod scenes;
 pub mod stage;
 pub mod surfaces;
+#[cfg(feature = "ui")]
+pub mod ui;
 
 pub use app::{
-    App, CommonArgs, CrowdArgs, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window,
+    App, CommonArgs, CrowdArgs, Headless, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window,
 };
 pub use character::{Backend, Character, Posed};
 pub use error::DemoError;

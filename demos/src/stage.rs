@@ -201,6 +201,28 @@ impl Stage {
         (self.centre, self.radius)
     }
 
+    /// The shared controls in a demo's panel: skinning method, backend and the skeleton
+    /// overlay (the `m`, `b` and `k` keys). Widgets are tagged `method:lbs`, `method:dq`,
+    /// `backend:<label>` and `skeleton` (see [`crate::ui::tag`]).
+    #[cfg(feature = "ui")]
+    pub fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui) {
+        use crate::ui::tag;
+        ui.horizontal(|ui| {
+            ui.label("skinning");
+            for m in SkinMethod::ALL {
+                let name = m.name();
+                tag(ui.selectable_value(&mut self.method, m, name.to_uppercase()), &format!("method:{name}"));
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label("backend");
+            for b in Backend::ALL {
+                tag(ui.selectable_value(&mut self.backend, b, b.label()), &format!("backend:{}", b.label()));
+            }
+        });
+        tag(ui.checkbox(&mut self.show_skeleton, "skeleton overlay"), "skeleton");
+    }
+
     /// Method and backend for a status line, e.g. `LBS | GPU vertex`.
     pub fn status(&self) -> String {
         format!("{} | {}", self.method.name().to_uppercase(), self.backend.label())

@@ -59,7 +59,7 @@ use std::sync::Arc;
 
 pub use crate::types::FRAMES_IN_FLIGHT;
 
-/// Timed passes a frame at most: upload, compute, cull, palette, skin, draw.
+/// Timed passes a frame at most: upload, compute, cull, palette, skin, draw, ui.
 const MAX_MARKS: u32 = 8;
 
 /// The images a frame renders into.
@@ -106,6 +106,9 @@ pub struct Renderer {
     crowd_pipelines: CrowdPipelines,
     layout: PipelineLayout,
     color_format: vk::Format,
+    /// The UI pass, created by the first [`Renderer::set_ui`].
+    #[cfg(feature = "ui")]
+    ui: Option<crate::ui::UiPass>,
     pub(crate) ctx: Arc<Context>,
 }
 
@@ -154,6 +157,8 @@ impl Renderer {
             crowd_pipelines,
             layout,
             color_format,
+            #[cfg(feature = "ui")]
+            ui: None,
             ctx: ctx.clone(),
         };
         // From here on, `Drop` releases what was created (slots and pool).
@@ -298,6 +303,44 @@ impl Renderer {
     /// the first such frame.
     pub fn frame_stats(&self) -> Option<&FrameStats> {
         self.stats.as_ref().map(|(_, s)| s)
+    }
+
+    /// Hands the renderer egui's output for the frames that follow (see [`crate::ui`]): the
+    /// shapes are tessellated now and drawn over every following frame until the next call
+    /// or [`Renderer::clear_ui`]; the textures egui sets are uploaded now (waiting for the
+    /// queue), those it frees are freed at the next call, after the frames in flight.
+    /// Hand over every output of `gui`, even of frames not rendered: texture changes (the
+    /// font atlas) come once, in the output of the frame that made them.
+    ///
+    /// # Errors
+    /// A failing Vulkan call or texture upload.
+    #[cfg(feature = "ui")]
+    pub fn set_ui(
+        &mut self,
+        gui: &crate::ui::egui::Context,
+        output: crate::ui::egui::FullOutput,
+    ) -> Result<(), RenderError> {
+        if self.ui.as_ref().is_some_and(crate::ui::UiPass::frees_pending) {
+            self.wait_idle()?;
+        }
+        if self.ui.is_none() {
+            self.ui = Some(crate::ui::UiPass::new(&self.ctx, self.color_format)?);
+        }
+        self.ui.as_mut().expect("created above").set(gui, output)
+    }
+
+    /// Draws no UI from the next frame on (until the next [`Renderer::set_ui`]).
+    #[cfg(feature = "ui")]
+    pub fn clear_ui(&mut self) {
+        if let Some(ui) = &mut self.ui {
+            ui.primitives.clear();
+        }
+    }
+
+    /// Triangles the UI pass draws a frame (0 without UI output).
+    #[cfg(feature = "ui")]
+    pub fn ui_triangles(&self) -> usize {
+        self.ui.as_ref().map_or(0, crate::ui::UiPass::triangles)
     }
 
     /// Waits until the GPU is done with frame slot `slot`.

@@ -174,6 +174,17 @@ impl Renderer {
         }
         self.record_pass(d, cmd, slot, target);
         timer.mark(d, cmd, "draw");
+        #[cfg(feature = "ui")]
+        if let Some(ui) = self.ui.as_mut() {
+            match ui.record(d, cmd, target.color_view, target.extent) {
+                Ok(true) => timer.mark(d, cmd, "ui"),
+                Ok(false) => {}
+                Err(e) => {
+                    self.timers = timers;
+                    return Err(e);
+                }
+            }
+        }
         self.timers = timers;
         Ok(cmd)
     }
