@@ -799,14 +799,19 @@ mod window {
                 }
             }
             if self.args.frames.is_some_and(|n| self.frames >= n) {
+                #[cfg(feature = "ui")]
+                let panel = st.renderer.ui_triangles();
+                #[cfg(not(feature = "ui"))]
+                let panel = 0;
                 println!(
-                    "{}: presented {} frame(s) on {}, swapchain created {} time(s), last {}x{}",
+                    "{}: presented {} frame(s) on {}, swapchain created {} time(s), last {}x{}, panel of {} triangle(s)",
                     S::NAME,
                     self.frames,
                     st.ctx.device_name(),
                     st.swapchain.creations(),
                     st.swapchain.extent().width,
-                    st.swapchain.extent().height
+                    st.swapchain.extent().height,
+                    panel
                 );
                 el.exit();
             }

@@ -321,6 +321,16 @@ fn windowed_smoke_under_xvfb() {
     // the original size.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("presented 12 frame(s)") && stdout.contains("created 3 time(s), last 320x240"), "{stdout}");
+    // The panel was drawn over the window's frames (feature `ui`, on by default).
+    let triangles: usize = stdout
+        .split("panel of ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no panel count in {stdout}"));
+    if cfg!(feature = "ui") {
+        assert!(triangles > 100, "{triangles} panel triangles: {stdout}");
+    }
 }
 
 fn which(name: &str) -> Result<std::path::PathBuf, ()> {
