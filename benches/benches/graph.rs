@@ -384,7 +384,8 @@ fn crowd_with_transitions(c: &mut Criterion) {
 /// `valgrind --tool=callgrind` (subtract a run of `N = 0` for the set-up). `KIND`: `hand`
 /// (the hand-written code), `graph` (the phase-synced graph it matches, runtime clips),
 /// `graph_markers` / `graph_exact` (the locomotion graph as shipped, runtime / exact clips),
-/// all one character at input 3; `crowd` (100 characters of a [`TransitionCrowd`], warmed
+/// all one character at input 3; `hand1000` / `graph1000` (the 1,000-character rows, `N`
+/// rounds of all of them: with `--cache-sim=yes` their cache misses); `crowd` (100 characters of a [`TransitionCrowd`], warmed
 /// up, then `N` steps of all of them). Otherwise the criterion benchmarks.
 fn main() {
     if let Ok(what) = std::env::var("GRAPH_BENCH_COUNT") {
@@ -396,6 +397,24 @@ fn main() {
                 let (mut pose, mut motion) = (s.skeleton.rest_pose().clone(), Transform::IDENTITY);
                 for _ in 0..n {
                     h.update(black_box(input_of(3)), &mut pose, &mut motion);
+                }
+            }
+            "hand1000" => {
+                let mut hands: Vec<(Hand, Pose, Transform)> = (0..CROWD)
+                    .map(|i| (Hand::new(&s, position_of(i)), s.skeleton.rest_pose().clone(), Transform::IDENTITY))
+                    .collect();
+                for _ in 0..n {
+                    for (i, (h, p, m)) in hands.iter_mut().enumerate() {
+                        h.update(black_box(input_of(i)), p, m);
+                    }
+                }
+            }
+            "graph1000" => {
+                let gr = graph(&s, true, &phase_graph_json());
+                let mut crowd: Vec<Character> =
+                    (0..CROWD).map(|i| Character::new(&gr, &s, input_of(i), position_of(i))).collect();
+                for _ in 0..n {
+                    crowd.iter_mut().for_each(Character::update);
                 }
             }
             "crowd" => {

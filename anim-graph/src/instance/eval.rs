@@ -57,7 +57,10 @@ pub(crate) fn eval(
     let sk = &c.skeleton;
     match &c.nodes[n].data {
         NodeData::Clip { clip, player, .. } => {
-            let Runtime { players, pool, rest, .. } = rt;
+            let Runtime { players, pool, .. } = rt;
+            // The skeleton's rest pose, shared by every instance (so it stays in the caches
+            // across a crowd), not a copy per instance.
+            let rest = sk.rest_pose();
             let (p, data, pose) = (&mut players[*player], &c.clips[*clip], &mut pool[slot]);
             let t = p.playback.time();
             match &mut p.context {
@@ -229,8 +232,7 @@ fn mix(
         let out = match node {
             Some(n) => eval(c, rt, n, target, events)?,
             None => {
-                let Runtime { pool, rest, .. } = &mut *rt;
-                pool[target].locals_mut().copy_from_slice(rest.locals());
+                rt.pool[target].locals_mut().copy_from_slice(c.skeleton.rest_pose().locals());
                 EMPTY
             }
         };
@@ -252,8 +254,7 @@ fn mix(
     }
     if first {
         // Nothing had weight: the rest pose, not covered.
-        let Runtime { pool, rest, .. } = &mut *rt;
-        pool[slot].locals_mut().copy_from_slice(rest.locals());
+        rt.pool[slot].locals_mut().copy_from_slice(c.skeleton.rest_pose().locals());
         return Ok(EMPTY);
     }
     let motion = match &rt.motions[start..] {

@@ -184,7 +184,9 @@ impl GraphInstance {
     /// Advances the character by `dt` seconds: writes its local pose into `pose`, this
     /// update's root-motion step into `root_motion` (apply it as `world = world ·
     /// root_motion`), and the events fired into `events` (cleared first; it keeps its
-    /// capacity, so a buffer that held as many events before allocates nothing).
+    /// capacity, so a buffer that held as many events before allocates nothing). Every
+    /// joint of `pose` is written; its buffer may be exchanged with one of the instance's
+    /// (of the same length) rather than copied into.
     ///
     /// # Errors
     /// A negative or non-finite `dt`, or a pose that does not fit the graph's skeleton.
@@ -208,7 +210,10 @@ impl GraphInstance {
         prepare::visit(c, rt, 0, 1.0, events);
         advance::advance(c, rt);
         let out = eval::eval(c, rt, 0, 0, events)?;
-        pose.locals_mut().copy_from_slice(rt.pool[0].locals());
+        // The result is in the pool's first slot: hand that buffer to the caller and keep
+        // the caller's (same skeleton and length, checked above) as scratch, instead of
+        // copying a pose into memory that, across a crowd, is out of the caches.
+        std::mem::swap(pose, &mut rt.pool[0]);
         *root_motion = out.motion;
         Ok(())
     }

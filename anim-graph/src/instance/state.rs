@@ -82,7 +82,6 @@ pub(crate) struct SyncRt {
 pub(crate) struct Runtime {
     pub(crate) params: Vec<f32>,
     pub(crate) pool: Vec<Pose>,
-    pub(crate) rest: Pose,
     pub(crate) players: Vec<Player>,
     /// Per node: its weight in the output this update.
     pub(crate) weights: Vec<f32>,
@@ -160,8 +159,7 @@ impl Runtime {
             .collect();
         Self {
             params: c.params.defaults(),
-            pool: vec![rest.clone(); c.nodes.first().map_or(1, |n| n.slots)],
-            rest,
+            pool: vec![rest; c.nodes.first().map_or(1, |n| n.slots)],
             players,
             weights: vec![0.0; c.nodes.len()],
             space_weights: vec![0.0; c.space_weights],
