@@ -162,7 +162,7 @@ impl Progress {
                     let _ = write!(w, "{}", if state.is_finished() { total } else { (state.pos() + 1).min(total) });
                 };
                 // The template is fixed and valid; `with_template` checks only its syntax.
-                let style = ProgressStyle::with_template("{prefix}: [{bar:24}] {item}/{len} {wide_msg} ({status})")
+                let style = ProgressStyle::with_template("{prefix}: [{bar:12}] {item}/{len} {wide_msg} ({status})")
                     .expect("the progress template is valid")
                     .progress_chars("=> ")
                     .with_key("status", status_key)
@@ -192,9 +192,18 @@ impl Progress {
         self.done
     }
 
-    /// The next item starts: its name (a clip, a configuration) is shown with its number.
+    /// The next item starts: its name (a clip, a configuration) is shown with its number
+    /// (`item K` for an empty name).
     pub fn item(&mut self, name: &str) {
         let (label, done, total) = (&self.label, self.done, self.total);
+        let k = (done + 1).min(total);
+        let unnamed;
+        let name = if name.is_empty() {
+            unnamed = format!("item {k}");
+            &unnamed
+        } else {
+            name
+        };
         let done_at = Duration::from_nanos(self.done_at.load(Ordering::Relaxed));
         match &mut self.sink {
             Sink::Hidden => {}
@@ -202,7 +211,6 @@ impl Progress {
             Sink::Lines { out, clock } => {
                 let now = clock();
                 let left = time_left(done_at, done, total, now.saturating_sub(done_at));
-                let k = (done + 1).min(total);
                 // Progress is advice: a closed stderr must not stop the work.
                 let _ = writeln!(out, "{label}: {k}/{total} {name} ({})", status(now, left));
             }
@@ -220,6 +228,16 @@ impl Progress {
         self.done_at.store(u64::try_from(now.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
         if let Sink::Bar { bar, .. } = &self.sink {
             bar.inc(1);
+        }
+    }
+
+    /// `n` of the items left will not run (a configuration that cannot be measured): the
+    /// total drops by `n` (never below the items done), so the estimate counts only the
+    /// items that will.
+    pub fn skip(&mut self, n: usize) {
+        self.total = self.total.saturating_sub(n as u64).max(self.done);
+        if let Sink::Bar { bar, .. } = &self.sink {
+            bar.set_length(self.total);
         }
     }
 
@@ -275,8 +293,8 @@ mod tests {
     }
 
     /// A clock that returns the given seconds in turn.
-    fn clock(times: &[f64]) -> Box<dyn FnMut() -> Duration> {
-        let mut it = times.to_vec().into_iter();
+    fn clock<const N: usize>(times: [f64; N]) -> Box<dyn FnMut() -> Duration> {
+        let mut it = times.into_iter();
         Box::new(move || Duration::from_secs_f64(it.next().expect("the test gave enough clock readings")))
     }
 
@@ -317,7 +335,7 @@ mod tests {
         let buf = Shared::default();
         // Readings: item 1 at 0, done at 2, item 2 at 2, done at 4, item 3 at 4.5, done at
         // 6, finish at 6.
-        let mut p = Progress::lines("bake", 3, Box::new(buf.clone()), clock(&[0.0, 2.0, 2.0, 4.0, 4.5, 6.0, 6.0]));
+        let mut p = Progress::lines("bake", 3, Box::new(buf.clone()), clock([0.0, 2.0, 2.0, 4.0, 4.5, 6.0, 6.0]));
         for name in ["Survey", "Walk", "Run"] {
             p.item(name);
             p.inc();
@@ -333,6 +351,30 @@ mod tests {
              bake: 3/3 done in 6.0 s\n"
         );
         assert!(!text.contains('\x1b'), "no terminal escapes");
+    }
+
+    #[test]
+    fn skipped_items_leave_the_total_and_unnamed_items_get_their_number() {
+        let buf = Shared::default();
+        // 10 items; 2 done in 4 s, then 5 skipped: 3 left, 1 to go after the third starts.
+        let mut p = Progress::lines("report", 10, Box::new(buf.clone()), clock([0.0, 2.0, 2.0, 4.0, 4.0, 6.0, 6.0]));
+        for name in ["a", ""] {
+            p.item(name);
+            p.inc();
+        }
+        p.skip(5);
+        p.item("c");
+        p.inc();
+        p.skip(100);
+        p.finish();
+        let text = String::from_utf8(buf.0.borrow().clone()).unwrap();
+        assert_eq!(
+            text,
+            "report: 1/10 a (elapsed 0.0 s)\n\
+             report: 2/10 item 2 (elapsed 2.0 s, about 18.0 s left)\n\
+             report: 3/5 c (elapsed 4.0 s, about 6.0 s left)\n\
+             report: 3/3 done in 6.0 s\n"
+        );
     }
 
     #[test]
