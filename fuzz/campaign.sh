@@ -19,7 +19,20 @@
 # fuzz/work, fuzz/work-graph or fuzz/work-map for the other targets: corpus/, crashes/,
 # seeds/, log),
 # --assets DIR (default ../shared/assets beside the repository; glTF seeds), --max-len
-# BYTES (default: the largest seed), and anything after `--` goes to libFuzzer.
+# BYTES (default: the largest seed), --status-every SECONDS (default 30: see below), and
+# anything after `--` goes to libFuzzer.
+#
+# While libFuzzer runs, its progress goes to stderr (stdout keeps only the final line):
+# executions done (of --execs), seconds (of --time), executions a second, crashes so far
+# and an estimate of the time left, read from the log. On a terminal (stderr, and TERM not
+# dumb) it is one status line redrawn every second; otherwise a plain line every
+# --status-every seconds:
+#
+#   campaign: 1520331/10000000 execs, 287 s, 5297 execs/s, 0 crashes, about 26 min 41 s left
+#
+# The time left is the sooner of the two limits: --time less the time spent, and the
+# executions left at the average rate so far. ANIM_PROGRESS=0 shows no progress,
+# ANIM_PROGRESS=plain plain lines on a terminal too (as the Rust tools, demos::progress).
 #
 # The graph target's seeds are the repository's graph files (the mannequin's locomotion
 # graph and anim-graph's test file with every node kind) and its dictionary
@@ -35,6 +48,7 @@ target=import_skin
 work=""
 assets="$repo/../shared/assets"
 max_len=""
+status_every=30
 extra=()
 while (($#)); do
   case "$1" in
@@ -44,6 +58,7 @@ while (($#)); do
     --work) work=$2; shift 2 ;;
     --assets) assets=$2; shift 2 ;;
     --max-len) max_len=$2; shift 2 ;;
+    --status-every) status_every=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "campaign: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -99,10 +114,86 @@ args=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=20 -r
 
 log="$work/campaign.log"
 echo "campaign: $bin ${args[*]} ${extra[*]} $work/corpus $work/seeds (log: $log)" >&2
+
+# Progress (see the header): how it is shown.
+progress=lines
+case "${ANIM_PROGRESS:-}" in
+  0|off) progress=off ;;
+  plain) progress=lines ;;
+  *) if [ -t 2 ] && [ "${TERM:-dumb}" != dumb ]; then progress=bar; fi ;;
+esac
+
+# Seconds for a person: "42 s", "3 min 07 s", "2 h 05 min".
+human_secs() {
+  local s=$1
+  if ((s < 60)); then echo "$s s"
+  elif ((s < 3600)); then printf '%d min %02d s\n' $((s / 60)) $((s % 60))
+  else printf '%d h %02d min\n' $((s / 3600)) $((s % 3600 / 60)); fi
+}
+
+# One status line from the log's last status line, ELAPSED seconds after the start.
+status_line() {
+  local elapsed=$1 last done=0 crashes=0 saved rate=0 left="" line
+  last=$(tac "$log" 2>/dev/null | grep -m1 -E '^#[0-9]+: cov:' || true)
+  if [ -n "$last" ]; then
+    done=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")
+    crashes=$(sed -nE 's/.*oom\/timeout\/crash: [0-9]+\/[0-9]+\/([0-9]+).*/\1/p' <<<"$last")
+    crashes=${crashes:-0}
+  fi
+  saved=$(find "$work/crashes" -type f | wc -l)
+  if [ "$saved" -gt "$crashes" ]; then crashes=$saved; fi
+  if ((elapsed > 0)); then rate=$((done / elapsed)); fi
+  if [ "$execs" -gt 0 ]; then line="$done/$execs execs"; else line="$done execs"; fi
+  if [ "$time_limit" -gt 0 ]; then line+=", $elapsed/$time_limit s"; else line+=", $elapsed s"; fi
+  line+=", $rate execs/s, $crashes crashes"
+  if [ "$time_limit" -gt 0 ]; then left=$((time_limit > elapsed ? time_limit - elapsed : 0)); fi
+  if [ "$execs" -gt 0 ] && ((rate > 0)); then
+    local by_execs=$(((execs > done ? execs - done : 0) / rate))
+    if [ -z "$left" ] || ((by_execs < left)); then left=$by_execs; fi
+  fi
+  if [ -z "$left" ]; then line+=", estimating the time left"; else line+=", about $(human_secs "$left") left"; fi
+  echo "campaign: $line"
+}
+
+# Runs beside libFuzzer until killed (or until this script is gone).
+monitor() {
+  local every=$status_every cols=${COLUMNS:-80} sleeper="" line
+  if [ "$progress" = bar ]; then
+    every=1
+    cols=$(stty size 2>/dev/null </dev/tty | cut -d' ' -f2 || true)
+    # A pseudo-terminal may report no size (0).
+    case "$cols" in '' | *[!0-9]* | 0) cols=${COLUMNS:-80} ;; esac
+  fi
+  trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; exit 0' TERM
+  while kill -0 "$script_pid" 2>/dev/null; do
+    sleep "$every" & sleeper=$!
+    wait "$sleeper" || true
+    line=$(status_line $(($(date +%s) - start)))
+    if [ "$progress" = bar ]; then
+      # Cut to the terminal's width, so that the line is redrawn in place.
+      printf '\r\033[K%s' "${line:0:cols-1}" >&2
+    else
+      printf '%s\n' "$line" >&2
+    fi
+  done
+}
+
 start=$(date +%s)
+script_pid=$$
+monitor_pid=""
+trap 'if [ -n "$monitor_pid" ]; then kill "$monitor_pid" 2>/dev/null || true; fi' EXIT
+if [ "$progress" != off ]; then
+  monitor & monitor_pid=$!
+fi
 status=0
 nice -n 19 "$bin" "${args[@]}" "${extra[@]}" "$work/corpus" "$work/seeds" >"$log" 2>&1 || status=$?
 elapsed=$(( $(date +%s) - start ))
+if [ -n "$monitor_pid" ]; then
+  kill "$monitor_pid" 2>/dev/null || true
+  wait "$monitor_pid" 2>/dev/null || true
+  # The status line gives way to the log's last lines and the result.
+  if [ "$progress" = bar ]; then printf '\r\033[K' >&2; fi
+fi
 
 # Fork mode's status lines: "#EXECS: cov: … oom/timeout/crash: O/T/C time: …".
 last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -n 1 || true)

@@ -734,3 +734,25 @@ fn dual_quaternion_palettes_between_frames_are_rigid() {
         }
     }
 }
+
+/// The progress hooks see every clip once, in order, and change nothing: the same atlas and
+/// the same error report as without them.
+#[test]
+fn progress_hooks_see_every_clip_in_order() {
+    use anim_crowd::atlas::{bake_error, bake_error_with_progress};
+    let clips = [turn_clip("a", 1.0, 0.5, 0.2), turn_clip("b", 0.5, -0.3, 0.9), turn_clip("c", 2.0, 1.0, 1.0)];
+    let refs: Vec<&Clip> = clips.iter().collect();
+    let (sk, m) = (skeleton(), mesh());
+    let skin = Skin::from_skeleton(&sk);
+    let src: Vec<_> = refs.iter().map(|c| AtlasSource { clip: c, looping: true }).collect();
+    let s = settings(10.0, TextureLayout::ModelTrs, TexelFormat::F32);
+    let mut seen = Vec::new();
+    let atlas = AnimAtlas::bake_with_progress(&sk, &skin, &[&m], &src, &s, &mut |i| seen.push(i)).unwrap();
+    assert_eq!(seen, [0, 1, 2]);
+    assert_eq!(atlas, bake(&refs, s));
+    let mut seen = Vec::new();
+    let report = bake_error_with_progress(&atlas, &sk, &skin, &[&m], &refs, 2, &mut |i| seen.push(i)).unwrap();
+    assert_eq!(seen, [0, 1, 2]);
+    assert_eq!(report, bake_error(&atlas, &sk, &skin, &[&m], &refs, 2).unwrap());
+    assert_eq!(report.clips.len(), 3);
+}

@@ -20,6 +20,7 @@ pub mod gpu_skin;
 pub mod graph_tool;
 pub mod hud;
 pub mod mixed_crowd;
+pub mod progress;
 pub mod retarget;
 pub mod root_motion;
 pub mod scenes;

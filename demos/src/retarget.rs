@@ -128,12 +128,29 @@ pub fn retarget_clips(
     clips: &[usize],
     rate: f32,
 ) -> Result<(Retargeter, Vec<RetargetedClip>), DemoError> {
+    retarget_clips_with_progress(source, target, clips, rate, &mut |_| {})
+}
+
+/// [`retarget_clips`], calling `on_clip(k)` before `clips[k]` is retargeted, for a
+/// progress report.
+///
+/// # Errors
+/// As [`retarget_clips`].
+pub fn retarget_clips_with_progress(
+    source: &Humanoid,
+    target: &Humanoid,
+    clips: &[usize],
+    rate: f32,
+    on_clip: &mut dyn FnMut(usize),
+) -> Result<(Retargeter, Vec<RetargetedClip>), DemoError> {
     let rt = Retargeter::new(&source.rig, &target.rig, RetargetSettings::default())?;
     let settings = OfflineSettings { rate, ..OfflineSettings::default() };
     let feet = target.feet_and_toes();
     let out = clips
         .iter()
-        .map(|&i| {
+        .enumerate()
+        .map(|(k, &i)| {
+            on_clip(k);
             let clip =
                 source.model.clips.get(i).ok_or_else(|| DemoError::Args(format!("{} has no clip {i}", source.name)))?;
             Ok(anim_retarget::retarget_clip(&rt, clip, &settings, &feet)?)

@@ -99,6 +99,22 @@ impl AnimAtlas {
         clips: &[AtlasSource<'_>],
         settings: &BakeSettings,
     ) -> Result<Self, AtlasError> {
+        Self::bake_with_progress(skeleton, skin, meshes, clips, settings, &mut |_| {})
+    }
+
+    /// [`AnimAtlas::bake`], calling `on_clip(i)` before clip `i` is sampled (after every
+    /// clip was checked), for a progress report of a long bake.
+    ///
+    /// # Errors
+    /// As [`AnimAtlas::bake`].
+    pub fn bake_with_progress(
+        skeleton: &Skeleton,
+        skin: &Skin,
+        meshes: &[&Mesh],
+        clips: &[AtlasSource<'_>],
+        settings: &BakeSettings,
+        on_clip: &mut dyn FnMut(usize),
+    ) -> Result<Self, AtlasError> {
         if clips.is_empty() {
             return Err(AtlasError::NoClips);
         }
@@ -157,6 +173,7 @@ impl AnimAtlas {
         let (skin_joints, ibm) = (skin.joints(), skin.inverse_bind());
         let mut rigid = true;
         for (ci, (src, entry)) in clips.iter().zip(table.iter_mut()).enumerate() {
+            on_clip(ci);
             let clip = src.clip;
             let mut bounds = Bounds::new();
             for f in 0..entry.frame_count {
@@ -314,6 +331,23 @@ pub fn bake_error(
     clips: &[&Clip],
     samples_per_frame: usize,
 ) -> Result<BakeErrorReport, AtlasError> {
+    bake_error_with_progress(atlas, skeleton, skin, meshes, clips, samples_per_frame, &mut |_| {})
+}
+
+/// [`bake_error`], calling `on_clip(i)` before clip `i` is measured (after the inputs were
+/// checked), for a progress report of a long measurement.
+///
+/// # Errors
+/// As [`bake_error`].
+pub fn bake_error_with_progress(
+    atlas: &AnimAtlas,
+    skeleton: &Skeleton,
+    skin: &Skin,
+    meshes: &[&Mesh],
+    clips: &[&Clip],
+    samples_per_frame: usize,
+    on_clip: &mut dyn FnMut(usize),
+) -> Result<BakeErrorReport, AtlasError> {
     if clips.len() != atlas.clips().len() {
         return Err(AtlasError::ClipCount { atlas: atlas.clips().len(), given: clips.len() });
     }
@@ -341,6 +375,7 @@ pub fn bake_error(
     let (mut pe, mut pa) = (alloc(), alloc());
     let mut report = BakeErrorReport { diagonal, clips: Vec::new(), max_distance: 0.0, max_fraction: 0.0 };
     for (ci, (clip, entry)) in clips.iter().zip(atlas.clips()).enumerate() {
+        on_clip(ci);
         let mut worst = ClipBakeError { name: entry.name.clone(), max_distance: 0.0, max_fraction: 0.0, at_time: 0.0 };
         for f in 0..entry.frame_count.saturating_sub(1) {
             for s in 0..spf {

@@ -74,7 +74,7 @@ mod limits;
 mod read;
 mod types;
 
-pub use bake::{BakeErrorReport, ClipBakeError, bake_error};
+pub use bake::{BakeErrorReport, ClipBakeError, bake_error, bake_error_with_progress};
 pub use error::{AtlasError, UnknownTexelFormat, UnknownTextureLayout};
 pub use file::{FILE_MAGIC, MAX_FILE_JOINTS};
 pub use limits::{FILE_VERSION, MAX_HEIGHT, MAX_NAME_BYTES, MAX_WIDTH};

@@ -41,16 +41,22 @@
 //! size takes constant extra memory. `inspect` indents the node tree by depth up to
 //! [`MAX_INDENT`] levels and writes deeper levels' depth as a number, so each line stays
 //! short however deep the hierarchy.
+//!
+//! `bake`, `compress` and `retarget` show their progress (the clip being worked on, clips
+//! done, time elapsed and an estimate of the time left) on standard error: a bar on a
+//! terminal, plain lines otherwise (`demos::progress`; `ANIM_PROGRESS=0` hides it,
+//! `ANIM_PROGRESS=plain` asks for lines on a terminal too). Standard output is unchanged.
 
 use anim_core::clip::TimePolicy;
 use anim_core::pose::Pose;
 use anim_core::skin::{Skin, SkinMethod};
-use anim_crowd::atlas::{BakeSettings, TexelFormat, TextureLayout};
+use anim_crowd::atlas::{AnimAtlas, AtlasSource, BakeSettings, TexelFormat, TextureLayout};
 use anim_gltf::{Model, SkinScratch};
 use anim_math::{Mat4, Vec3};
 use clap::{Parser, Subcommand, ValueEnum};
 use demos::Backend;
 use demos::crowd::CrowdCharacter;
+use demos::progress::Progress;
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write as _};
 use std::path::{Path, PathBuf};
@@ -60,7 +66,13 @@ use std::process::ExitCode;
 mod retarget;
 
 #[derive(Parser)]
-#[command(name = "animtool", version, about = "Inspect, sample and skin glTF characters with the anim runtime")]
+#[command(
+    name = "animtool",
+    version,
+    about = "Inspect, sample and skin glTF characters with the anim runtime",
+    after_help = "bake, compress and retarget show progress on stderr: a bar on a terminal, plain lines \
+                  otherwise (ANIM_PROGRESS=0 hides it, ANIM_PROGRESS=plain asks for lines)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -713,10 +725,30 @@ fn bake(a: &BakeArgs) -> Result<()> {
     let (cc, skipped) = CrowdCharacter::new(character).map_err(|e| e.to_string())?;
     let ch = &cc.character;
     let settings = BakeSettings { rate: a.rate, layout, format };
-    let atlas = cc.bake_clips(&settings, !a.clamp).map_err(|e| format!("{}: {e}", a.file.display()))?;
     let clips: Vec<&anim_core::clip::Clip> = ch.clips.iter().map(|c| &**c).collect();
-    let error = anim_crowd::atlas::bake_error(&atlas, &ch.skeleton, cc.skin(), &[cc.mesh()], &clips, 4)
-        .map_err(|e| e.to_string())?;
+    // What `CrowdCharacter::bake_clips` bakes, one progress item a clip: sampling, then the
+    // error measurement (the longer part: four skinned samples a frame).
+    let sources: Vec<AtlasSource<'_>> = clips.iter().map(|&clip| AtlasSource { clip, looping: !a.clamp }).collect();
+    let mut progress = Progress::new("bake", clips.len());
+    let atlas = AnimAtlas::bake_with_progress(&ch.skeleton, cc.skin(), &[cc.mesh()], &sources, &settings, &mut |i| {
+        next_clip(&mut progress, i, clips[i].name())
+    })
+    .map_err(|e| format!("{}: {e}", a.file.display()))?;
+    progress.inc();
+    progress.finish();
+    let mut progress = Progress::new("bake error", clips.len());
+    let error = anim_crowd::atlas::bake_error_with_progress(
+        &atlas,
+        &ch.skeleton,
+        cc.skin(),
+        &[cc.mesh()],
+        &clips,
+        4,
+        &mut |i| next_clip(&mut progress, i, clips[i].name()),
+    )
+    .map_err(|e| e.to_string())?;
+    progress.inc();
+    progress.finish();
     atlas.save(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     let bytes = std::fs::metadata(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?.len();
     println!(
@@ -753,6 +785,14 @@ fn bake(a: &BakeArgs) -> Result<()> {
     Ok(())
 }
 
+/// A progress hook's step: clip `i` starts, so clip `i - 1` is done.
+fn next_clip(progress: &mut Progress, i: usize, name: &str) {
+    if i > 0 {
+        progress.inc();
+    }
+    progress.item(name);
+}
+
 // ---------------------------------------------------------------------------------------------
 // compress
 
@@ -785,7 +825,9 @@ fn compress(file: &Path, tolerance_mm: f32) -> Result<()> {
             "no skinned mesh (radii from the skeleton)".into()
         }
     );
+    let mut progress = Progress::new("compress", model.clips.len());
     for (i, clip) in model.clips.iter().enumerate() {
+        progress.item(clip.name());
         let rc = RuntimeClip::compile(clip, &model.skeleton, &radii, tolerance).map_err(|e| e.to_string())?;
         // Key data as floats: times plus values (three a key for cubic splines).
         let source: usize = model.clip_info.get(i).map_or(0, |info| {
@@ -822,7 +864,9 @@ fn compress(file: &Path, tolerance_mm: f32) -> Result<()> {
                 if diagonal > 0.0 { err / diagonal } else { 0.0 }
             );
         }
-        println!("{line}");
+        progress.suspend(|| println!("{line}"));
+        progress.inc();
     }
+    progress.finish();
     Ok(())
 }

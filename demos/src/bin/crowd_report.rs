@@ -32,6 +32,10 @@
 //! error of at most `P` pixels; the `+lod` row's `img diff` is the share of pixels whose
 //! colour differs (by more than 8 of 255 in a channel) from the full-detail image.
 //!
+//! Progress (the row being measured, rows done, time elapsed and an estimate of the time
+//! left) goes to standard error: a bar on a terminal, plain lines otherwise
+//! (`demos::progress`; `ANIM_PROGRESS=0` hides it). Standard output is the report alone.
+//!
 //! `--model` defaults to the built-in mannequin; the reference is Fox
 //! (`--model Fox.glb`: 24 joints, 1,728 vertices, 4 influences).
 
@@ -46,6 +50,7 @@ use anim_render_vk::{
 };
 use clap::Parser;
 use demos::crowd::{CrowdCharacter, grid_half_extent, populate};
+use demos::progress::Progress;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -196,17 +201,22 @@ fn run(args: &Args) -> Result<(), Error> {
     if !matches!(args.view.as_str(), "overhead" | "field") {
         return Err(format!("--view {}: expected overhead or field", args.view).into());
     }
+    // One progress item a row: every layout, count, path and detail variant.
+    let per_layout = args.counts.len() * args.paths.len() * if lods.is_some() { 2 } else { 1 };
+    let mut progress = Progress::new("crowd_report", args.layouts.len() * per_layout);
     for layout_name in &args.layouts {
         let layout: TextureLayout = layout_name.parse().map_err(|e| format!("--layouts: {e}"))?;
         let atlas = match cc.bake(&BakeSettings { rate: args.rate, layout, format }) {
             Ok(a) => a,
             Err(e) => {
-                println!("{layout:<9} skipped: {e}");
+                progress.suspend(|| println!("{layout:<9} skipped: {e}"));
+                progress.skip(per_layout);
                 continue;
             }
         };
         if args.method == SkinMethod::Dq && !atlas.is_rigid() {
-            println!("{layout:<9} skipped: DQ needs a rigid skin");
+            progress.suspend(|| println!("{layout:<9} skipped: DQ needs a rigid skin"));
+            progress.skip(per_layout);
             continue;
         }
         for &count in &args.counts {
@@ -231,6 +241,7 @@ fn run(args: &Args) -> Result<(), Error> {
             };
             let variants = std::iter::once(None).chain(lods.as_ref().zip(args.lod_pixels).map(Some));
             for (&path, lod) in args.paths.iter().flat_map(|p| variants.clone().map(move |l| (p, l))) {
+                progress.item(&format!("{layout} {path}{} x{count}", if lod.is_some() { "+lod" } else { "" }));
                 // Every row starts from the same crowd, so a row with LODs sees the frames its
                 // full-detail row saw.
                 let mut crowd = populate(&atlas, count as usize, spacing, 15)?;
@@ -258,7 +269,7 @@ fn run(args: &Args) -> Result<(), Error> {
                             }
                             None => ("-".to_owned(), "-".to_owned(), "-".to_owned()),
                         };
-                        println!(
+                        progress.suspend(|| println!(
                             "{:<9} {:<15} {:>8} {:>8.3} {:>8.3} {:>8.3} {:>9} {:>9.3} {:>8.3} {:>9} {:>8} {:>6} {:>8} {:>12} {:>8}",
                             layout.to_string(),
                             name,
@@ -275,13 +286,17 @@ fn run(args: &Args) -> Result<(), Error> {
                             m.visible.map_or_else(|| "-".to_owned(), |v| v.to_string()),
                             m.triangles.map_or_else(|| "-".to_owned(), |v| v.to_string()),
                             diff
-                        );
+                        ));
                     }
-                    Err(e) => println!("{:<9} {:<15} {:>8} skipped: {e}", layout.to_string(), path.to_string(), count),
+                    Err(e) => progress.suspend(|| {
+                        println!("{:<9} {:<15} {:>8} skipped: {e}", layout.to_string(), path.to_string(), count)
+                    }),
                 }
+                progress.inc();
             }
         }
     }
+    progress.finish();
     println!("times in ms (GPU medians from timestamp queries; CPU upd: Crowd::update_parallel)");
     if args.validation && context.validation_count() > 0 {
         return Err(format!(

@@ -1,9 +1,11 @@
 //! `animtool retarget SRC --clip NAME|all --onto DST --out OUT.glb [--map-src FILE]
 //! [--map-dst FILE] [--rate HZ]`: the source's clips retargeted onto the target character,
 //! written with it as binary glTF; prints both mappings and, per clip, its frames, where
-//! its contacts came from and the contact error.
+//! its contacts came from and the contact error. Progress (the clip being retargeted) goes to
+//! stderr (`demos::progress`).
 
-use demos::retarget::{Humanoid, export, retarget_clips};
+use demos::progress::Progress;
+use demos::retarget::{Humanoid, export, retarget_clips_with_progress};
 use std::path::PathBuf;
 
 /// Retarget clips from one humanoid onto another and write the target with them as .glb.
@@ -50,7 +52,14 @@ pub fn run(a: &RetargetArgs) -> Result<(), String> {
             println!("  {line}");
         }
     }
-    let (rt, out) = retarget_clips(&source, &target, &clips, a.rate).map_err(|e| e.to_string())?;
+    let mut progress = Progress::new("retarget", clips.len());
+    let names: Vec<&str> = clips.iter().map(|&i| source.model.clips[i].name()).collect();
+    let (rt, out) = retarget_clips_with_progress(&source, &target, &clips, a.rate, &mut |k| {
+        super::next_clip(&mut progress, k, names[k])
+    })
+    .map_err(|e| e.to_string())?;
+    progress.inc();
+    progress.finish();
     println!("leg ratio {:.4}, hips and root motion scaled by {:.4?}", rt.leg_ratio(), rt.scale().as_slice());
     for r in &out {
         let found: Vec<String> = r.report.found[..2].iter().map(|f| format!("{f:?}").to_lowercase()).collect();
