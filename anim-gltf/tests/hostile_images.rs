@@ -185,6 +185,27 @@ fn decompression_bombs_stay_within_the_budget() {
 }
 
 #[test]
+fn images_without_exactly_one_source_or_a_mime_type_are_schema_errors() {
+    // Found by the fuzz campaign: the `gltf` crate unwraps both when it reads the source.
+    for (image, code) in [
+        (json!({"bufferView": 0}), "UNSATISFIED_DEPENDENCY"),
+        (json!({}), "ONE_OF_MISMATCH"),
+        (json!({"bufferView": 0, "mimeType": "image/png", "uri": "a.png"}), "ONE_OF_MISMATCH"),
+        (json!({"bufferView": 9, "mimeType": "image/png"}), "UNRESOLVED_REFERENCE"),
+    ] {
+        let (result, _) = load_measured(&with_image(image.clone()), anim_gltf::DEFAULT_MEMORY_BUDGET);
+        let e = result.expect_err("an image without exactly one source must not load");
+        assert!(e.path().is_some_and(|p| p.starts_with("/images/0")), "{image}: {e}");
+        assert!(e.to_string().contains(code), "{image}: {e}");
+    }
+    // Not used by any texture: still refused (the whole document is checked first).
+    let mut v = common::doc(&common::Data::default());
+    v["images"] = json!([{"bufferView": 0}]);
+    let (result, _) = load_measured(&v, anim_gltf::DEFAULT_MEMORY_BUDGET);
+    assert_eq!(result.unwrap_err().path(), Some("/images/0"));
+}
+
+#[test]
 fn images_outside_their_buffer_or_folder_are_refused() {
     let mut v = with_image(json!({"bufferView": 0, "mimeType": "image/png"}));
     v["bufferViews"][0]["byteLength"] = json!(1 << 20);

@@ -380,6 +380,26 @@ pub(super) fn precheck(root: &gltf::json::Root) -> Result<(), GltfError> {
             valid(&ch.target.path, || format!("{}.target.path", p()))?;
         }
     }
+    for (i, image) in root.images.iter().enumerate() {
+        // The schema: exactly one of `uri` and `bufferView`, and `mimeType` with a
+        // `bufferView` (the `gltf` crate assumes both when it reads the image's source).
+        let p = || format!("images[{i}]");
+        match (&image.uri, image.buffer_view) {
+            (Some(_), None) => {}
+            (None, Some(v)) => {
+                index(v.value(), views, "bufferView", || format!("{}.bufferView", p()))?;
+                if image.mime_type.is_none() {
+                    return Err(issue(p(), "UNSATISFIED_DEPENDENCY", "a bufferView image needs a mimeType"));
+                }
+            }
+            (Some(_), Some(_)) => {
+                return Err(issue(p(), "ONE_OF_MISMATCH", "defines both uri and bufferView (exactly one is allowed)"));
+            }
+            (None, None) => {
+                return Err(issue(p(), "ONE_OF_MISMATCH", "defines neither uri nor bufferView (exactly one is needed)"));
+            }
+        }
+    }
     for (si, scene) in root.scenes.iter().enumerate() {
         for (k, n) in scene.nodes.iter().enumerate() {
             index(n.value(), nodes, "node", || format!("scenes[{si}].nodes[{k}]"))?;
