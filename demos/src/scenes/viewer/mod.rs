@@ -1,13 +1,40 @@
-//! The viewer: plays the clips of the default character (or `--model`), with LBS/DQ,
-//! CPU/GPU-vertex/GPU-compute skinning, a skeleton overlay and an orbit camera.
+//! The viewer: plays the clips of the default character (or `--model`, or a glTF file
+//! dropped onto the window or opened from the panel), with LBS/DQ, CPU/GPU-vertex/GPU-compute
+//! skinning, a skeleton overlay and an orbit camera.
+//!
+//! With the `ui` feature it is a tool (see `panels.rs`): the panel opens files (a failed
+//! import shows the loader's message, JSON pointer included, and keeps the model shown),
+//! picks the clip, the skinning method and backend, the debug colourings and the overlays
+//! (skeleton, normals, bounds) and holds the morph-target sliders; a timeline plays,
+//! pauses, steps, scrubs, sets speed (negative too) and loop mode, and marks the clip's
+//! events and foot contacts; the "Model" window lists skins, joints, meshes, morph
+//! targets, materials and clips; the "Joints" window is the joint tree, where a selected
+//! joint is highlighted with its weights on the mesh and its local and model transforms
+//! shown; the "Timings" window plots CPU time per stage and GPU time per pass.
+//!
+//! The state all that drives is public, so tests (and keys) reach it without the panel:
+//! [`Viewer::select_clip`], [`Viewer::seek`], [`Viewer::step_frames`],
+//! [`Viewer::set_looping`], [`Viewer::select_joint`], [`Viewer::set_morph`],
+//! [`Viewer::open`].
 
-use crate::DemoError;
+mod info;
+mod overlays;
+#[cfg(feature = "ui")]
+mod panels;
+mod timeline;
+
+pub use info::{ClipFacts, MeshFacts, ModelInfo};
+pub use overlays::{BOUNDS_COLOR, MAX_NORMALS, NORMALS_COLOR, SELECTED_COLOR};
+pub use timeline::{CONTACT_THRESHOLD, ContactSpans, FRAME_STEP, Looping, Marks};
+
 use crate::app::{CommonArgs, Key, Scene};
 use crate::stage::{BODY_COLOR, Stage};
-use anim_core::clip::playback::{LoopMode, Playback};
+use crate::{Backend, Character, DemoError};
+use anim_core::clip::playback::Playback;
 use anim_core::clip::{Clip, TimePolicy};
 use anim_math::{Mat4, Transform, Vec3};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
+use std::path::{Path, PathBuf};
 
 /// What the `j` key cycles through: the shaded look and seed 003's debug colourings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,16 +71,14 @@ impl ColorView {
     }
 }
 
-/// Root-motion playback of one clip (the `o` key): the in-place clip, its playback and
-/// where the character stands.
+/// Root-motion playback of one clip (the `o` key): the in-place clip and where the
+/// character stands. It plays at the viewer's [`Viewer::playback`].
 #[derive(Debug)]
 pub struct RootMotionState {
     /// Index of the character's clip this was made from.
     pub source: usize,
     /// The clip with its root motion extracted ([`crate::root_motion::root_motion_clip`]).
     pub clip: Clip,
-    /// Its playback.
-    pub playback: Playback,
     /// The character's world transform, moved by every step's root-motion delta.
     pub world: Transform,
 }
@@ -67,15 +92,18 @@ pub struct Viewer {
     /// Meshes coloured by joint, normals and joint indices (seed 003's debug views), in
     /// [`ColorView::ALL`] order after the shaded look.
     pub debug_meshes: [Vec<MeshId>; 3],
-    /// Clip playing (`None`: rest pose).
+    /// Clip playing (`None`: rest pose). Writing it starts the new clip at [`Viewer::time`]
+    /// on the next update (as [`Viewer::select_clip`] does at 0).
     pub clip: Option<usize>,
-    /// Time in the clip, seconds.
+    /// Time in the clip shown, seconds (the playback's [`Playback::time`]). Writing it moves
+    /// the playback there on the next update (as [`Viewer::seek`] does at once).
     pub time: f32,
     /// Draw the ground grid.
     pub show_grid: bool,
     /// The colouring shown.
     pub view: ColorView,
-    /// Joint whose weights are shown as a heat map on the shaded meshes (`None`: plain).
+    /// Joint whose weights are shown as a heat map on the shaded meshes (`None`: plain), as
+    /// an index into the first skin's joints.
     pub weight_joint: Option<u16>,
     recolor: bool,
     /// Time stands still.
@@ -83,6 +111,49 @@ pub struct Viewer {
     /// Root motion on (`o`): the character walks across the floor, the camera follows.
     pub root_motion: Option<RootMotionState>,
     want_root_motion: bool,
+    /// The clip's playback: position, speed (negative plays backwards) and loop mode, as
+    /// [`Viewer::looping`] made it.
+    pub playback: Playback,
+    /// How the clip loops (see [`Viewer::set_looping`]).
+    pub looping: Looping,
+    /// The clip [`Viewer::playback`] and [`Viewer::marks`] were made for; `None` forces
+    /// them to be made again.
+    playing: Option<Option<usize>>,
+    /// [`Viewer::time`] as the last update left it (another value was written from outside).
+    shown: f32,
+    /// Events and foot contacts of the clip playing, for the timeline.
+    pub marks: Marks,
+    /// Facts about the model shown.
+    pub info: ModelInfo,
+    /// Joint selected in the joint tree (skeleton index): highlighted in the view.
+    pub selected_joint: Option<usize>,
+    /// Per part, per morph target: the weight its slider holds, overriding the clip's;
+    /// `None` follows the clip (see [`Viewer::set_morph`]).
+    pub morph_override: Vec<Vec<Option<f32>>>,
+    /// Draw the skinned normals.
+    pub show_normals: bool,
+    /// Draw the skinned bounds.
+    pub show_bounds: bool,
+    /// The path in the panel's file field.
+    pub file_field: String,
+    /// Why the last file failed to open: the path and the loader's message (a glTF
+    /// error names the element at fault as a JSON pointer). `None` after a success.
+    pub load_error: Option<String>,
+    /// The file the model shown came from (`None`: the mannequin).
+    pub source: Option<PathBuf>,
+    pending_open: Option<PathBuf>,
+    refocus: bool,
+    /// The timeline's bar is held: time stands where it points.
+    scrubbing: bool,
+}
+
+/// The debug-colouring meshes of `ch` ([`Viewer::debug_meshes`]).
+fn upload_debug(renderer: &mut Renderer, ch: &Character) -> Result<[Vec<MeshId>; 3], DemoError> {
+    Ok([
+        ch.upload(renderer, &Coloring::ByJoint)?,
+        ch.upload(renderer, &Coloring::Normals)?,
+        ch.upload(renderer, &Coloring::JointIndices)?,
+    ])
 }
 
 impl Viewer {
@@ -95,18 +166,208 @@ impl Viewer {
         self.root_motion = match (on, self.clip) {
             (true, Some(c)) => {
                 let clip = crate::root_motion::root_motion_clip(&self.stage.character, c)?;
-                let mut playback = Playback::new(clip.duration(), LoopMode::Repeat);
-                playback.seek(f64::from(self.time));
-                Some(RootMotionState { source: c, clip, playback, world: Transform::IDENTITY })
+                Some(RootMotionState { source: c, clip, world: Transform::IDENTITY })
             }
             _ => None,
         };
         Ok(())
     }
 
+    /// Whether root motion is asked for (it is extracted on the next update).
+    pub fn wants_root_motion(&self) -> bool {
+        self.want_root_motion
+    }
+
+    /// Plays `clip` (`None`: the rest pose) from its start.
+    pub fn select_clip(&mut self, clip: Option<usize>) {
+        self.clip = clip.filter(|c| *c < self.stage.character.clips.len());
+        self.time = 0.0;
+        self.sync_playback();
+    }
+
+    /// Moves the playback to `time` seconds of the clip (its span clamps it: a playback
+    /// that plays once stays inside the clip) and shows it on the next update.
+    pub fn seek(&mut self, time: f32) {
+        self.sync_playback();
+        self.playback.seek(f64::from(time));
+        self.time = self.playback.time();
+        self.shown = self.time;
+    }
+
+    /// Pauses and moves `frames` frames of [`FRAME_STEP`] forwards (backwards when
+    /// negative), looping as the playback does.
+    pub fn step_frames(&mut self, frames: i32) {
+        self.sync_playback();
+        self.paused = true;
+        self.playback.seek(self.playback.position() + f64::from(frames) * f64::from(FRAME_STEP));
+        self.time = self.playback.time();
+        self.shown = self.time;
+    }
+
+    /// Plays or pauses; a playback that played once to its end starts again.
+    pub fn toggle_play(&mut self) {
+        self.paused = !self.paused;
+        if !self.paused && self.playback.is_finished() {
+            let (lo, hi) = self.playback.span();
+            self.playback.seek(if self.playback.speed < 0.0 { hi } else { lo });
+            self.time = self.playback.time();
+            self.shown = self.time;
+        }
+    }
+
+    /// Sets the loop mode, keeping the time shown.
+    pub fn set_looping(&mut self, looping: Looping) {
+        self.sync_playback();
+        self.looping = looping;
+        let time = self.time;
+        self.playback = looping.playback(self.playback.duration(), self.playback.speed);
+        self.playback.seek(f64::from(time));
+    }
+
+    /// Sets morph target `target` of part `part` to `weight` over the clip's (`None`: back
+    /// to the clip). Unknown parts or targets are ignored.
+    pub fn set_morph(&mut self, part: usize, target: usize, weight: Option<f32>) {
+        if let Some(w) = self.morph_override.get_mut(part).and_then(|p| p.get_mut(target)) {
+            *w = weight.filter(|w| w.is_finite());
+        }
+    }
+
+    /// Every morph target back to the clip's weights.
+    pub fn reset_morphs(&mut self) {
+        self.morph_override.iter_mut().flatten().for_each(|w| *w = None);
+    }
+
+    /// Selects skeleton joint `joint` (`None`: none): it is highlighted in the view, and its
+    /// weights are shown on the mesh when it is a joint of the first skin.
+    pub fn select_joint(&mut self, joint: Option<usize>) {
+        let joint = joint.filter(|j| *j < self.stage.character.skeleton.len());
+        self.selected_joint = joint;
+        let in_skin = joint.and_then(|j| {
+            let skin = self.stage.character.skins.first()?;
+            skin.joints().iter().position(|s| *s == j).and_then(|i| u16::try_from(i).ok())
+        });
+        if in_skin != self.weight_joint {
+            self.weight_joint = in_skin;
+            self.view = ColorView::Shaded;
+            self.recolor = true;
+        }
+    }
+
+    /// Shows or hides the selected joint's weights as a heat map on the mesh.
+    pub fn show_selected_weights(&mut self, on: bool) {
+        let joint = self.selected_joint;
+        if on {
+            self.select_joint(joint);
+        } else if self.weight_joint.is_some() {
+            self.weight_joint = None;
+            self.recolor = true;
+        }
+    }
+
+    /// Opens the glTF file `path` before the next frame (what dropping it onto the window
+    /// and the panel's Open button do): it replaces the model, or, when it fails to import,
+    /// [`Viewer::load_error`] says why and the model shown stays.
+    pub fn open(&mut self, path: impl Into<PathBuf>) {
+        self.pending_open = Some(path.into());
+    }
+
+    /// Opens `path` now (see [`Viewer::open`]): loads and uploads it, then replaces the
+    /// model, starts its walk (or first clip), frames it and asks the camera to frame it
+    /// again. On failure nothing changes.
+    ///
+    /// # Errors
+    /// The file could not be loaded or uploaded.
+    pub fn open_now(&mut self, renderer: &mut Renderer, path: &Path) -> Result<(), DemoError> {
+        let mut stage = Stage::with_character(Character::from_gltf(path)?)?;
+        stage.method = self.stage.method;
+        stage.backend = self.stage.backend;
+        stage.show_skeleton = self.stage.show_skeleton;
+        stage.skeleton_color = self.stage.skeleton_color;
+        stage.upload(renderer, &Coloring::Uniform(BODY_COLOR))?;
+        let debug_meshes = upload_debug(renderer, &stage.character)?;
+        let clip = stage.character.initial_clip(None);
+        stage.sample(clip, 0.0)?;
+        stage.frame()?;
+        self.adopt(stage, debug_meshes, clip, 0.0);
+        self.source = Some(path.to_path_buf());
+        self.refocus = true;
+        Ok(())
+    }
+
+    /// Takes `stage` as the model shown (see [`Viewer::reset_for_model`]).
+    fn adopt(&mut self, stage: Stage, debug_meshes: [Vec<MeshId>; 3], clip: Option<usize>, time: f32) {
+        self.stage = stage;
+        self.debug_meshes = debug_meshes;
+        self.reset_for_model(clip, time);
+    }
+
+    /// Per-model state made for the stage's character (facts, morph sliders, playback and
+    /// marks of `clip` at `time`); selections and root motion cleared.
+    fn reset_for_model(&mut self, clip: Option<usize>, time: f32) {
+        self.info = ModelInfo::of(&self.stage.character);
+        self.morph_override = self.stage.posed.weights.iter().map(|w| vec![None; w.len()]).collect();
+        self.clip = clip;
+        self.time = time;
+        self.shown = time;
+        self.playing = None;
+        self.weight_joint = None;
+        self.selected_joint = None;
+        self.recolor = false;
+        self.root_motion = None;
+        self.sync_playback();
+    }
+
+    /// Makes the playback and marks for [`Viewer::clip`] if it changed, at [`Viewer::time`],
+    /// keeping speed and loop mode.
+    fn sync_playback(&mut self) {
+        if self.playing == Some(self.clip) {
+            return;
+        }
+        let clip = self.clip.and_then(|c| self.stage.character.clips.get(c));
+        self.playback = self.looping.playback(clip.map_or(0.0, |c| c.duration()), self.playback.speed);
+        self.playback.seek(f64::from(self.time));
+        self.time = self.playback.time();
+        self.shown = self.time;
+        self.marks = Marks::of(clip.map(|c| &**c));
+        self.playing = Some(self.clip);
+    }
+
+    /// Writes the sliders' morph weights over the clip's. Allocates nothing.
+    fn apply_morph_overrides(&mut self) {
+        for (w, o) in self.stage.posed.weights.iter_mut().zip(&self.morph_override) {
+            for (w, o) in w.iter_mut().zip(o) {
+                if let Some(o) = o {
+                    *w = *o;
+                }
+            }
+        }
+    }
+
     /// Where the camera looks, shifted by the root motion travelled.
     fn offset(&self) -> Vec3 {
         self.root_motion.as_ref().map_or_else(Vec3::zeros, |r| r.world.translation)
+    }
+
+    /// The line overlays: normals and bounds (from the CPU-skinned mesh) and the selected
+    /// joint.
+    fn overlays(&mut self, frame: &mut FrameData, model: &Mat4) -> Result<(), DemoError> {
+        if self.show_normals || self.show_bounds {
+            let stage = &mut self.stage;
+            if stage.backend != Backend::Cpu {
+                stage.posed.skin_cpu(&stage.character, stage.method)?;
+            }
+            if self.show_normals {
+                overlays::normals(frame, &stage.posed, model, stage.radius * 0.04);
+            }
+            if let (true, Some((lo, hi))) = (self.show_bounds, stage.posed.bounds()) {
+                overlays::bounds(frame, lo, hi, model);
+            }
+        }
+        if let Some(j) = self.selected_joint {
+            let sk = &self.stage.character.skeleton;
+            overlays::joint(frame, &self.stage.posed.world, sk.parent(j), j, model, self.stage.radius * 0.12);
+        }
+        Ok(())
     }
 }
 
@@ -137,6 +398,8 @@ impl Scene for Viewer {
         ("g", "ground grid"),
         ("o", "root motion: walk across the floor, camera following"),
         ("space", "pause"),
+        (", / .", "pause and step a frame back / forwards"),
+        ("drop a file", "open a .gltf / .glb"),
     ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
@@ -145,20 +408,16 @@ impl Scene for Viewer {
             Some(c) => Some(c),
             None => stage.character.initial_clip(None),
         };
-        let ch = &stage.character;
-        let debug_meshes = [
-            ch.upload(renderer, &Coloring::ByJoint)?,
-            ch.upload(renderer, &Coloring::Normals)?,
-            ch.upload(renderer, &Coloring::JointIndices)?,
-        ];
+        let debug_meshes = upload_debug(renderer, &stage.character)?;
         stage.sample(clip, args.start)?;
         stage.frame()?;
         stage.show_skeleton = true;
-        Ok(Self {
+        let mut viewer = Self {
+            info: ModelInfo::of(&stage.character),
             stage,
             debug_meshes,
-            clip,
-            time: args.start,
+            clip: None,
+            time: 0.0,
             show_grid: true,
             view: ColorView::Shaded,
             weight_joint: None,
@@ -166,14 +425,47 @@ impl Scene for Viewer {
             paused: false,
             root_motion: None,
             want_root_motion: false,
-        })
+            playback: Looping::Repeat.playback(0.0, 1.0),
+            looping: Looping::Repeat,
+            playing: None,
+            shown: 0.0,
+            marks: Marks::default(),
+            selected_joint: None,
+            morph_override: Vec::new(),
+            show_normals: false,
+            show_bounds: false,
+            file_field: args.model.as_ref().map_or_else(String::new, |m| m.display().to_string()),
+            load_error: None,
+            source: args.model.clone(),
+            pending_open: None,
+            refocus: false,
+            scrubbing: false,
+        };
+        viewer.reset_for_model(clip, args.start);
+        Ok(viewer)
     }
 
     fn focus(&self) -> (Vec3, f32) {
         self.stage.focus()
     }
 
+    fn refocus(&mut self) -> bool {
+        std::mem::take(&mut self.refocus)
+    }
+
+    fn file_dropped(&mut self, path: &Path) {
+        self.file_field = path.display().to_string();
+        self.open(path);
+    }
+
     fn prepare(&mut self, renderer: &mut Renderer) -> Result<(), DemoError> {
+        if let Some(path) = self.pending_open.take() {
+            // A file that fails to import leaves the model shown; the panel shows why.
+            self.load_error = self.open_now(renderer, &path).err().map(|e| {
+                let (shown, message) = (path.display().to_string(), e.to_string());
+                if message.starts_with(&shown) { message } else { format!("{shown}: {message}") }
+            });
+        }
         if std::mem::take(&mut self.recolor) {
             // Back from a weight view: a glTF character to its materials, the mannequin to
             // its body colour.
@@ -190,23 +482,26 @@ impl Scene for Viewer {
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
-        if !self.paused {
-            self.time += dt;
+        self.sync_playback();
+        if self.time != self.shown {
+            self.playback.seek(f64::from(self.time));
         }
+        let step = self.playback.advance(if self.paused || self.scrubbing { 0.0 } else { dt });
+        self.time = self.playback.time();
+        self.shown = self.time;
         if self.want_root_motion && self.root_motion.as_ref().map(|r| Some(r.source)) != Some(self.clip) {
             self.set_root_motion(true)?;
         }
         let id = match &mut self.root_motion {
             Some(r) => {
-                let step = r.playback.advance(if self.paused { 0.0 } else { dt });
                 if let Some(m) = r.clip.root_motion() {
-                    r.world = r.world.combine(&m.delta(&r.playback, step.from, step.to));
+                    r.world = r.world.combine(&m.delta(&self.playback, step.from, step.to));
                 }
                 let posed = &mut self.stage.posed;
                 posed.pose.locals_mut().copy_from_slice(self.stage.character.skeleton.rest_pose().locals());
-                r.clip.sample(r.playback.time(), TimePolicy::Clamp, &mut posed.pose)?;
+                r.clip.sample(self.time, TimePolicy::Clamp, &mut posed.pose)?;
                 // The root-motion clip is made from the source clip: its morph weights too.
-                posed.sample_weights(&self.stage.character, Some(r.source), r.playback.time())?;
+                posed.sample_weights(&self.stage.character, Some(r.source), self.time)?;
                 self.stage.update()?;
                 r.world.to_matrix()
             }
@@ -215,6 +510,7 @@ impl Scene for Viewer {
                 Mat4::identity()
             }
         };
+        self.apply_morph_overrides();
         let offset = self.offset();
         frame.camera.eye += offset;
         frame.camera.target += offset;
@@ -229,6 +525,7 @@ impl Scene for Viewer {
                 drawn?;
             }
         }
+        self.overlays(frame, &id)?;
         if self.show_grid {
             if self.root_motion.is_some() {
                 let cell = 10f32.powf((self.stage.radius * 0.25).log10().round());
@@ -258,13 +555,7 @@ impl Scene for Viewer {
             Key::Char('r') => self.clip = None,
             Key::Char('j') => self.view = self.view.next(),
             Key::Char('g') => self.show_grid = !self.show_grid,
-            Key::Char('o') => {
-                // Extraction errors surface on the next update, which retries.
-                self.want_root_motion = !self.want_root_motion;
-                if !self.want_root_motion {
-                    self.root_motion = None;
-                }
-            }
+            Key::Char('o') => self.toggle_root_motion(),
             Key::Char('w') => {
                 let skin_joints = self.stage.character.skins.first().map_or(0, |s| s.len());
                 self.weight_joint = match self.weight_joint {
@@ -275,7 +566,9 @@ impl Scene for Viewer {
                 self.view = ColorView::Shaded;
                 self.recolor = true;
             }
-            Key::Space => self.paused = !self.paused,
+            Key::Char(',') => self.step_frames(-1),
+            Key::Char('.') => self.step_frames(1),
+            Key::Space => self.toggle_play(),
             _ => {}
         }
     }
@@ -285,7 +578,7 @@ impl Scene for Viewer {
         let clip = self.clip.and_then(|c| ch.clips.get(c));
         let clip = clip.map_or_else(
             || "rest pose".into(),
-            |c| format!("{} {:.2}/{:.2} s", c.name(), self.time % c.duration().max(1e-6), c.duration()),
+            |c| format!("{} {:.2}/{:.2} s", c.name(), self.time, c.duration()),
         );
         let weights = self.weight_joint.map_or_else(String::new, |j| {
             let name = ch.skins.first().and_then(|s| s.joints().get(usize::from(j)).copied());
@@ -298,5 +591,26 @@ impl Scene for Viewer {
             format!(" | root motion at ({:.2}, {:.2})", p.x, p.z)
         });
         format!("{} | {clip} | {}{weights}{view}{rm}", ch.name, self.stage.status())
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        panels::panel(self, ui);
+    }
+
+    #[cfg(feature = "ui")]
+    fn windows(&mut self, ctx: &anim_render_vk::ui::egui::Context, view: &crate::ui::UiView<'_>) {
+        panels::windows(self, ctx, view);
+    }
+}
+
+impl Viewer {
+    /// Root motion on or off (the `o` key). Extraction errors surface on the next update,
+    /// which retries.
+    pub fn toggle_root_motion(&mut self) {
+        self.want_root_motion = !self.want_root_motion;
+        if !self.want_root_motion {
+            self.root_motion = None;
+        }
     }
 }
