@@ -386,7 +386,7 @@ fn floor_grid(frame: &mut FrameData, centre: Vec3, half_cells: i32, cell: f32, h
 
 impl Scene for Viewer {
     const NAME: &'static str = "viewer";
-    const ABOUT: &'static str = "Plays a skinned character: clips, LBS/DQ, CPU/GPU skinning, skeleton overlay.";
+    const ABOUT: &'static str = "Plays and inspects skinned characters from glTF files.";
     const CONTROLS: &'static [(&'static str, &'static str)] = &[
         ("c / x", "next / previous clip"),
         ("r", "rest pose"),
@@ -576,10 +576,8 @@ impl Scene for Viewer {
     fn status(&self) -> String {
         let ch = &self.stage.character;
         let clip = self.clip.and_then(|c| ch.clips.get(c));
-        let clip = clip.map_or_else(
-            || "rest pose".into(),
-            |c| format!("{} {:.2}/{:.2} s", c.name(), self.time, c.duration()),
-        );
+        let clip =
+            clip.map_or_else(|| "rest pose".into(), |c| format!("{} {:.2}/{:.2} s", c.name(), self.time, c.duration()));
         let weights = self.weight_joint.map_or_else(String::new, |j| {
             let name = ch.skins.first().and_then(|s| s.joints().get(usize::from(j)).copied());
             let name = name.and_then(|n| ch.skeleton.name(n)).unwrap_or("?");

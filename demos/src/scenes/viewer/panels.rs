@@ -22,11 +22,16 @@ const MARGIN: f32 = 8.0;
 /// Gap between stacked windows, points.
 const GAP: f32 = 6.0;
 /// What a window adds around its content (title bar, frame margins), points.
-const CHROME: Vec2Pts = Vec2Pts { w: 14.0, h: 38.0 };
+const CHROME: Vec2Pts = Vec2Pts { w: 14.0, h: 48.0 };
 /// Height of the timeline window (it has no title bar), points.
 const TIMELINE_HEIGHT: f32 = 78.0;
 /// Height of the timeline's scrub bar, points.
 const BAR_HEIGHT: f32 = 34.0;
+/// Height of the timeline's content: a row of controls and the scrub bar, points.
+const TIMELINE_CONTENT: f32 = 60.0;
+/// Width of the panel's file field, points (a fixed width: the panel sizes itself to its
+/// content).
+const FIELD_WIDTH: f32 = 196.0;
 
 struct Vec2Pts {
     w: f32,
@@ -95,7 +100,7 @@ fn file_row(v: &mut Viewer, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         let field = egui::TextEdit::singleline(&mut v.file_field)
             .hint_text("a .gltf / .glb, or drop one")
-            .desired_width(ui.available_width() - 52.0);
+            .desired_width(FIELD_WIDTH);
         let field = tag(ui.add(field), "file");
         let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if (tag(ui.button("Open"), "open").clicked() || entered) && !v.file_field.trim().is_empty() {
@@ -110,7 +115,6 @@ fn file_row(v: &mut Viewer, ui: &mut egui::Ui) {
 }
 
 fn clips(v: &mut Viewer, ui: &mut egui::Ui) {
-    ui.label(format!("{}: {} clip(s)", v.info.name, v.info.clips.len()));
     let mut pick = None;
     egui::ScrollArea::vertical().id_salt("viewer-clips").max_height(74.0).show(ui, |ui| {
         if tag(ui.selectable_label(v.clip.is_none(), "rest pose"), "clip:rest").clicked() {
@@ -132,20 +136,23 @@ fn display(v: &mut Viewer, ui: &mut egui::Ui) {
     v.stage.panel(ui);
     ui.horizontal(|ui| {
         ui.label("colours");
-        egui::ComboBox::from_id_salt("viewer-colours").selected_text(v.view.label()).show_ui(ui, |ui| {
+        egui::ComboBox::from_id_salt("viewer-colours").width(96.0).selected_text(v.view.label()).show_ui(ui, |ui| {
             for view in ColorView::ALL {
                 tag(ui.selectable_value(&mut v.view, view, view.label()), &format!("view:{}", view.label()));
             }
         });
+        let mut rm = v.wants_root_motion();
+        let toggle =
+            ui.checkbox(&mut rm, "root motion").on_hover_text("walk across the floor, the camera following (o)");
+        if tag(toggle, "root-motion").changed() {
+            v.toggle_root_motion();
+        }
     });
-    ui.horizontal_wrapped(|ui| {
+    ui.horizontal(|ui| {
+        ui.label("show");
         tag(ui.checkbox(&mut v.show_grid, "grid"), "grid");
         tag(ui.checkbox(&mut v.show_normals, "normals"), "normals");
         tag(ui.checkbox(&mut v.show_bounds, "bounds"), "bounds");
-        let mut rm = v.wants_root_motion();
-        if tag(ui.checkbox(&mut rm, "root motion"), "root-motion").changed() {
-            v.toggle_root_motion();
-        }
     });
 }
 
@@ -154,7 +161,7 @@ fn morph_sliders(v: &mut Viewer, ui: &mut egui::Ui) {
         return;
     }
     ui.separator();
-    ui.label("morph targets (a slider holds its weight over the clip's)");
+    ui.label("morph targets").on_hover_text("a slider holds its weight over the clip's until reset");
     let mut changes: Vec<(usize, usize, Option<f32>)> = Vec::new();
     egui::ScrollArea::vertical().id_salt("viewer-morphs").max_height(96.0).show(ui, |ui| {
         for (p, mesh) in v.info.meshes.iter().enumerate() {
@@ -194,12 +201,12 @@ fn morph_sliders(v: &mut Viewer, ui: &mut egui::Ui) {
 /// The viewer's windows: timeline, model facts, joint tree, timings.
 pub(super) fn windows(v: &mut Viewer, ctx: &egui::Context, view: &UiView<'_>) {
     let layout = Layout::new(view.size.0 as f32, view.size.1 as f32);
+    // The timeline is docked along the bottom: anchored, the screen's width.
     let timeline = egui::Window::new("Timeline")
         .id(egui::Id::new("viewer-timeline"))
         .title_bar(false)
-        .default_pos(layout.timeline.min)
-        .default_width(layout.timeline.width() - CHROME.w)
-        .resizable([true, false])
+        .anchor(egui::Align2::LEFT_BOTTOM, vec2(MARGIN, -MARGIN))
+        .fixed_size(vec2(layout.timeline.width() - CHROME.w, TIMELINE_CONTENT))
         .show(ctx, |ui| timeline_ui(v, ui));
     let model = window("Model", "viewer-model", layout.model).show(ctx, |ui| model_ui(v, ui));
     let joints = window("Joints", "viewer-joints", layout.joints).show(ctx, |ui| joints_ui(v, ui));
@@ -209,12 +216,9 @@ pub(super) fn windows(v: &mut Viewer, ctx: &egui::Context, view: &UiView<'_>) {
         ui.label("GPU per pass");
         timings_plot(ui, "viewer-gpu-timings", &view.timings.gpu);
     });
-    for (shown, name) in [
-        (timeline, "timeline-window"),
-        (model, "model-window"),
-        (joints, "joints-window"),
-        (timings, "timings-window"),
-    ] {
+    for (shown, name) in
+        [(timeline, "timeline-window"), (model, "model-window"), (joints, "joints-window"), (timings, "timings-window")]
+    {
         if let Some(shown) = shown {
             tag(shown.response, name);
         }
@@ -338,42 +342,48 @@ const EVENT_STROKE: Stroke = Stroke { width: 2.0, color: Color32::from_rgb(255, 
 
 fn model_ui(v: &mut Viewer, ui: &mut egui::Ui) {
     let info = &v.info;
+    let title = v
+        .source
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map_or_else(|| info.name.clone(), |f| f.to_string_lossy().into_owned());
+    let title = ui.add(egui::Label::new(RichText::new(title).strong()).truncate());
+    if let Some(p) = &v.source {
+        title.on_hover_text(p.display().to_string());
+    }
     egui::Grid::new("viewer-model-facts").num_columns(2).striped(true).show(ui, |ui| {
-        ui.label("model");
-        ui.label(v.source.as_ref().map_or_else(|| info.name.clone(), |p| p.display().to_string()));
-        ui.end_row();
-        ui.label("joints");
-        ui.label(format!("{} ({} deform)", info.joints, info.skin_joints));
-        ui.end_row();
-        ui.label("skins");
+        let mut row = |name: &str, value: String| {
+            ui.label(name);
+            ui.label(value);
+            ui.end_row();
+        };
+        row("joints", format!("{} ({} deform)", info.joints, info.skin_joints));
         let joints: Vec<String> = info.skins.iter().map(usize::to_string).collect();
-        ui.label(format!("{} ({} joints)", info.skins.len(), joints.join(", ")));
-        ui.end_row();
-        ui.label("meshes");
-        ui.label(format!("{} ({} vertices)", info.meshes.len(), info.vertices()));
-        ui.end_row();
-        ui.label("morph targets");
-        ui.label(info.morph_targets().to_string());
-        ui.end_row();
-        ui.label("materials");
-        ui.label(if info.materials.is_empty() { "none (body colour)".into() } else { info.materials.join(", ") });
-        ui.end_row();
+        row("skins", format!("{} ({} joints)", info.skins.len(), joints.join(", ")));
+        row("meshes", format!("{} ({} vertices)", info.meshes.len(), info.vertices()));
+        row("morph targets", info.morph_targets().to_string());
+        row("materials", info.materials.len().to_string());
+        row("clips", info.clips.len().to_string());
     });
     egui::CollapsingHeader::new("meshes").id_salt("viewer-model-meshes").default_open(true).show(ui, |ui| {
         for (i, m) in info.meshes.iter().enumerate() {
             let skin = m.skin.map_or_else(|| "rigid".into(), |s| format!("skin {s}"));
-            ui.label(format!("{i}: {} vertices, {} triangles, {skin}", m.vertices, m.triangles));
+            let mut text = format!("{i}: {} vertices, {} triangles, {skin}", m.vertices, m.triangles);
             if !m.morph_targets.is_empty() {
-                ui.weak(format!("   morph targets: {}", m.morph_targets.join(", ")));
+                text.push_str(&format!("; morph targets {}", m.morph_targets.join(", ")));
             }
+            ui.add(egui::Label::new(text).wrap());
+        }
+        if !info.materials.is_empty() {
+            ui.add(egui::Label::new(RichText::new(format!("materials: {}", info.materials.join(", "))).weak()).wrap());
         }
     });
     egui::CollapsingHeader::new("clips").id_salt("viewer-model-clips").default_open(true).show(ui, |ui| {
-        egui::Grid::new("viewer-model-clip-grid").num_columns(3).show(ui, |ui| {
+        egui::Grid::new("viewer-model-clip-grid").num_columns(2).show(ui, |ui| {
             for c in &info.clips {
-                ui.label(&c.name);
+                ui.add(egui::Label::new(&c.name).truncate())
+                    .on_hover_text(format!("{} events, {} curves", c.events, c.curves));
                 ui.monospace(format!("{:.3} s", c.duration));
-                ui.weak(format!("{} events, {} curves", c.events, c.curves));
                 ui.end_row();
             }
         });
@@ -382,14 +392,11 @@ fn model_ui(v: &mut Viewer, ui: &mut egui::Ui) {
 
 fn joints_ui(v: &mut Viewer, ui: &mut egui::Ui) {
     let mut pick = None;
-    egui::ScrollArea::vertical().id_salt("viewer-joint-tree").max_height(ui.available_height() * 0.5).show(
-        ui,
-        |ui| {
-            for &root in &v.info.roots {
-                joint_node(v, ui, root, 0, &mut pick);
-            }
-        },
-    );
+    egui::ScrollArea::vertical().id_salt("viewer-joint-tree").max_height(ui.available_height() * 0.5).show(ui, |ui| {
+        for &root in &v.info.roots {
+            joint_node(v, ui, root, 0, &mut pick);
+        }
+    });
     if let Some(j) = pick {
         v.select_joint(if v.selected_joint == Some(j) { None } else { Some(j) });
     }
