@@ -331,6 +331,13 @@ pub trait Scene: Sized {
     /// work that needs the renderer goes in [`Scene::prepare`]. Ignores it by default.
     fn file_dropped(&mut self, _path: &std::path::Path) {}
 
+    /// Whether the camera should frame [`Scene::focus`] again, asked after every
+    /// [`Scene::prepare`] (the viewer says yes once after it opened another model). The
+    /// camera keeps its angles; Home returns to the new framing. No by default.
+    fn refocus(&mut self) -> bool {
+        false
+    }
+
     /// The scene's parameters as controls, in the demo's panel (feature `ui`; see
     /// [`crate::ui`]). Runs before [`Scene::update`] each frame, so a change shows in the
     /// same frame. Nothing by default.
@@ -417,13 +424,21 @@ impl<S: Scene> App<S> {
         Ok(Self { scene, frame: FrameData::default(), orbit: Orbit::framing(target, radius, yaw, pitch) })
     }
 
-    /// Lets the scene prepare (see [`Scene::prepare`]), clears the frame, sets the camera
-    /// and lets the scene advance by `dt` and fill it.
+    /// Lets the scene prepare (see [`Scene::prepare`]), frames it again when it asks
+    /// ([`Scene::refocus`]), clears the frame, sets the camera and lets the scene advance by
+    /// `dt` and fill it.
     ///
     /// # Errors
     /// As [`Scene::prepare`] and [`Scene::update`].
     pub fn step(&mut self, renderer: &mut Renderer, dt: f32) -> Result<(), DemoError> {
         self.scene.prepare(renderer)?;
+        if self.scene.refocus() {
+            let (target, radius) = self.scene.focus();
+            let (yaw, pitch) = self.scene.view_angles();
+            let (now_yaw, now_pitch) = (self.orbit.yaw, self.orbit.pitch);
+            self.orbit = Orbit::framing(target, radius, yaw, pitch);
+            (self.orbit.yaw, self.orbit.pitch) = (now_yaw, now_pitch);
+        }
         self.frame.clear();
         self.frame.camera = self.orbit.camera();
         self.scene.update(dt, &mut self.frame)
