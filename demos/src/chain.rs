@@ -1,16 +1,21 @@
 //! The IK tentacle shared by the chapter 13 chain demos ([`crate::scenes::ch13_ccd`] and
 //! [`crate::scenes::ch13_fabrik`]): a chain of [`JOINTS`] joints rooted on the ground
 //! reaching for a target that flies along a Lissajous path ([`target_at`]), with
-//! constraints ([`constraint`]) and the scene that draws it, [`ChainDemo`], generic over the
-//! [`ChainSolver`].
+//! constraints ([`Limits`]) and the scene that draws it, [`ChainDemo`], generic over the
+//! [`ChainSolver`] it starts with.
+//!
+//! The panel switches the solver (CCD or FABRIK), sets the iterations and the threshold,
+//! the limits and the target (sliders, or drag the target in the view: it moves in the
+//! plane through it that faces the camera, and stops following its path).
 
 use crate::app::{CommonArgs, Key, Scene};
 use crate::{DemoError, stage};
 use anim_core::skin::Mesh;
-use anim_ik::{Constraint, IkChain, IkError, SolveResult};
+use anim_ik::{CcdSolver, Constraint, FabrikSolver, IkChain, IkError, SolveResult};
 use anim_math::{Mat4, Quat, Transform, Vec3, quat};
 use anim_render_vk::{Coloring, FrameData, MeshId, Renderer};
 use std::f32::consts::PI;
+use std::marker::PhantomData;
 
 /// Joints in the chain (the last is the end effector).
 pub const JOINTS: usize = 9;
@@ -53,47 +58,109 @@ pub fn straight_chain() -> Result<IkChain, IkError> {
     IkChain::from_transforms(Transform::IDENTITY, locals)
 }
 
-/// The constraint of chain joint `i` (the end effector's is [`Constraint::Free`]).
+/// The constraint of chain joint `i` with the default [`Limits`] (the end effector's is
+/// [`Constraint::Free`]).
 pub fn constraint(i: usize) -> Constraint {
-    match i {
-        0 => Constraint::BallSocket { max_angle: ROOT_CONE, reference: Some(Vec3::y()) },
-        HINGE_JOINT => Constraint::Hinge {
-            axis: Vec3::x_axis(),
-            reference: Quat::identity(),
-            limits: Some((-HINGE_LIMIT, HINGE_LIMIT)),
-        },
-        i if i + 1 < JOINTS => Constraint::ball(BALL_CONE),
-        _ => Constraint::Free,
+    Limits::default().constraint(i)
+}
+
+/// The tentacle's joint limits, radians (the panel changes them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// Largest lean of the first bone from straight up ([`ROOT_CONE`]).
+    pub root_cone: f32,
+    /// Largest angle between a bone and its parent's bone at the ball joints ([`BALL_CONE`]).
+    pub ball_cone: f32,
+    /// Limit of the hinge, both ways ([`HINGE_LIMIT`]).
+    pub hinge_limit: f32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { root_cone: ROOT_CONE, ball_cone: BALL_CONE, hinge_limit: HINGE_LIMIT }
     }
 }
 
-/// A solver the tentacle can use.
+impl Limits {
+    /// The constraint of chain joint `i`: a cone about straight up for the first joint, the
+    /// hinge at [`HINGE_JOINT`], a ball and socket elsewhere, free at the end effector.
+    pub fn constraint(&self, i: usize) -> Constraint {
+        match i {
+            0 => Constraint::BallSocket { max_angle: self.root_cone, reference: Some(Vec3::y()) },
+            HINGE_JOINT => Constraint::Hinge {
+                axis: Vec3::x_axis(),
+                reference: Quat::identity(),
+                limits: Some((-self.hinge_limit, self.hinge_limit)),
+            },
+            i if i + 1 < JOINTS => Constraint::ball(self.ball_cone),
+            _ => Constraint::Free,
+        }
+    }
+
+    /// The limit of chain joint `i` (its cone, or the hinge's limit); `None` at the end.
+    pub fn limit(&self, i: usize) -> Option<f32> {
+        match i {
+            0 => Some(self.root_cone),
+            HINGE_JOINT => Some(self.hinge_limit),
+            i if i + 1 < JOINTS => Some(self.ball_cone),
+            _ => None,
+        }
+    }
+}
+
+/// Which solver the tentacle uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverKind {
+    /// Cyclic coordinate descent ([`CcdSolver`]).
+    Ccd,
+    /// Forward and backward reaching ([`FabrikSolver`]).
+    Fabrik,
+}
+
+impl SolverKind {
+    /// Short name for the title and the panel.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ccd => "CCD",
+            Self::Fabrik => "FABRIK",
+        }
+    }
+}
+
+/// What a demo of the tentacle starts with: its name and its solver (the panel switches
+/// solvers at run time).
 pub trait ChainSolver: std::fmt::Debug + Sized {
     /// Binary name of the demo.
     const NAME: &'static str;
     /// One-line description.
     const ABOUT: &'static str;
-    /// Short name for the title.
+    /// Short name of the starting solver.
     const LABEL: &'static str;
-    /// The solver with [`ITERATIONS`] and [`THRESHOLD`].
-    fn create() -> Self;
-    /// Solves `chain` towards `goal`.
-    ///
-    /// # Errors
-    /// A non-finite goal.
-    fn solve(&mut self, chain: &mut IkChain, goal: &Vec3) -> Result<SolveResult, IkError>;
+    /// The starting solver.
+    const KIND: SolverKind;
 }
 
-/// The tentacle without drawing: chain, solver, target clock, last result.
+/// The tentacle without drawing: chain, solvers, limits, target clock, last result.
 #[derive(Debug)]
 pub struct Tentacle<S: ChainSolver> {
     /// The chain (solved in place frame after frame).
     pub chain: IkChain,
-    /// The solver.
-    pub solver: S,
+    /// The solver in use.
+    pub kind: SolverKind,
+    /// The CCD solver (its iterations and threshold are set from the tentacle's).
+    pub ccd: CcdSolver,
+    /// The FABRIK solver.
+    pub fabrik: FabrikSolver,
+    /// Iterations each solve may use ([`ITERATIONS`]).
+    pub iterations: usize,
+    /// Distance that counts as reached ([`THRESHOLD`]).
+    pub threshold: f32,
+    /// The joint limits (applied while [`Tentacle::constrained`]); change them with
+    /// [`Tentacle::set_limits`].
+    pub limits: Limits,
     /// Constraints are applied.
     pub constrained: bool,
-    /// The target stands still.
+    /// The target stands still (its clock stops; the panel and the view handle place it).
     pub paused: bool,
     /// Target clock, seconds.
     pub time: f32,
@@ -101,22 +168,29 @@ pub struct Tentacle<S: ChainSolver> {
     pub target: Vec3,
     /// What the last solve did.
     pub result: SolveResult,
+    solver: PhantomData<S>,
 }
 
 impl<S: ChainSolver> Tentacle<S> {
-    /// The straight chain, constraints on, target at time `start`.
+    /// The straight chain, constraints on, target at time `start`, `S`'s solver.
     ///
     /// # Errors
     /// Library errors (none expected for the built-in chain).
     pub fn new(start: f32) -> Result<Self, DemoError> {
         let mut t = Self {
             chain: straight_chain()?,
-            solver: S::create(),
+            kind: S::KIND,
+            ccd: CcdSolver::new(ITERATIONS, THRESHOLD),
+            fabrik: FabrikSolver::new(ITERATIONS, THRESHOLD),
+            iterations: ITERATIONS,
+            threshold: THRESHOLD,
+            limits: Limits::default(),
             constrained: false,
             paused: false,
             time: start,
             target: target_at(start),
             result: SolveResult { solved: false, iterations: 0, distance: 0.0 },
+            solver: PhantomData,
         };
         t.set_constrained(true)?;
         Ok(t)
@@ -128,7 +202,7 @@ impl<S: ChainSolver> Tentacle<S> {
     /// Library errors (none expected for the built-in constraints).
     pub fn set_constrained(&mut self, on: bool) -> Result<(), DemoError> {
         for i in 0..JOINTS {
-            let c = if on { constraint(i) } else { Constraint::Free };
+            let c = if on { self.limits.constraint(i) } else { Constraint::Free };
             self.chain.set_constraint(i, c)?;
         }
         if on {
@@ -137,6 +211,15 @@ impl<S: ChainSolver> Tentacle<S> {
         }
         self.constrained = on;
         Ok(())
+    }
+
+    /// New joint limits (applied at once when the constraints are on).
+    ///
+    /// # Errors
+    /// Library errors (none expected for finite limits).
+    pub fn set_limits(&mut self, limits: Limits) -> Result<(), DemoError> {
+        self.limits = limits;
+        if self.constrained { self.set_constrained(true) } else { Ok(()) }
     }
 
     /// Back to the straight chain (constraints kept).
@@ -150,22 +233,32 @@ impl<S: ChainSolver> Tentacle<S> {
         Ok(())
     }
 
-    /// Advances the target by `dt` (unless paused) and solves towards it.
+    /// Advances the target along its path by `dt` (unless paused: then it stays where it
+    /// is) and solves towards it with the current solver.
     ///
     /// # Errors
     /// A non-finite target.
     pub fn step(&mut self, dt: f32) -> Result<SolveResult, DemoError> {
         if !self.paused {
             self.time += dt;
+            self.target = target_at(self.time);
         }
-        self.target = target_at(self.time);
         // Start from last frame's solution: it becomes the chain's start pose (FABRIK turns
         // each joint from its start rotation, as it would from an animated pose).
         for i in 0..JOINTS {
             let l = self.chain.locals()[i];
             self.chain.set_local(i, l)?;
         }
-        self.result = self.solver.solve(&mut self.chain, &self.target)?;
+        self.result = match self.kind {
+            SolverKind::Ccd => {
+                (self.ccd.iterations, self.ccd.threshold) = (self.iterations, self.threshold);
+                self.ccd.solve(&mut self.chain, &self.target)?
+            }
+            SolverKind::Fabrik => {
+                (self.fabrik.iterations, self.fabrik.threshold) = (self.iterations, self.threshold);
+                self.fabrik.solve(&mut self.chain, &self.target)?
+            }
+        };
         Ok(self.result)
     }
 
@@ -178,7 +271,7 @@ impl<S: ChainSolver> Tentacle<S> {
     /// or the hinge angle of the hinge joint, radians; `None` for unconstrained joints.
     pub fn limit_angle(&self, i: usize) -> Option<f32> {
         let local = self.chain.locals().get(i)?;
-        match constraint(i) {
+        match self.limits.constraint(i) {
             Constraint::BallSocket { reference, .. } => {
                 let r = reference.unwrap_or(local.translation);
                 let bone = local.rotation * self.chain.locals().get(i + 1)?.translation;
@@ -232,6 +325,7 @@ pub struct ChainDemo<S: ChainSolver> {
     pub show_path: bool,
     toggle_constraints: bool,
     reset: bool,
+    new_limits: Option<Limits>,
 }
 
 const GREEN: [f32; 4] = [0.35, 0.95, 0.45, 1.0];
@@ -250,7 +344,7 @@ impl<S: ChainSolver> ChainDemo<S> {
             let apex = worlds[i].translation;
             let size = BONE_LENGTHS[i] * 0.55;
             let at_limit = |angle: f32, max: f32| angle >= max - 2e-3;
-            match constraint(i) {
+            match t.limits.constraint(i) {
                 Constraint::BallSocket { max_angle, reference } => {
                     let local_ref = reference.unwrap_or(t.chain.locals()[i].translation).normalize();
                     let axis = t.parent_rotation(i) * local_ref;
@@ -275,7 +369,7 @@ impl<S: ChainSolver> ChainDemo<S> {
                     let bone = t.chain.locals()[i + 1].translation.normalize() * (size * 1.5);
                     let dir = |theta: f32| apex + p * (Quat::from_axis_angle(&axis, theta) * reference * bone);
                     let color =
-                        if t.limit_angle(i).is_some_and(|a| at_limit(a.abs(), HINGE_LIMIT)) { RED } else { GREEN };
+                        if t.limit_angle(i).is_some_and(|a| at_limit(a.abs(), hi)) { RED } else { GREEN };
                     let n = 24;
                     for k in 0..n {
                         let a = lo + (hi - lo) * k as f32 / n as f32;
@@ -313,6 +407,7 @@ impl<S: ChainSolver> Scene for ChainDemo<S> {
             show_path: true,
             toggle_constraints: false,
             reset: false,
+            new_limits: None,
         })
     }
 
@@ -331,6 +426,9 @@ impl<S: ChainSolver> Scene for ChainDemo<S> {
         }
         if std::mem::take(&mut self.reset) {
             self.tentacle.reset()?;
+        }
+        if let Some(limits) = self.new_limits.take() {
+            self.tentacle.set_limits(limits)?;
         }
         self.tentacle.step(dt)?;
         let t = &self.tentacle;
@@ -385,14 +483,103 @@ impl<S: ChainSolver> Scene for ChainDemo<S> {
         }
     }
 
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::ui::tag;
+        use crate::widgets::{check, choice, grid, section, slider, value};
+        let t = &mut self.tentacle;
+        grid(ui, "chain-grid", |ui| {
+            choice(ui, "solver", &mut t.kind, &[
+                (SolverKind::Ccd, "CCD", "solver:ccd"),
+                (SolverKind::Fabrik, "FABRIK", "solver:fabrik"),
+            ]);
+            slider(ui, "iterations", "iterations", &mut t.iterations, 1..=100, |s| s, |n| n.to_string());
+            let mut mm = t.threshold * 1000.0;
+            if slider(ui, "threshold", "threshold", &mut mm, 0.01..=100.0, |s| s.logarithmic(true), |v| {
+                format!("{v:.2} mm")
+            })
+            {
+                t.threshold = mm / 1000.0;
+            }
+            let r = t.result;
+            value(
+                ui,
+                "last solve",
+                format!(
+                    "{} iterations, {:.2} mm{}",
+                    r.iterations,
+                    r.distance * 1000.0,
+                    if r.solved { " (reached)" } else { "" }
+                ),
+            );
+        });
+        section(ui, "Constraints", "chain-limits", true, |ui| {
+            grid(ui, "chain-limits-grid", |ui| {
+                let mut on = t.constrained;
+                if check(ui, "limits", "constraints", &mut on, "on (c)") {
+                    self.toggle_constraints = true;
+                }
+                let mut l = t.limits;
+                let deg = |v: f32| format!("{v:.0}°");
+                let mut changed = false;
+                for (label, name, v, max) in [
+                    ("root cone", "limit:root", &mut l.root_cone, 90.0),
+                    ("ball cones", "limit:ball", &mut l.ball_cone, 90.0),
+                    ("hinge ±", "limit:hinge", &mut l.hinge_limit, 180.0),
+                ] {
+                    let mut d = v.to_degrees();
+                    if slider(ui, label, name, &mut d, 1.0..=max, |s| s.step_by(1.0), deg) {
+                        *v = d.to_radians();
+                        changed = true;
+                    }
+                }
+                if changed {
+                    self.new_limits = Some(l);
+                }
+                check(ui, "draw", "show_limits", &mut self.show_limits, "cones and the hinge's arc (l)");
+            });
+        });
+        section(ui, "Target", "chain-target", true, |ui| {
+            grid(ui, "chain-target-grid", |ui| {
+                let mut follow = !t.paused;
+                if check(ui, "path", "follow", &mut follow, "follow the path (space)") {
+                    t.paused = !follow;
+                }
+                for (k, (label, range)) in [("x", -2.5..=2.5), ("y", 0.0..=3.0), ("z", -2.5..=2.5)].into_iter().enumerate() {
+                    let name = format!("target:{label}");
+                    if slider(ui, label, &name, &mut t.target[k], range, |s| s.step_by(0.01), |v| format!("{v:+.2} m"))
+                    {
+                        t.paused = true;
+                    }
+                }
+                check(ui, "draw", "show_path", &mut self.show_path, "the path (t)");
+            });
+            ui.horizontal(|ui| {
+                if tag(ui.button("straighten (r)"), "straighten").clicked() {
+                    self.reset = true;
+                }
+                ui.weak("or drag the yellow star");
+            });
+        });
+    }
+
+    #[cfg(feature = "ui")]
+    fn windows(&mut self, ctx: &anim_render_vk::ui::egui::Context, view: &crate::ui::UiView<'_>) {
+        let t = &mut self.tentacle;
+        if let Some(p) = crate::widgets::view_handle(ctx, view, &t.target, "target") {
+            t.target = p;
+            t.paused = true;
+        }
+    }
+
     fn status(&self) -> String {
         let t = &self.tentacle;
         format!(
             "{} | constraints {} | iterations {}/{} | distance {:.2} mm{} | target {}",
-            S::LABEL,
+            t.kind.label(),
             if t.constrained { "on" } else { "off" },
             t.result.iterations,
-            ITERATIONS,
+            t.iterations,
             t.result.distance * 1000.0,
             if t.result.solved { " (reached)" } else { "" },
             if t.paused { "paused" } else { "moving" }

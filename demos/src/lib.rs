@@ -28,6 +28,8 @@ pub mod stage;
 pub mod surfaces;
 #[cfg(feature = "ui")]
 pub mod ui;
+#[cfg(feature = "ui")]
+pub mod widgets;
 
 pub use app::{
     App, CommonArgs, CrowdArgs, Headless, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window,

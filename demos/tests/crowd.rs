@@ -51,6 +51,7 @@ fn args(extra: &[&str]) -> CommonArgs {
         "ch15_crowd",
         "--headless",
         "--validation",
+        "--no-ui",
         "--frames",
         "3",
         "--width",

@@ -24,6 +24,7 @@ fn mixed_crowd_renders_clean_and_where_the_cpu_puts_it() {
         "ch15_crowd",
         "--headless",
         "--validation",
+        "--no-ui",
         "--frames",
         "3",
         "--width",

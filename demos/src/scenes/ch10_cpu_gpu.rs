@@ -1,5 +1,7 @@
 //! Chapter 10: the same animated mesh skinned on the CPU (left, warm tint) and on the GPU
 //! (right, cool tint), side by side.
+//!
+//! The panel picks the clip, scrubs its time, the skinning method and the GPU path.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -20,13 +22,21 @@ pub struct CpuGpu {
     pub time: f32,
     /// Distance between the two copies.
     pub spacing: f32,
+    /// Time stands still.
+    pub paused: bool,
 }
 
 impl Scene for CpuGpu {
     const NAME: &'static str = "ch10_cpu_gpu";
     const ABOUT: &'static str = "The same animated mesh skinned on the CPU (left) and on the GPU (right).";
     const CONTROLS: &'static [(&'static str, &'static str)] =
-        &[("c", "next clip"), ("m", "LBS / DQ"), ("b", "GPU vertex / compute shader"), ("k", "skeleton overlay")];
+        &[
+            ("c", "next clip"),
+            ("m", "LBS / DQ"),
+            ("b", "GPU vertex / compute shader"),
+            ("k", "skeleton overlay"),
+            ("space", "pause"),
+        ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
         let mut stage = Stage::new(renderer, args, &Coloring::Uniform(BODY_COLOR))?;
@@ -39,7 +49,7 @@ impl Scene for CpuGpu {
         let spacing = stage.radius * 1.2;
         stage.radius *= 1.5;
         stage.backend = if args.backend == Backend::Compute { Backend::Compute } else { Backend::Vertex };
-        Ok(Self { stage, clip, time: args.start, spacing })
+        Ok(Self { stage, clip, time: args.start, spacing, paused: false })
     }
 
     fn focus(&self) -> (Vec3, f32) {
@@ -47,7 +57,9 @@ impl Scene for CpuGpu {
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
-        self.time += dt;
+        if !self.paused {
+            self.time += dt;
+        }
         let st = &mut self.stage;
         st.sample(self.clip, self.time)?;
         let sides = [(Backend::Cpu, -0.5, [1.0, 0.93, 0.88]), (st.backend, 0.5, [0.9, 0.96, 1.0])];
@@ -75,10 +87,29 @@ impl Scene for CpuGpu {
                 let st = &mut self.stage;
                 st.backend = if st.backend == Backend::Vertex { Backend::Compute } else { Backend::Vertex };
             }
+            Key::Space => self.paused = !self.paused,
             key => {
                 self.stage.key(key);
             }
         }
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::widgets::{check, choice, grid};
+        let st = &mut self.stage;
+        grid(ui, "cpu-gpu-grid", |ui| {
+            crate::widgets::clip_and_time(ui, &st.character, &mut self.clip, &mut self.time, &mut self.paused);
+            choice(ui, "skinning", &mut st.method, &[
+                (anim_core::skin::SkinMethod::Lbs, "LBS", "method:lbs"),
+                (anim_core::skin::SkinMethod::Dq, "DQ", "method:dq"),
+            ]);
+            choice(ui, "right side", &mut st.backend, &[
+                (Backend::Vertex, "GPU vertex", "backend:vertex"),
+                (Backend::Compute, "GPU compute", "backend:compute"),
+            ]);
+            check(ui, "skeleton", "skeleton", &mut st.show_skeleton, "overlay (k)");
+        });
     }
 
     fn status(&self) -> String {

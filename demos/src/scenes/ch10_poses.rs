@@ -5,6 +5,9 @@
 //! skinned in (rebuilt from the inverse bind matrices). The default mannequin rests in a
 //! relaxed A-pose and is bound in a T-pose; `--model ../shared/assets/Woman/Woman.gltf`
 //! shows the book's model, whose rest pose is not its bind pose either.
+//!
+//! The panel picks the clip, scrubs its time, and shows or hides each skeleton and the
+//! joint axes.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -32,6 +35,10 @@ pub struct Poses {
     pub spacing: f32,
     /// Draw joint axes.
     pub axes: bool,
+    /// Time stands still.
+    pub paused: bool,
+    /// Which skeletons are drawn: rest, bind, animated.
+    pub shown: [bool; 3],
 }
 
 impl Poses {
@@ -44,7 +51,8 @@ impl Poses {
 impl Scene for Poses {
     const NAME: &'static str = "ch10_poses";
     const ABOUT: &'static str = "Rest pose (red), bind pose (green) and animated pose (blue) of one skeleton.";
-    const CONTROLS: &'static [(&'static str, &'static str)] = &[("c", "next clip"), ("a", "joint axes")];
+    const CONTROLS: &'static [(&'static str, &'static str)] =
+        &[("c", "next clip"), ("a", "joint axes"), ("space", "pause")];
 
     fn new(_renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
         let mut stage = Stage::with_character(Character::load(args.model.as_deref())?)?;
@@ -59,7 +67,7 @@ impl Scene for Poses {
         let animated = Posed::new(character);
         let spacing = stage.radius * 1.4;
         stage.radius = spacing * 0.8 + stage.radius * 0.5;
-        Ok(Self { stage, bind, animated, clip, time: args.start, spacing, axes: true })
+        Ok(Self { stage, bind, animated, clip, time: args.start, spacing, axes: true, paused: false, shown: [true; 3] })
     }
 
     fn focus(&self) -> (Vec3, f32) {
@@ -67,11 +75,16 @@ impl Scene for Poses {
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
-        self.time += dt;
+        if !self.paused {
+            self.time += dt;
+        }
         let ch = &self.stage.character;
         self.animated.sample(ch, self.clip, self.time)?;
         let axis = self.stage.radius * 0.03;
         for (i, posed) in [&self.stage.posed, &self.bind, &self.animated].into_iter().enumerate() {
+            if !self.shown[i] {
+                continue;
+            }
             let m = self.placement(i);
             posed.draw_skeleton(ch, frame, &m, COLORS[i], true);
             if self.axes {
@@ -91,8 +104,26 @@ impl Scene for Poses {
                 self.time = 0.0;
             }
             Key::Char('a') => self.axes = !self.axes,
+            Key::Space => self.paused = !self.paused,
             _ => {}
         }
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::widgets::{check, grid};
+        let ch = &self.stage.character;
+        grid(ui, "poses-grid", |ui| {
+            crate::widgets::clip_and_time(ui, ch, &mut self.clip, &mut self.time, &mut self.paused);
+            for (i, (label, what)) in
+                [("rest", "red: the nodes' own transforms"), ("bind", "green: the mesh's pose"), ("animated", "blue")]
+                    .into_iter()
+                    .enumerate()
+            {
+                check(ui, label, &format!("show:{label}"), &mut self.shown[i], what);
+            }
+            check(ui, "axes", "axes", &mut self.axes, "joint axes (a)");
+        });
     }
 
     fn status(&self) -> String {

@@ -7,6 +7,9 @@
 //! pose and adds nothing, at the clip's end it adds the whole bend. Keys move the additive
 //! time through the clip in a window; headless runs sweep it back and forth (`s` toggles
 //! the sweep), as the book's sample ping-pongs it.
+//!
+//! The panel sets the additive time (a slider that stops the sweep), the sweep, the motion
+//! and the additive clip.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -117,6 +120,14 @@ impl AdditiveDemo {
     fn set_fraction(&mut self, f: f32) {
         self.additive_time = f.clamp(0.0, 1.0) * self.layer.duration(&self.stage.character);
     }
+
+    /// Turns the sweep on (continuing, rising, from the current additive time) or off.
+    pub fn set_sweep(&mut self, on: bool) {
+        if on && !self.sweep {
+            self.sweep_time = self.fraction() * SWEEP_PERIOD * 0.5;
+        }
+        self.sweep = on;
+    }
 }
 
 impl Scene for AdditiveDemo {
@@ -210,14 +221,42 @@ impl Scene for AdditiveDemo {
                 self.sweep = false;
                 self.set_fraction(self.fraction() + TIME_STEP);
             }
-            Key::Char('s') => {
-                self.sweep = !self.sweep;
-                // Continue the sweep from the current additive time, rising.
-                self.sweep_time = self.fraction() * SWEEP_PERIOD * 0.5;
-            }
+            Key::Char('s') => self.set_sweep(!self.sweep),
             Key::Char('p') => self.show_plain = !self.show_plain,
             _ => {}
         }
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::widgets::{check, grid, pick, slider};
+        let ch = &self.stage.character;
+        let clips: Vec<&str> = ch.clips.iter().map(|c| c.name()).collect();
+        let duration = self.layer.duration(ch);
+        let mut additive_clip = self.layer.clip;
+        let mut sweep = self.sweep;
+        grid(ui, "additive-grid", |ui| {
+            let r = slider(ui, "additive time", "additive", &mut self.additive_time, 0.0..=duration, |s| s.step_by(0.01), |t| {
+                format!("{t:.2} / {duration:.2} s")
+            });
+            if r {
+                sweep = false;
+            }
+            check(ui, "sweep", "sweep", &mut sweep, "back and forth (s)");
+            pick(ui, "motion", "clip", &mut self.clip, &clips);
+            pick(ui, "additive clip", "additive_clip", &mut additive_clip, &clips);
+            check(ui, "plain skeleton", "plain", &mut self.show_plain, "the motion without the layer (p)");
+        });
+        self.set_sweep(sweep);
+        if additive_clip != self.layer.clip {
+            // A clip of the character always makes a layer of the same skeleton.
+            if let Ok(layer) = Layer::new(&self.stage.character, additive_clip) {
+                self.layer = layer;
+                self.additive_time = self.additive_time.min(self.layer.duration(&self.stage.character));
+            }
+        }
+        ui.separator();
+        self.stage.panel(ui);
     }
 
     fn status(&self) -> String {

@@ -7,6 +7,9 @@
 //! locomotion pose with a lower-body mask and the wave pose (a clip made in code, see
 //! [`wave_clip`]) with the complementary upper-body mask, faded in and out over
 //! [`WAVE_FADE`] seconds.
+//!
+//! The panel sets the weight (a slider that holds the timer), the timer, the two clips,
+//! and the wave layer: on or off, its weight, and the joint its upper-body mask starts at.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -114,6 +117,8 @@ pub struct BlendDemo {
     pub paused: bool,
     /// The wave layer is wanted (`w`); its weight follows over [`WAVE_FADE`].
     pub wave_on: bool,
+    /// Weight the wave layer fades to when on (1 by default).
+    pub wave_target: f32,
     /// Current weight of the wave layer.
     pub wave_weight: f32,
     /// Time in the wave clip.
@@ -121,13 +126,46 @@ pub struct BlendDemo {
     wave: Option<Clip>,
     wave_pose: Pose,
     layered: Pose,
-    /// 1 on the upper body (the subtree of [`UPPER_BODY_ROOT`]), 0 elsewhere.
+    /// Root joint of the wave's mask ([`UPPER_BODY_ROOT`] by default).
+    pub mask_root: Option<usize>,
+    /// 1 on the upper body (the subtree of [`BlendDemo::mask_root`]), 0 elsewhere.
     upper: Vec<f32>,
     mask_upper: Vec<f32>,
     mask_lower: Vec<f32>,
 }
 
 impl BlendDemo {
+    /// Makes the wave's mask the subtree of `root` (nothing without a root).
+    ///
+    /// # Errors
+    /// A joint out of range.
+    pub fn set_mask_root(&mut self, root: Option<usize>) -> Result<(), DemoError> {
+        let skeleton = &self.stage.character.skeleton;
+        match root {
+            Some(r) => anim_core::blend::mix::subtree_mask(&mut self.upper, r, 1.0, skeleton)?,
+            None => self.upper.fill(0.0),
+        }
+        self.mask_root = root;
+        Ok(())
+    }
+
+    /// Turns the weight timer on (resuming, rising, from the weight held: no jump) or off
+    /// (the weight is held).
+    pub fn set_timer(&mut self, on: bool) {
+        if on && self.hold {
+            // Invert the smoothstep, then the triangle's rising half.
+            let w = self.weight.clamp(0.0, 1.0);
+            let tri = (0.5 - ((1.0 - 2.0 * w).asin() / 3.0).sin()).clamp(0.0, 1.0);
+            self.weight_time = tri * WEIGHT_PERIOD * 0.5;
+        }
+        self.hold = !on;
+    }
+
+    /// The mask of the wave layer: 1 on the joints of the upper body, 0 elsewhere.
+    pub fn upper_mask(&self) -> &[f32] {
+        &self.upper
+    }
+
     /// Layers the wave over the locomotion pose in `self.stage.posed.pose` with the current
     /// wave weight (nothing at weight 0). Allocates nothing.
     ///
@@ -186,17 +224,16 @@ impl Scene for BlendDemo {
         let rest = ch.skeleton.rest_pose().clone();
         let weight_time = args.start;
         let wave = wave_clip(&ch.skeleton);
-        let mut upper = vec![0.0; ch.skeleton.len()];
-        if let Some(root) = ch.skeleton.find(UPPER_BODY_ROOT) {
-            anim_core::blend::mix::subtree_mask(&mut upper, root, 1.0, &ch.skeleton)?;
-        }
-        Ok(Self {
+        let mask_root = ch.skeleton.find(UPPER_BODY_ROOT);
+        let upper = vec![0.0; ch.skeleton.len()];
+        let mut demo = Self {
             stage,
             clip_a,
             clip_b,
             pose_a: rest.clone(),
             pose_b: rest.clone(),
             wave_on: false,
+            wave_target: 1.0,
             wave_weight: 0.0,
             wave_time: 0.0,
             wave,
@@ -205,12 +242,15 @@ impl Scene for BlendDemo {
             mask_upper: upper.clone(),
             mask_lower: upper.clone(),
             upper,
+            mask_root,
             weight_time,
             weight: blend_weight(weight_time),
             phase: 0.0,
             hold: false,
             paused: false,
-        })
+        };
+        demo.set_mask_root(mask_root)?;
+        Ok(demo)
     }
 
     fn focus(&self) -> (Vec3, f32) {
@@ -236,7 +276,7 @@ impl Scene for BlendDemo {
             &mut self.pose_b,
             &mut st.posed.pose,
         )?;
-        let target = if self.wave_on && self.wave.is_some() { 1.0 } else { 0.0 };
+        let target = if self.wave_on && self.wave.is_some() { self.wave_target } else { 0.0 };
         let fade = dt / WAVE_FADE;
         self.wave_weight = (self.wave_weight + (target - self.wave_weight).clamp(-fade, fade)).clamp(0.0, 1.0);
         self.wave_time += dt;
@@ -264,7 +304,7 @@ impl Scene for BlendDemo {
             return;
         }
         match key {
-            Key::Char('h') => self.hold = !self.hold,
+            Key::Char('h') => self.set_timer(self.hold),
             Key::Char('w') => self.wave_on = !self.wave_on,
             Key::Char('0') => {
                 self.hold = true;
@@ -277,6 +317,60 @@ impl Scene for BlendDemo {
             Key::Space => self.paused = !self.paused,
             _ => {}
         }
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::widgets::{check, grid, pick, section, slider, value};
+        let ch = &self.stage.character;
+        let clips: Vec<&str> = ch.clips.iter().map(|c| c.name()).collect();
+        let mut timer = !self.hold;
+        grid(ui, "blend-grid", |ui| {
+            let r = slider(ui, "weight", "blend", &mut self.weight, 0.0..=1.0, |s| s.step_by(0.01), |w| {
+                format!("{w:.2}")
+            });
+            if r {
+                timer = false;
+            }
+            check(ui, "timer", "timer", &mut timer, "weight follows the timer (h)");
+            pick(ui, "weight 0", "clip_a", &mut self.clip_a, &clips);
+            pick(ui, "weight 1", "clip_b", &mut self.clip_b, &clips);
+            value(ui, "phase", format!("{:.2} of the cycle", self.phase));
+            check(ui, "pause", "pause", &mut self.paused, "stand still (space)");
+        });
+        self.set_timer(timer);
+        let joints: Vec<String> = self.stage.character.skeleton.names().to_vec();
+        let wave = self.wave.is_some();
+        let mut root = self.mask_root.unwrap_or(0);
+        section(ui, "Upper-body layer", "blend-layer", true, |ui| {
+            if !wave {
+                ui.weak("no wave: the character lacks the mannequin's arm joints");
+                return;
+            }
+            grid(ui, "blend-layer-grid", |ui| {
+                check(ui, "wave layer", "wave", &mut self.wave_on, "on (w)");
+                slider(ui, "layer weight", "layer_weight", &mut self.wave_target, 0.0..=1.0, |s| s.step_by(0.01), |w| {
+                    format!("{w:.2}")
+                });
+                ui.label("now");
+                ui.add(anim_render_vk::ui::egui::ProgressBar::new(self.wave_weight).text(format!(
+                    "wave {:.2}, locomotion {:.2}",
+                    self.wave_weight,
+                    1.0 - self.wave_weight
+                )));
+                ui.end_row();
+                let names: Vec<&str> = joints.iter().map(String::as_str).collect();
+                pick(ui, "mask root", "mask_root", &mut root, &names);
+                let upper = self.upper.iter().filter(|&&m| m > 0.0).count();
+                value(ui, "mask", format!("{upper} of {} joints take the wave", self.upper.len()));
+            });
+        });
+        if wave && Some(root) != self.mask_root {
+            // A root from the list is a joint of the skeleton.
+            let _ = self.set_mask_root(Some(root));
+        }
+        ui.separator();
+        self.stage.panel(ui);
     }
 
     fn status(&self) -> String {

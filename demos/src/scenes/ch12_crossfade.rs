@@ -1,6 +1,10 @@
 //! Chapter 12: a [`CrossFadeController`] that fades to a random clip every few seconds.
 //! The clips are picked by a seeded generator, so a headless run always shows the same
 //! sequence; the title shows the current clip and the fade targets with their weights.
+//!
+//! The panel picks a target clip and fades to it now, sets the fade's duration and the
+//! interval of the automatic fades (or turns them off), and shows every fade in progress
+//! with its weight.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -79,6 +83,10 @@ pub struct Shuffler {
     pub picker: Picker,
     /// Fades started so far.
     pub fades: usize,
+    /// Length of a fade, seconds ([`FADE_DURATION`] by default).
+    pub duration: f32,
+    /// Seconds between two automatic fades ([`FADE_INTERVAL`] by default).
+    pub interval: f32,
 }
 
 impl Shuffler {
@@ -95,7 +103,16 @@ impl Shuffler {
         let last = clips.iter().position(|c| c.name().to_lowercase().contains("walk")).unwrap_or(0);
         let mut controller = CrossFadeController::new(&ch.skeleton, 4);
         controller.play(clips[last].clone(), TimePolicy::Wrap)?;
-        Ok(Self { controller, clips, last, countdown: FIRST_FADE, picker: Picker::new(SEED), fades: 0 })
+        Ok(Self {
+            controller,
+            clips,
+            last,
+            countdown: FIRST_FADE,
+            picker: Picker::new(SEED),
+            fades: 0,
+            duration: FADE_DURATION,
+            interval: FADE_INTERVAL,
+        })
     }
 
     /// Starts a fade to a random clip other than the last one now.
@@ -104,11 +121,21 @@ impl Shuffler {
     /// As [`CrossFadeController::fade_to`].
     pub fn fade_now(&mut self) -> Result<(), DemoError> {
         let next = self.picker.pick(self.clips.len(), Some(self.last));
-        if self.controller.fade_to(self.clips[next].clone(), FADE_DURATION, TimePolicy::Wrap)? {
+        self.fade_to(next)
+    }
+
+    /// Starts a fade to `clips[next]` over [`Shuffler::duration`] now (nothing new when it
+    /// is already the target); the next automatic fade is an interval away.
+    ///
+    /// # Errors
+    /// An index out of range, or as [`CrossFadeController::fade_to`].
+    pub fn fade_to(&mut self, next: usize) -> Result<(), DemoError> {
+        let clip = self.clips.get(next).ok_or_else(|| DemoError::Args(format!("no playable clip {next}")))?;
+        if self.controller.fade_to(clip.clone(), self.duration, TimePolicy::Wrap)? {
             self.fades += 1;
         }
         self.last = next;
-        self.countdown = FADE_INTERVAL;
+        self.countdown = self.interval;
         Ok(())
     }
 
@@ -140,6 +167,9 @@ pub struct CrossFadeDemo {
     pub show_sources: bool,
     sources: [Posed; 2],
     fade_requested: bool,
+    /// Index into the shuffler's clips the panel fades to.
+    pub target: usize,
+    fade_to_target: bool,
 }
 
 impl Scene for CrossFadeDemo {
@@ -176,7 +206,17 @@ impl Scene for CrossFadeDemo {
             shuffler.step(dt)?;
             t -= dt;
         }
-        Ok(Self { stage, shuffler, hold: false, show_sources: true, sources, fade_requested: false })
+        let target = shuffler.last;
+        Ok(Self {
+            stage,
+            shuffler,
+            hold: false,
+            show_sources: true,
+            sources,
+            fade_requested: false,
+            target,
+            fade_to_target: false,
+        })
     }
 
     fn focus(&self) -> (Vec3, f32) {
@@ -187,8 +227,11 @@ impl Scene for CrossFadeDemo {
         if std::mem::take(&mut self.fade_requested) {
             self.shuffler.fade_now()?;
         }
+        if std::mem::take(&mut self.fade_to_target) {
+            self.shuffler.fade_to(self.target)?;
+        }
         if self.hold {
-            self.shuffler.countdown = FADE_INTERVAL;
+            self.shuffler.countdown = self.shuffler.interval;
         }
         self.shuffler.step(dt)?;
         let st = &mut self.stage;
@@ -217,7 +260,7 @@ impl Scene for CrossFadeDemo {
         // above it, as long as their weight.
         let (w, y, z) = (st.radius * 0.8, st.floor + 0.002, st.radius * 0.35);
         let left = Vec3::new(-w, y, z);
-        let frac = (self.shuffler.countdown / FADE_INTERVAL).clamp(0.0, 1.0);
+        let frac = (self.shuffler.countdown / self.shuffler.interval.max(1e-3)).clamp(0.0, 1.0);
         frame.line(left, left + Vec3::x() * (2.0 * w * frac), [0.5, 0.7, 1.0, 1.0]);
         for (i, f) in self.shuffler.controller.targets().enumerate() {
             let a = left + Vec3::z() * (0.05 * st.radius * (i + 1) as f32);
@@ -237,6 +280,55 @@ impl Scene for CrossFadeDemo {
             Key::Char('s') => self.show_sources = !self.show_sources,
             _ => {}
         }
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::ui::tag;
+        use crate::widgets::{check, grid, pick, section, slider, value};
+        use anim_render_vk::ui::egui;
+        let sh = &mut self.shuffler;
+        let clips: Vec<&str> = sh.clips.iter().map(|c| c.name()).collect();
+        grid(ui, "crossfade-grid", |ui| {
+            pick(ui, "target", "target", &mut self.target, &clips);
+            slider(ui, "duration", "duration", &mut sh.duration, 0.0..=2.0, |s| s.step_by(0.05), |d| {
+                format!("{d:.2} s")
+            });
+            ui.label("");
+            ui.horizontal(|ui| {
+                if tag(ui.button("fade to target"), "fade").clicked() {
+                    self.fade_to_target = true;
+                }
+                if tag(ui.button("random (n)"), "random").clicked() {
+                    self.fade_requested = true;
+                }
+            });
+            ui.end_row();
+            let mut auto = !self.hold;
+            if check(ui, "automatic", "auto", &mut auto, "random fades (h)") {
+                self.hold = !auto;
+            }
+            slider(ui, "interval", "interval", &mut sh.interval, 0.5..=10.0, |s| s.step_by(0.1), |d| {
+                format!("{d:.1} s")
+            });
+            if !self.hold {
+                value(ui, "next fade", format!("in {:.1} s", sh.countdown.max(0.0)));
+            }
+            check(ui, "skeletons", "sources", &mut self.show_sources, "from (blue) and to (orange) (s)");
+        });
+        let c = &sh.controller;
+        section(ui, "Fades in progress", "crossfade-fades", true, |ui| {
+            let current = c.current_clip().map_or("none", |k| k.name());
+            ui.label(format!("current: {current} at {:.2} s", c.current_time().unwrap_or(0.0)));
+            if c.targets().len() == 0 {
+                ui.weak("no fade");
+            }
+            for f in c.targets() {
+                ui.add(egui::ProgressBar::new(f.weight).text(format!("{} {:.0}%", f.clip.name(), f.weight * 100.0)));
+            }
+        });
+        ui.separator();
+        self.stage.panel(ui);
     }
 
     fn status(&self) -> String {

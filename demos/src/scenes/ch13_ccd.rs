@@ -9,29 +9,20 @@
 //! balls, an arc for the hinge, green while inside and red at the limit.
 
 pub use crate::chain::{
-    BALL_CONE, BONE_LENGTHS, ChainDemo, ChainSolver, HINGE_JOINT, HINGE_LIMIT, ITERATIONS, JOINTS, PATH_CENTRE,
-    ROOT_CONE, THRESHOLD, Tentacle, bone_mesh, constraint, reach, straight_chain, target_at,
+    BALL_CONE, BONE_LENGTHS, ChainDemo, ChainSolver, HINGE_JOINT, HINGE_LIMIT, ITERATIONS, JOINTS, Limits, PATH_CENTRE,
+    ROOT_CONE, SolverKind, THRESHOLD, Tentacle, bone_mesh, constraint, reach, straight_chain, target_at,
 };
-use anim_ik::{CcdSolver, IkChain, IkError, SolveResult};
-use anim_math::Vec3;
 
-/// CCD ([`CcdSolver`]).
+/// CCD ([`anim_ik::CcdSolver`]) first.
 #[derive(Clone, Copy, Debug)]
-pub struct Ccd(pub CcdSolver);
+pub struct Ccd;
 
 impl ChainSolver for Ccd {
     const NAME: &'static str = "ch13_ccd";
     const ABOUT: &'static str =
         "CCD: a constrained 9-joint tentacle reaching for a moving target (cones: ball joints, arc: hinge).";
     const LABEL: &'static str = "CCD";
-
-    fn create() -> Self {
-        Self(CcdSolver::new(ITERATIONS, THRESHOLD))
-    }
-
-    fn solve(&mut self, chain: &mut IkChain, goal: &Vec3) -> Result<SolveResult, IkError> {
-        self.0.solve(chain, goal)
-    }
+    const KIND: SolverKind = SolverKind::Ccd;
 }
 
 /// The CCD demo.

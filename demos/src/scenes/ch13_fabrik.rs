@@ -10,27 +10,18 @@
 //! finishes with constrained CCD sweeps from the same iteration budget: it comes within
 //! 1 mm on at least as many frames of the path as CCD (`demos/tests/ch13_fabrik_limits.rs`).
 
-use crate::chain::{ChainDemo, ChainSolver, ITERATIONS, THRESHOLD};
-use anim_ik::{FabrikSolver, IkChain, IkError, SolveResult};
-use anim_math::Vec3;
+use crate::chain::{ChainDemo, ChainSolver, SolverKind};
 
-/// FABRIK ([`FabrikSolver`]).
-#[derive(Clone, Debug)]
-pub struct Fabrik(pub FabrikSolver);
+/// FABRIK ([`anim_ik::FabrikSolver`]) first.
+#[derive(Clone, Copy, Debug)]
+pub struct Fabrik;
 
 impl ChainSolver for Fabrik {
     const NAME: &'static str = "ch13_fabrik";
     const ABOUT: &'static str =
         "FABRIK: a constrained 9-joint tentacle reaching for a moving target (cones: ball joints, arc: hinge).";
     const LABEL: &'static str = "FABRIK";
-
-    fn create() -> Self {
-        Self(FabrikSolver::new(ITERATIONS, THRESHOLD))
-    }
-
-    fn solve(&mut self, chain: &mut IkChain, goal: &Vec3) -> Result<SolveResult, IkError> {
-        self.0.solve(chain, goal)
-    }
+    const KIND: SolverKind = SolverKind::Fabrik;
 }
 
 /// The FABRIK demo.

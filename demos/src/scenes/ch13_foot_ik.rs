@@ -8,6 +8,10 @@
 //! The vertical offset the grounding applies is smoothed on the way up (it drops at once,
 //! so a foot never has to over-reach, and rises with a time constant of [`RISE_TIME`]),
 //! so the body does not pop when a foot lifts off a low spot.
+//!
+//! The panel turns the grounding on or off and sets its settings: the ankle's and the
+//! toe's height above the sole, how far below the sole the rays look for ground, the
+//! body's vertical placement, toe alignment and the leg solver.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -336,6 +340,61 @@ impl Scene for FootIkDemo {
             Key::Space => self.paused = !self.paused,
             _ => {}
         }
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::widgets::{check, choice, grid, section, slider, value};
+        use anim_ik::LegSolver;
+        let w = &mut self.walker;
+        grid(ui, "foot-grid", |ui| {
+            check(ui, "foot IK", "foot_ik", &mut w.ik, "ground the feet (i)");
+            let s = w.feet.settings_mut();
+            let cm = |v: f32| format!("{:.1} cm", v * 100.0);
+            slider(ui, "ankle offset", "ankle", &mut s.ankle_height, 0.0..=0.2, |s| s.step_by(0.001), cm);
+            slider(ui, "toe offset", "toe", &mut s.toe_height, 0.0..=0.1, |s| s.step_by(0.001), cm);
+            slider(ui, "ray below sole", "ray", &mut s.search_below, 0.0..=1.5, |s| s.step_by(0.01), cm);
+            check(ui, "body", "adjust_root", &mut s.adjust_root, "lowered to the lower foot");
+            check(ui, "toes", "align_toes", &mut s.align_toes, "feet follow the ground's slope");
+            #[derive(Clone, Copy, PartialEq)]
+            enum Kind {
+                TwoBone,
+                Ccd,
+                Fabrik,
+            }
+            let mut kind = match s.solver {
+                LegSolver::TwoBone => Kind::TwoBone,
+                LegSolver::Ccd(_) => Kind::Ccd,
+                LegSolver::Fabrik { .. } => Kind::Fabrik,
+            };
+            if choice(ui, "leg solver", &mut kind, &[
+                (Kind::TwoBone, "two-bone", "leg:two-bone"),
+                (Kind::Ccd, "CCD", "leg:ccd"),
+                (Kind::Fabrik, "FABRIK", "leg:fabrik"),
+            ]) {
+                s.solver = match kind {
+                    Kind::TwoBone => LegSolver::TwoBone,
+                    Kind::Ccd => LegSolver::Ccd(anim_ik::CcdSolver::new(100, 1e-4)),
+                    Kind::Fabrik => LegSolver::Fabrik { iterations: 100, threshold: 1e-4 },
+                };
+            }
+            check(ui, "camera", "follow", &mut self.follow, "follows the character (f)");
+            check(ui, "pause", "pause", &mut self.paused, "stand still (space)");
+        });
+        section(ui, "Feet", "foot-state", true, |ui| {
+            grid(ui, "foot-state-grid", |ui| {
+                let clearance = w.ankle_clearance();
+                for (k, side) in ["left", "right"].into_iter().enumerate() {
+                    let state = if w.contacts[k] > 0.5 { "planted" } else { "swing" };
+                    value(ui, side, format!("{state} ({:.2}), ankle {:.1} cm up", w.contacts[k], clearance[k] * 100.0));
+                }
+                let t = w.placement.translation;
+                let body = t.y - w.ground.height(t.x, t.z).unwrap_or(0.0);
+                value(ui, "body", format!("{:+.1} cm", body * 100.0));
+            });
+        });
+        ui.separator();
+        w.stage.panel(ui);
     }
 
     fn status(&self) -> String {

@@ -3,6 +3,9 @@
 //! LBS averages the two joints' matrices, so at 180° the middle of the bar collapses to its
 //! axis (the candy-wrapper artefact); DQS blends rotations and keeps the volume. With
 //! `--model`, the model's clip plays on both sides instead (e.g. `DQ/dq.gltf`).
+//!
+//! The panel sets the twist angle (a slider that stops the animation), twist or bend, and
+//! the skinning method of each side.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -70,6 +73,16 @@ pub fn twist_angle(t: f32) -> f32 {
     PI * 0.5 * (1.0 - (t * PI * 0.5).cos())
 }
 
+/// Local rotation of the bar's child joint at `angle`: about the bar's axis (twist), or
+/// half of it about z (bend).
+pub fn bar_rotation(angle: f32, bend: bool) -> Quat {
+    if bend {
+        Quat::from_axis_angle(&Vec3::z_axis(), angle * 0.5)
+    } else {
+        Quat::from_axis_angle(&Vec3::x_axis(), angle)
+    }
+}
+
 /// The scene.
 #[derive(Debug)]
 pub struct DqVsLbs {
@@ -86,6 +99,12 @@ pub struct DqVsLbs {
     pub time: f32,
     /// Distance between the two copies.
     pub spacing: f32,
+    /// The angle follows [`twist_angle`] of the time (the clip plays, with `--model`).
+    pub animate: bool,
+    /// Angle of the bar's child joint, radians (the twist; half of it bends).
+    pub angle: f32,
+    /// Skinning method of the left and the right copy (LBS and DQ at start).
+    pub methods: [SkinMethod; 2],
 }
 
 impl Scene for DqVsLbs {
@@ -97,6 +116,7 @@ impl Scene for DqVsLbs {
         ("c", "next clip (--model)"),
         ("b", "CPU / GPU vertex / GPU compute"),
         ("k", "skeleton overlay"),
+        ("space", "pause"),
     ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
@@ -135,7 +155,17 @@ impl Scene for DqVsLbs {
         let spacing = radius * 2.2;
         stage.radius = spacing * 0.5 + radius;
         stage.floor -= radius * 0.5;
-        Ok(Self { stage, is_bar, bend: false, clip, time: args.start, spacing })
+        Ok(Self {
+            stage,
+            is_bar,
+            bend: false,
+            clip,
+            time: args.start,
+            spacing,
+            animate: true,
+            angle: twist_angle(args.start),
+            methods: [SkinMethod::Lbs, SkinMethod::Dq],
+        })
     }
 
     fn focus(&self) -> (Vec3, f32) {
@@ -147,19 +177,19 @@ impl Scene for DqVsLbs {
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
-        self.time += dt;
+        if self.animate {
+            self.time += dt;
+            self.angle = twist_angle(self.time);
+        }
         let st = &mut self.stage;
         if self.is_bar {
-            let angle = twist_angle(self.time);
             st.posed.pose.locals_mut().copy_from_slice(st.character.skeleton.rest_pose().locals());
-            let axis = if self.bend { Vec3::z_axis() } else { Vec3::x_axis() };
-            st.posed.pose.locals_mut()[1].rotation =
-                Quat::from_axis_angle(&axis, angle * if self.bend { 0.5 } else { 1.0 });
+            st.posed.pose.locals_mut()[1].rotation = bar_rotation(self.angle, self.bend);
             st.update()?;
         } else {
             st.sample(self.clip, self.time)?;
         }
-        for (method, x) in [(SkinMethod::Lbs, -0.5), (SkinMethod::Dq, 0.5)] {
+        for (method, x) in [(self.methods[0], -0.5), (self.methods[1], 0.5)] {
             let m = Mat4::new_translation(&Vec3::new(x * self.spacing, 0.0, 0.0));
             st.draw_with(frame, &m, method, st.backend)?;
         }
@@ -177,22 +207,62 @@ impl Scene for DqVsLbs {
             }
             // Each side has its method: `m` does nothing here.
             Key::Char('m') => {}
+            Key::Space => self.animate = !self.animate,
             key => {
                 self.stage.key(key);
             }
         }
     }
 
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::character::Backend;
+        use crate::widgets::{check, choice, grid, pick};
+        grid(ui, "dq-grid", |ui| {
+            if self.is_bar {
+                let mut deg = self.angle.to_degrees();
+                if crate::widgets::slider(ui, "twist", "twist", &mut deg, 0.0..=180.0, |s| s.step_by(1.0), |d| {
+                    format!("{d:.0}°")
+                })
+                {
+                    self.angle = deg.to_radians();
+                    self.animate = false;
+                }
+                choice(ui, "motion", &mut self.bend, &[(false, "twist", "mode:twist"), (true, "bend (half)", "mode:bend")]);
+            } else {
+                let clips: Vec<&str> = self.stage.character.clips.iter().map(|c| c.name()).collect();
+                let mut c = self.clip.unwrap_or(0);
+                if !clips.is_empty() && pick(ui, "clip", "clip", &mut c, &clips) {
+                    (self.clip, self.time) = (Some(c), 0.0);
+                }
+            }
+            check(ui, "animate", "animate", &mut self.animate, "0 → 180° → 0 over 4 s (space)");
+            for (side, label) in [(0, "left"), (1, "right")] {
+                let tags = [format!("{label}:lbs"), format!("{label}:dq")];
+                choice(ui, label, &mut self.methods[side], &[
+                    (SkinMethod::Lbs, "LBS", &tags[0]),
+                    (SkinMethod::Dq, "DQ", &tags[1]),
+                ]);
+            }
+            let tags: Vec<String> = Backend::ALL.iter().map(|b| format!("backend:{}", b.label())).collect();
+            let backends: Vec<(Backend, &str, &str)> =
+                Backend::ALL.iter().zip(&tags).map(|(b, t)| (*b, b.label(), t.as_str())).collect();
+            choice(ui, "backend", &mut self.stage.backend, &backends);
+            check(ui, "skeleton", "skeleton", &mut self.stage.show_skeleton, "overlay (k)");
+        });
+    }
+
     fn status(&self) -> String {
+        let [l, r] = self.methods.map(|m| m.name().to_uppercase());
         if self.is_bar {
             format!(
-                "left LBS | right DQ | {} {:.0} deg | {}",
+                "left {l} | right {r} | {} {:.0} deg | {}",
                 if self.bend { "bend" } else { "twist" },
-                twist_angle(self.time).to_degrees() * if self.bend { 0.5 } else { 1.0 },
+                self.angle.to_degrees() * if self.bend { 0.5 } else { 1.0 },
                 self.stage.backend.label()
             )
         } else {
-            format!("left LBS | right DQ | {} | {}", self.stage.character.name, self.stage.backend.label())
+            format!("left {l} | right {r} | {} | {}", self.stage.character.name, self.stage.backend.label())
         }
     }
 }

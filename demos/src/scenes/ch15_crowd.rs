@@ -27,15 +27,18 @@ use crate::crowd::{CrowdCharacter, Rng, grid_half_extent, populate};
 use crate::mixed_crowd::{mixed_types, populate_mixed};
 use crate::stage::ground;
 use anim_core::skin::SkinMethod;
-use anim_crowd::atlas::{AnimAtlas, BakeSettings};
+use anim_crowd::atlas::{AnimAtlas, BakeSettings, TexelFormat, TextureLayout};
 use anim_crowd::crowd::Crowd;
 use anim_crowd::lod::MeshLods;
 use anim_math::Vec3;
-use anim_render_vk::{CrowdDraw, CrowdId, CrowdPath, FrameData, Renderer};
+use anim_render_vk::{CrowdDraw, CrowdId, CrowdPath, FrameData, MeshId, Renderer};
 use std::time::Instant;
 
 /// Skin colour of the crowd (each character's tint varies a little around it).
 pub const CROWD_COLOR: [f32; 3] = [0.80, 0.72, 0.62];
+
+/// Most characters the panel's count goes to.
+pub const MAX_COUNT: usize = 16384;
 
 /// One more character type of a mixed crowd (`--models`): its crowd and its GPU crowd.
 #[derive(Debug)]
@@ -46,6 +49,30 @@ pub struct CrowdGroup {
     pub crowd: Crowd,
     /// Its crowd registered with the renderer.
     pub id: CrowdId,
+}
+
+/// One character type: its drawn part, its scale, its mesh on the GPU, its mesh levels of
+/// detail (made when first asked for) and the atlas loaded from `--anim-texture`.
+#[derive(Debug)]
+struct CrowdType {
+    character: CrowdCharacter,
+    scale: f32,
+    mesh: MeshId,
+    lods: Option<MeshLods>,
+    file_atlas: Option<AnimAtlas>,
+}
+
+/// The GPU crowds of every type for one atlas layout and texel format, with room for
+/// `capacity` characters each. The renderer cannot drop a crowd, so each configuration is
+/// registered once and reused (a larger count registers a larger one, by powers of two).
+#[derive(Debug)]
+struct Registered {
+    layout: TextureLayout,
+    format: TexelFormat,
+    capacity: usize,
+    atlases: Vec<AnimAtlas>,
+    ids: Vec<CrowdId>,
+    lods_set: bool,
 }
 
 /// The crowd scene.
@@ -74,6 +101,22 @@ pub struct CrowdScene {
     /// Seconds between waves of crossfades: every wave, one character in 16 fades to a
     /// random clip while the crowd runs.
     pub wave_seconds: f32,
+    /// Characters wanted: a change repopulates the field in [`Scene::prepare`] (new
+    /// clips, phases, speeds from the seed).
+    pub count: usize,
+    /// Atlas layout wanted: a change rebakes the atlases in [`Scene::prepare`].
+    pub layout: TextureLayout,
+    /// Texel format wanted: as [`CrowdScene::layout`].
+    pub format: TexelFormat,
+    /// Why the last change of count, layout or format was refused (they went back).
+    pub error: Option<String>,
+    types: Vec<CrowdType>,
+    registered: Vec<Registered>,
+    active: usize,
+    rate: f32,
+    seed: u64,
+    spacing: f32,
+    size: f32,
     rng: Rng,
     since_wave: f32,
     clip_count: u32,
@@ -92,6 +135,142 @@ impl CrowdScene {
     pub fn stats_line(&self) -> &str {
         &self.status
     }
+
+    /// Whether every atlas is rigid (DQ skinning possible).
+    pub fn rigid(&self) -> bool {
+        self.rigid
+    }
+
+    /// Characters in the crowd (every type).
+    pub fn len(&self) -> usize {
+        self.crowd.len() + self.others.iter().map(|g| g.crowd.len()).sum::<usize>()
+    }
+
+    /// Whether the crowd has no character.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The layout and format of the atlases drawn now.
+    pub fn atlas_config(&self) -> (TextureLayout, TexelFormat) {
+        let r = &self.registered[self.active];
+        (r.layout, r.format)
+    }
+
+    /// Bakes every type's atlas for `layout` / `format` (a type loaded from a file keeps
+    /// its atlas).
+    fn bake(&self, layout: TextureLayout, format: TexelFormat) -> Result<Vec<AnimAtlas>, DemoError> {
+        let settings = BakeSettings { rate: self.rate, layout, format };
+        self.types
+            .iter()
+            .map(|t| match &t.file_atlas {
+                Some(a) => Ok(a.clone()),
+                None => t.character.bake(&settings),
+            })
+            .collect()
+    }
+
+    /// Makes the field match [`CrowdScene::count`], [`CrowdScene::layout`] and
+    /// [`CrowdScene::format`]: finds (or bakes and registers) the GPU crowds of that
+    /// configuration with room for the count, and repopulates.
+    fn rebuild(&mut self, renderer: &mut Renderer) -> Result<(), DemoError> {
+        let (layout, format, count) = (self.layout, self.format, self.count);
+        let found = self.registered.iter().position(|r| r.layout == layout && r.format == format);
+        let active = match found {
+            Some(i) if self.registered[i].capacity >= count => i,
+            _ => {
+                let atlases = match found {
+                    Some(i) => std::mem::take(&mut self.registered[i].atlases),
+                    None => self.bake(layout, format)?,
+                };
+                let capacity = count.next_power_of_two().clamp(64, MAX_COUNT.max(count));
+                let reg = register(renderer, &self.types, atlases, layout, format, capacity)?;
+                match found {
+                    Some(i) => {
+                        self.registered[i] = reg;
+                        i
+                    }
+                    None => {
+                        self.registered.push(reg);
+                        self.registered.len() - 1
+                    }
+                }
+            }
+        };
+        let reg = &self.registered[active];
+        let mut crowds = populate_all(reg, &self.types, count, self.spacing, self.seed)?;
+        let mut ids = reg.ids.clone();
+        self.rigid = reg.atlases.iter().all(AnimAtlas::is_rigid);
+        self.clip_count = reg.atlases[0].clips().len() as u32;
+        self.others = crowds
+            .drain(1..)
+            .zip(ids.drain(1..))
+            .zip(&self.types[1..])
+            .map(|((crowd, id), t)| CrowdGroup { name: t.character.character.name.clone(), crowd, id })
+            .collect();
+        (self.crowd, self.id) = (crowds.remove(0), ids[0]);
+        self.active = active;
+        if !self.rigid {
+            self.method = SkinMethod::Lbs;
+        }
+        self.radius = (grid_half_extent(count, self.spacing) + self.size).max(self.size);
+        Ok(())
+    }
+
+    /// Gives the drawn crowds their mesh levels of detail when a draw asks for them.
+    fn ensure_lods(&mut self, renderer: &mut Renderer) -> Result<(), DemoError> {
+        let reg = &mut self.registered[self.active];
+        if self.lod_pixels.is_none() || reg.lods_set {
+            return Ok(());
+        }
+        for (t, id) in self.types.iter_mut().zip(&reg.ids) {
+            if t.lods.is_none() {
+                t.lods = Some(
+                    MeshLods::from_mesh(t.character.mesh(), &[0.5, 0.25, 0.1])
+                        .map_err(|e| DemoError::Args(format!("mesh levels of detail: {e}")))?,
+                );
+            }
+            if let Some(lods) = &t.lods {
+                renderer.set_crowd_lods(*id, lods)?;
+            }
+        }
+        reg.lods_set = true;
+        Ok(())
+    }
+}
+
+/// Registers one GPU crowd per type for `atlases` (one a type) with room for `capacity`.
+fn register(
+    renderer: &mut Renderer,
+    types: &[CrowdType],
+    atlases: Vec<AnimAtlas>,
+    layout: TextureLayout,
+    format: TexelFormat,
+    capacity: usize,
+) -> Result<Registered, DemoError> {
+    let ids = types
+        .iter()
+        .zip(&atlases)
+        .map(|(t, atlas)| renderer.add_crowd(t.mesh, atlas, capacity.max(1) as u32))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Registered { layout, format, capacity, atlases, ids, lods_set: false })
+}
+
+/// The field of `count` characters over the registered crowds' atlases.
+fn populate_all(
+    reg: &Registered,
+    types: &[CrowdType],
+    count: usize,
+    spacing: f32,
+    seed: u64,
+) -> Result<Vec<Crowd>, DemoError> {
+    if types.len() == 1 {
+        Ok(vec![populate(&reg.atlases[0], count, spacing, seed)?])
+    } else {
+        let atlases: Vec<&AnimAtlas> = reg.atlases.iter().collect();
+        let scales: Vec<f32> = types.iter().map(|t| t.scale).collect();
+        populate_mixed(&atlases, &scales, count, spacing, seed)
+    }
 }
 
 impl Scene for CrowdScene {
@@ -108,69 +287,64 @@ impl Scene for CrowdScene {
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
         let c = &args.crowd;
-        let settings = BakeSettings { rate: c.rate, layout: c.layout()?, format: c.texel_format()? };
-        // Each character type with its atlas and scale: one type, or one per `--models`.
-        let types: Vec<(CrowdCharacter, AnimAtlas, f32)> = match &c.models {
+        let (layout, format) = (c.layout()?, c.texel_format()?);
+        // Each character type with its scale (and its atlas when loaded from a file): one
+        // type, or one per `--models`.
+        let parts: Vec<(CrowdCharacter, f32, Option<AnimAtlas>)> = match &c.models {
             Some(models) => {
                 if c.anim_texture.is_some() {
                     return Err(DemoError::Args("--anim-texture plays one character; not with --models".into()));
                 }
-                let mut types = Vec::new();
-                for t in mixed_types(args.model.as_deref(), models, 60.0)? {
-                    let atlas = t.character.bake(&settings)?;
-                    types.push((t.character, atlas, t.scale));
-                }
-                types
+                mixed_types(args.model.as_deref(), models, 60.0)?.into_iter().map(|t| (t.character, t.scale, None)).collect()
             }
             None => {
                 let (cc, skipped) = CrowdCharacter::new(crate::Character::load(args.model.as_deref())?)?;
                 if skipped > 0 {
                     log::warn!("{}: drawing one skinned part; {skipped} other part(s) left out", cc.character.name);
                 }
-                let atlas = match &c.anim_texture {
-                    Some(path) => cc.load_atlas(path)?,
-                    None => cc.bake(&settings)?,
-                };
-                vec![(cc, atlas, 1.0)]
+                let atlas = c.anim_texture.as_ref().map(|path| cc.load_atlas(path)).transpose()?;
+                vec![(cc, 1.0, atlas)]
             }
         };
-        if args.method == SkinMethod::Dq && types.iter().any(|t| !t.1.is_rigid()) {
-            return Err(DemoError::Args("--method dq needs a rigid skin; this atlas is not rigid".into()));
+        let mut types = Vec::with_capacity(parts.len());
+        for (character, scale, file_atlas) in parts {
+            let mesh = character.upload(renderer, CROWD_COLOR)?;
+            types.push(CrowdType { character, scale, mesh, lods: None, file_atlas });
         }
-        let (cc, atlas, scale) = (&types[0].0, &types[0].1, types[0].2);
+        let (layout, format) = match &types[0].file_atlas {
+            Some(a) => (a.layout(), a.format()),
+            None => (layout, format),
+        };
+        let (cc, scale) = (&types[0].character, types[0].scale);
         let (lo, hi) = cc.mesh().bounds().unwrap_or((Vec3::zeros(), Vec3::new(1.0, 1.0, 1.0)));
         let (lo, hi) = (lo * scale, hi * scale);
         let size = (hi - lo).x.max((hi - lo).z).max((hi - lo).y * 0.5);
         let spacing = size * 1.6;
         let count = c.count as usize;
-        let mut crowds = if types.len() == 1 {
-            vec![populate(atlas, count, spacing, c.seed)?]
-        } else {
-            let atlases: Vec<&AnimAtlas> = types.iter().map(|t| &t.1).collect();
-            let scales: Vec<f32> = types.iter().map(|t| t.2).collect();
-            populate_mixed(&atlases, &scales, count, spacing, c.seed)?
-        };
-        let mut ids = Vec::with_capacity(types.len());
-        for ((cc, atlas, _), crowd) in types.iter().zip(&crowds) {
-            let mesh = cc.upload(renderer, CROWD_COLOR)?;
-            let id = renderer.add_crowd(mesh, atlas, (crowd.len() as u32).max(1))?;
-            if c.lod_pixels.is_some() {
-                let lods = MeshLods::from_mesh(cc.mesh(), &[0.5, 0.25, 0.1])
-                    .map_err(|e| DemoError::Args(format!("--lod-pixels: {e}")))?;
-                renderer.set_crowd_lods(id, &lods)?;
-            }
-            ids.push(id);
+        let settings = BakeSettings { rate: c.rate, layout, format };
+        let atlases = types
+            .iter()
+            .map(|t| match &t.file_atlas {
+                Some(a) => Ok(a.clone()),
+                None => t.character.bake(&settings),
+            })
+            .collect::<Result<Vec<_>, DemoError>>()?;
+        if args.method == SkinMethod::Dq && atlases.iter().any(|a| !a.is_rigid()) {
+            return Err(DemoError::Args("--method dq needs a rigid skin; this atlas is not rigid".into()));
         }
+        let reg = register(renderer, &types, atlases, layout, format, count)?;
+        let mut crowds = populate_all(&reg, &types, count, spacing, c.seed)?;
+        let mut ids = reg.ids.clone();
         let others: Vec<CrowdGroup> = crowds
             .drain(1..)
             .zip(ids.drain(1..))
-            .zip(types.iter().skip(1))
-            .map(|((crowd, id), t)| CrowdGroup { name: t.0.character.name.clone(), crowd, id })
+            .zip(&types[1..])
+            .map(|((crowd, id), t)| CrowdGroup { name: t.character.character.name.clone(), crowd, id })
             .collect();
         let (crowd, id) = (crowds.remove(0), ids[0]);
         let half = grid_half_extent(count, spacing) + size;
         let threads = c.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        Ok(Self {
+        let mut scene = Self {
             crowd,
             id,
             others,
@@ -182,18 +356,31 @@ impl Scene for CrowdScene {
             threads,
             paused: false,
             wave_seconds: 1.0,
+            count,
+            layout,
+            format,
+            error: None,
+            rigid: reg.atlases.iter().all(AnimAtlas::is_rigid),
+            clip_count: reg.atlases[0].clips().len() as u32,
+            types,
+            registered: vec![reg],
+            active: 0,
+            rate: c.rate,
+            seed: c.seed,
+            spacing,
+            size,
             rng: Rng::new(c.seed ^ 0x5eed),
             since_wave: 0.0,
-            clip_count: atlas.clips().len() as u32,
             fade_all: false,
-            rigid: types.iter().all(|t| t.1.is_rigid()),
             centre: Vec3::new(0.0, lo.y + (hi.y - lo.y) * 0.5, 0.0),
             radius: half.max(size),
             floor: lo.y,
             cpu_ms: 0.0,
             frames: 0,
             status: String::new(),
-        })
+        };
+        scene.ensure_lods(renderer)?;
+        Ok(scene)
     }
 
     /// Frames the front half of the field from a corner, low: near characters are large,
@@ -207,6 +394,18 @@ impl Scene for CrowdScene {
     }
 
     fn prepare(&mut self, renderer: &mut Renderer) -> Result<(), DemoError> {
+        let (layout, format) = self.atlas_config();
+        if self.count != self.len() || self.layout != layout || self.format != format {
+            if let Err(e) = self.rebuild(renderer) {
+                // Refused (a DQ layout of a skin that is not rigid, an atlas beyond the
+                // device): back to what is drawn.
+                self.error = Some(e.to_string());
+                (self.count, self.layout, self.format) = (self.len(), layout, format);
+            } else {
+                self.error = None;
+            }
+        }
+        self.ensure_lods(renderer)?;
         // The instances the last update computed go to the GPU with this frame.
         renderer.set_crowd_instances(self.id, self.crowd.instances())?;
         for g in &self.others {
@@ -225,7 +424,7 @@ impl Scene for CrowdScene {
             let tris = renderer.crowd_triangles(self.id).map_or_else(String::new, |t| format!(", {t} triangles"));
             self.status = format!(
                 "{} characters{types}, {visible} visible{levels}{tris}, {} {} · GPU {stats} · CPU {:.3} ms",
-                self.crowd.len() + self.others.iter().map(|g| g.crowd.len()).sum::<usize>(),
+                self.len(),
                 self.path,
                 self.method.name(),
                 self.cpu_ms
@@ -301,6 +500,79 @@ impl Scene for CrowdScene {
             Key::Space => self.paused = !self.paused,
             _ => {}
         }
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, view: &crate::ui::UiView<'_>) {
+        use crate::ui::tag;
+        use crate::widgets::{check, choice, grid, section, slider};
+        use anim_render_vk::ui::egui;
+        let from_file = self.types[0].file_atlas.is_some();
+        grid(ui, "crowd-grid", |ui| {
+            slider(ui, "characters", "count", &mut self.count, 1..=MAX_COUNT, |s| s.logarithmic(true), |n| {
+                n.to_string()
+            });
+            let paths: Vec<(CrowdPath, &str, String)> =
+                CrowdPath::ALL.iter().map(|p| (*p, p.name(), format!("path:{}", p.name()))).collect();
+            let paths: Vec<(CrowdPath, &str, &str)> = paths.iter().map(|(p, n, t)| (*p, *n, t.as_str())).collect();
+            choice(ui, "path", &mut self.path, &paths);
+            ui.add_enabled_ui(!from_file, |ui| {
+                let layouts: Vec<(TextureLayout, &str, String)> =
+                    TextureLayout::ALL.iter().map(|l| (*l, l.name(), format!("layout:{}", l.name()))).collect();
+                let layouts: Vec<_> = layouts.iter().map(|(l, n, t)| (*l, *n, t.as_str())).collect();
+                choice(ui, "layout", &mut self.layout, &layouts);
+                choice(ui, "texels", &mut self.format, &[
+                    (TexelFormat::F32, "f32", "format:f32"),
+                    (TexelFormat::F16, "f16", "format:f16"),
+                ]);
+            });
+            ui.label("skinning");
+            ui.horizontal(|ui| {
+                tag(ui.selectable_value(&mut self.method, SkinMethod::Lbs, "LBS"), "method:lbs");
+                ui.add_enabled_ui(self.rigid, |ui| {
+                    tag(ui.selectable_value(&mut self.method, SkinMethod::Dq, "DQ"), "method:dq")
+                        .on_disabled_hover_text("DQ needs a rigid atlas");
+                });
+            });
+            ui.end_row();
+            check(ui, "culling", "cull", &mut self.cull, "GPU frustum culling (u)");
+            let mut far = self.lod_distance.is_some();
+            if check(ui, "one influence", "lod_distance:on", &mut far, "beyond a distance") {
+                self.lod_distance = far.then_some(self.radius * 0.5);
+            }
+            if let Some(d) = &mut self.lod_distance {
+                let max = (self.radius * 4.0).max(1.0);
+                slider(ui, "distance", "lod_distance", d, 0.01..=max, |s| s.logarithmic(true), |d| format!("{d:.2} m"));
+            }
+            let mut levels = self.lod_pixels.is_some();
+            if check(ui, "mesh levels", "lod_pixels:on", &mut levels, "coarser where it shows less") {
+                self.lod_pixels = levels.then_some(1.0);
+            }
+            if let Some(px) = &mut self.lod_pixels {
+                slider(ui, "error", "lod_pixels", px, 0.1..=16.0, |s| s.logarithmic(true), |p| format!("{p:.2} px"));
+            }
+            slider(ui, "fade waves", "waves", &mut self.wave_seconds, 0.1..=10.0, |s| s.logarithmic(true), |w| {
+                format!("every {w:.1} s")
+            });
+            ui.label("");
+            ui.horizontal(|ui| {
+                if tag(ui.button("all crossfade (c)"), "fade_all").clicked() {
+                    self.fade_all = true;
+                }
+                tag(ui.checkbox(&mut self.paused, "pause"), "pause");
+            });
+            ui.end_row();
+        });
+        if let Some(e) = &self.error {
+            ui.colored_label(egui::Color32::from_rgb(255, 120, 90), e);
+        }
+        if !self.status.is_empty() {
+            ui.add(egui::Label::new(egui::RichText::new(&self.status).small()).wrap());
+        }
+        section(ui, "GPU time per pass", "crowd-gpu", true, |ui| {
+            let r = ui.scope(|ui| crate::ui::timings_plot(ui, "gpu", &view.timings.gpu));
+            tag(r.response, "gpu");
+        });
     }
 
     fn status(&self) -> String {

@@ -16,6 +16,14 @@
 //! Headless, the scene plays [`SCRIPT`] instead of reading keys, so screenshots and tests
 //! are deterministic. A graph without some of the parameters the scene drives (`move_x`,
 //! `move_z`, `jump`, `punch`, `grounded`, `foot_ik`) simply does not get them.
+//!
+//! The panel lists the graph's parameters as controls: `move_x` and `move_z` as sliders
+//! (moving one makes the panel, not the keys, ask for the velocity, until "keys" is
+//! ticked again), triggers as buttons, bools as check boxes, and any other float the
+//! graph declares as a slider over its range; the parameters the scene drives (`grounded`
+//! from the jump, `foot_ik` from the IK switch) show their value. Below, each machine's
+//! active state and transition and the blend space's weights. With the panel on, that text
+//! leaves the top-left corner of the view to it (the blend-space plot stays).
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -200,6 +208,9 @@ pub struct Player {
     pub time: f32,
     /// Plays [`SCRIPT`] instead of keys.
     pub scripted: bool,
+    /// The velocity the panel asks for (`[x, z]`, m/s, the character's frame) instead of
+    /// the keys; `None`: the keys (or the script) ask.
+    pub manual: Option<[f32; 2]>,
     script_at: usize,
     /// Foot grounding on.
     pub ik: bool,
@@ -256,6 +267,7 @@ impl Player {
             events: Vec::with_capacity(32),
             time: 0.0,
             scripted,
+            manual: None,
             script_at: 0,
             ik: true,
             params,
@@ -312,7 +324,7 @@ impl Player {
         let turn =
             f32::from(u8::from(self.input.is(Hold::TurnLeft))) - f32::from(u8::from(self.input.is(Hold::TurnRight)));
         self.yaw += turn * TURN_RATE * dt;
-        let want = self.input.velocity();
+        let want = self.manual.unwrap_or_else(|| self.input.velocity());
         let k = 1.0 - (-RESPONSE * dt).exp();
         for (v, w) in self.velocity.iter_mut().zip(want) {
             *v += (w - *v) * k;
@@ -419,6 +431,9 @@ pub struct Locomotion {
     focus_at: Vec3,
     start_yaw: f32,
     size: (u32, u32),
+    /// The states, velocity and weights as text over the view (off while the panel shows
+    /// them).
+    pub hud_text: bool,
 }
 
 impl std::fmt::Debug for Locomotion {
@@ -436,10 +451,15 @@ impl Locomotion {
     /// space's plot on the right.
     fn hud(&self, frame: &mut FrameData) {
         let p = &self.player;
-        let (w, _) = self.size;
         let s = Screen::new(&frame.camera, self.size.0, self.size.1);
         let size = 16.0;
         let mut y = 10.0;
+        if !self.hud_text {
+            if let Some(space) = p.blend_space() {
+                self.blend_plot(frame, &s, space);
+            }
+            return;
+        }
         for line in p.machine_lines() {
             s.text(frame, 12.0, y, size, &line, TEXT);
             y += size * 1.3;
@@ -454,8 +474,7 @@ impl Locomotion {
         );
         y += size * 1.5;
         let Some(space) = p.blend_space() else { return };
-        let (points, kids, weights) =
-            (p.graph.blend_points(space), p.graph.blend_children(space), p.instance.blend_weights(space));
+        let (kids, weights) = (p.graph.blend_children(space), p.instance.blend_weights(space));
         for (k, (&child, &wk)) in kids.iter().zip(weights).enumerate() {
             let name = p.graph.node_name(child).unwrap_or("?");
             let row = y + k as f32 * size * 1.1;
@@ -466,6 +485,16 @@ impl Locomotion {
             }
             s.text(frame, 228.0, row, size * 0.8, &format!("{wk:.2}"), if wk > 0.0 { TEXT } else { DIM });
         }
+        self.blend_plot(frame, &s, space);
+    }
+
+    /// The blend space's plot in the top-right corner: its points, the weights as circles,
+    /// the input as a cross.
+    fn blend_plot(&self, frame: &mut FrameData, s: &Screen, space: NodeId) {
+        let p = &self.player;
+        let (w, _) = self.size;
+        let size = 16.0;
+        let (points, weights) = (p.graph.blend_points(space), p.instance.blend_weights(space));
         // The plot: x (to the left) drawn leftwards, z upwards; the input as a cross.
         let (box_size, margin) = (180.0, 12.0);
         let (x0, y0) = (w as f32 - box_size - margin, margin);
@@ -524,6 +553,7 @@ impl Scene for Locomotion {
             follow: true,
             focus_at,
             size: (args.width, args.height),
+            hud_text: !args.ui_on(),
         })
     }
 
@@ -602,6 +632,102 @@ impl Scene for Locomotion {
             _ => return,
         };
         self.player.input.set(hold, false);
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::ui::tag;
+        use crate::widgets::{check, grid, section, slider};
+        use anim_graph::param::ParamKind;
+        use anim_render_vk::ui::egui;
+        let p = &mut self.player;
+        let graph = p.graph.clone();
+        section(ui, "Graph parameters", "loco-params", true, |ui| {
+            grid(ui, "loco-params-grid", |ui| {
+                for info in graph.params().infos() {
+                    let name = info.name.as_str();
+                    let (lo, hi) = if info.min.is_finite() && info.max.is_finite() {
+                        (info.min, info.max)
+                    } else {
+                        (-10.0, 10.0)
+                    };
+                    match (info.kind, name) {
+                        (ParamKind::Float, "move_x" | "move_z") => {
+                            let k = usize::from(name == "move_z");
+                            let mut v = p.manual.map_or(p.velocity[k], |m| m[k]);
+                            if slider(ui, name, name, &mut v, lo..=hi, |s| s.step_by(0.01), |v| format!("{v:+.2} m/s"))
+                            {
+                                let mut m = p.manual.unwrap_or(p.velocity);
+                                m[k] = v;
+                                p.manual = Some(m);
+                            }
+                        }
+                        (ParamKind::Float, "foot_ik") => {
+                            check(ui, name, name, &mut p.ik, "foot grounding (i)");
+                        }
+                        (ParamKind::Float, _) => {
+                            let Ok(h) = graph.float_param(name) else { continue };
+                            let mut v = p.instance.float(h).unwrap_or(info.default);
+                            if slider(ui, name, name, &mut v, lo..=hi, |s| s, |v| format!("{v:.2}")) {
+                                let _ = p.instance.set_float(h, v);
+                            }
+                        }
+                        (ParamKind::Bool, "grounded") => {
+                            let on = graph.bool_param(name).ok().and_then(|h| p.instance.bool(h).ok());
+                            crate::widgets::value(ui, name, format!("{} (the jump sets it)", on.unwrap_or(true)));
+                        }
+                        (ParamKind::Bool, _) => {
+                            let Ok(h) = graph.bool_param(name) else { continue };
+                            let mut v = p.instance.bool(h).unwrap_or(false);
+                            if check(ui, name, name, &mut v, "") {
+                                let _ = p.instance.set_bool(h, v);
+                            }
+                        }
+                        (ParamKind::Trigger, _) => {
+                            ui.label(name);
+                            let what = match name {
+                                "jump" => "jump (space)",
+                                "punch" => "punch (p)",
+                                _ => "fire",
+                            };
+                            if tag(ui.button(what), name).clicked() {
+                                match name {
+                                    "jump" => p.jump(),
+                                    "punch" => p.punch(),
+                                    _ => {
+                                        if let Ok(h) = graph.trigger_param(name) {
+                                            let _ = p.instance.set_trigger(h);
+                                        }
+                                    }
+                                }
+                            }
+                            ui.end_row();
+                        }
+                    }
+                }
+                let mut keys = p.manual.is_none();
+                if check(ui, "velocity", "keys", &mut keys, "from the keys (w a s d, shift)") {
+                    p.manual = if keys { None } else { Some(p.velocity) };
+                }
+            });
+        });
+        section(ui, "Active states", "loco-states", true, |ui| {
+            for line in p.machine_lines() {
+                ui.label(line);
+            }
+            if let Some(space) = p.blend_space() {
+                let (kids, weights) = (graph.blend_children(space), p.instance.blend_weights(space));
+                for (&child, &w) in kids.iter().zip(weights).filter(|(_, w)| **w > 0.0) {
+                    let name = graph.node_name(child).unwrap_or("?");
+                    ui.add(egui::ProgressBar::new(w).desired_height(14.0).text(format!("{name} {w:.2}")));
+                }
+            }
+        });
+        ui.separator();
+        grid(ui, "loco-view-grid", |ui| {
+            check(ui, "camera", "follow", &mut self.follow, "follows the character (f)");
+        });
+        self.player.stage.panel(ui);
     }
 
     fn status(&self) -> String {

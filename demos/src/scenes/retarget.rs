@@ -6,6 +6,9 @@
 //! planted feet placed by two-bone IK) and played like any other clip. The characters are
 //! drawn at the mannequin's size (each scaled by the inverse of its leg ratio), on one
 //! floor; `c` switches the clip for all of them.
+//!
+//! The panel picks the clip and scrubs its time, shows or hides each character with its
+//! mapping and contact error, and sets the skinning of all of them.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -39,6 +42,10 @@ pub struct Player {
     pub contact_error: Vec<f32>,
     /// The feet and toes joints.
     pub feet: Vec<usize>,
+    /// Drawn.
+    pub shown: bool,
+    /// Joints mapped to the humanoid profile, of the skeleton's.
+    pub mapped: (usize, usize),
 }
 
 /// The scene.
@@ -53,6 +60,14 @@ pub struct Retarget {
     pub time: f32,
     /// Distance between two characters.
     pub spacing: f32,
+    /// Time stands still.
+    pub paused: bool,
+}
+
+/// Joints of `h` mapped to the humanoid profile, and its skeleton's joints.
+fn mapped(h: &Humanoid) -> (usize, usize) {
+    let n = h.model.skeleton.len();
+    (h.rig.map().slots().count(), n)
 }
 
 impl Retarget {
@@ -86,6 +101,7 @@ impl Scene for Retarget {
         ("m", "LBS / DQ"),
         ("b", "CPU / GPU vertex / GPU compute skinning"),
         ("k", "skeleton overlay"),
+        ("space", "pause"),
     ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
@@ -107,6 +123,8 @@ impl Scene for Retarget {
             leg_ratio: 1.0,
             contact_error: vec![0.0; all.len()],
             feet: source.feet_and_toes(),
+            shown: true,
+            mapped: mapped(&source),
         });
         for path in targets {
             let target = Humanoid::load(&path.to_string_lossy(), None)?;
@@ -118,6 +136,8 @@ impl Scene for Retarget {
                 leg_ratio: rt.leg_ratio(),
                 contact_error,
                 feet: target.feet_and_toes(),
+                shown: true,
+                mapped: mapped(&target),
             });
         }
         for p in &mut players {
@@ -129,7 +149,7 @@ impl Scene for Retarget {
             Some(c) => source.model.clip_index(c)?,
             None => source.model.clip_index("walk").unwrap_or(0),
         };
-        Ok(Self { players, clip, time: args.start, spacing: 1.1 })
+        Ok(Self { players, clip, time: args.start, spacing: 1.1, paused: false })
     }
 
     fn focus(&self) -> (Vec3, f32) {
@@ -142,12 +162,16 @@ impl Scene for Retarget {
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
-        self.time += dt;
+        if !self.paused {
+            self.time += dt;
+        }
         for i in 0..self.players.len() {
             let m = self.placement(i);
             let p = &mut self.players[i];
             p.stage.sample(Some(self.clip), self.time)?;
-            p.stage.draw(frame, &m)?;
+            if p.shown {
+                p.stage.draw(frame, &m)?;
+            }
         }
         let (_, radius) = self.focus();
         ground(frame, radius, 0.0);
@@ -161,8 +185,52 @@ impl Scene for Retarget {
             self.time = 0.0;
             return;
         }
+        if key == Key::Space {
+            self.paused = !self.paused;
+            return;
+        }
         for p in &mut self.players {
             p.stage.key(key);
+        }
+    }
+
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::widgets::{grid, section};
+        let clip_now = self.clip;
+        grid(ui, "retarget-grid", |ui| {
+            let source = &self.players[0].stage.character;
+            let mut clip = Some(self.clip);
+            crate::widgets::clip_and_time(ui, source, &mut clip, &mut self.time, &mut self.paused);
+            // The rest pose is no retargeted clip: keep the one playing.
+            self.clip = clip.unwrap_or(clip_now);
+        });
+        section(ui, "Characters", "retarget-players", true, |ui| {
+            anim_render_vk::ui::egui::Grid::new("retarget-players-grid").num_columns(3).show(ui, |ui| {
+                ui.strong("shown");
+                ui.strong("joints mapped");
+                ui.strong("contact error");
+                ui.end_row();
+                for (i, p) in self.players.iter_mut().enumerate() {
+                    let name = p.stage.character.name.clone();
+                    crate::ui::tag(ui.checkbox(&mut p.shown, name), &format!("show:{i}"));
+                    ui.label(format!("{} of {}", p.mapped.0, p.mapped.1));
+                    if i == 0 {
+                        ui.weak("source");
+                    } else {
+                        let mm = 1000.0 * p.contact_error.get(clip_now).copied().unwrap_or(0.0) / p.leg_ratio;
+                        ui.label(format!("{mm:.1} mm (1 m leg)"));
+                    }
+                    ui.end_row();
+                }
+            });
+        });
+        ui.separator();
+        let (first, rest) = self.players.split_at_mut(1);
+        let lead = &mut first[0].stage;
+        lead.panel(ui);
+        for p in rest {
+            (p.stage.method, p.stage.backend, p.stage.show_skeleton) = (lead.method, lead.backend, lead.show_skeleton);
         }
     }
 

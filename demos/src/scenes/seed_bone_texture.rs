@@ -11,6 +11,8 @@
 //! As in the seed: bones b0 at x = 0, b1 at x = 4, b2 at x = 8; grid columns at x = 0 and 8
 //! follow one bone, x = 2 is half b0 / half b1, x = 4 is b1, x = 6 half b1 / half b2; columns
 //! in between interpolate. Each bone rotates by `sin(t) · 0.8` about z relative to its parent.
+//!
+//! The panel picks the view and sets each bone's angle (a slider that pauses the clock).
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -122,6 +124,9 @@ pub struct BoneTexture {
     pub time: f32,
     /// Time stands still.
     pub paused: bool,
+    /// Each bone's angle about z relative to its parent, radians ([`BoneTexture::angle`]
+    /// of the time while the clock runs).
+    pub angles: [f32; 3],
 }
 
 impl BoneTexture {
@@ -153,6 +158,7 @@ impl Scene for BoneTexture {
             view: View::Weights,
             time: args.start,
             paused: false,
+            angles: [Self::angle(args.start); 3],
         })
     }
 
@@ -167,11 +173,11 @@ impl Scene for BoneTexture {
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
         if !self.paused {
             self.time += dt;
+            self.angles = [Self::angle(self.time); 3];
         }
-        let rot = Quat::from_axis_angle(&Vec3::z_axis(), Self::angle(self.time));
         self.pose.locals_mut().copy_from_slice(self.skeleton.rest_pose().locals());
-        for l in self.pose.locals_mut() {
-            l.rotation = rot;
+        for (l, a) in self.pose.locals_mut().iter_mut().zip(self.angles) {
+            l.rotation = Quat::from_axis_angle(&Vec3::z_axis(), a);
         }
         self.pose.local_to_model(&self.skeleton, &mut self.model)?;
         self.palette.update(&self.model, &self.skin)?;
@@ -193,7 +199,33 @@ impl Scene for BoneTexture {
         }
     }
 
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::widgets::{check, choice, grid, slider};
+        grid(ui, "bone-texture-grid", |ui| {
+            choice(ui, "view", &mut self.view, &[
+                (View::Weights, "weights", "view:weights"),
+                (View::Normals, "normals", "view:normals"),
+                (View::JointIndices, "joint indices", "view:joint-indices"),
+            ]);
+            for (b, a) in self.angles.iter_mut().enumerate() {
+                let mut deg = a.to_degrees();
+                let (label, name) = (format!("bone b{b}"), format!("angle:{b}"));
+                if slider(ui, &label, &name, &mut deg, -90.0..=90.0, |s| s.step_by(1.0), |d| format!("{d:+.0}°"))
+                {
+                    *a = deg.to_radians();
+                    self.paused = true;
+                }
+            }
+            let mut playing = !self.paused;
+            if check(ui, "animate", "animate", &mut playing, "sin(t) · 0.8 (space)") {
+                self.paused = !playing;
+            }
+        });
+    }
+
     fn status(&self) -> String {
-        format!("bone angle {:.0} deg | {}", Self::angle(self.time).to_degrees(), self.view.label())
+        let [a, b, c] = self.angles.map(f32::to_degrees);
+        format!("bone angles {a:.0} {b:.0} {c:.0} deg | {}", self.view.label())
     }
 }

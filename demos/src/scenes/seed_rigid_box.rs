@@ -3,6 +3,8 @@
 //! bone's skinning matrix) and re-uploads the vertex buffer as dynamic data (staging copy
 //! in the frame's command buffer). The seam between the parts opens when the upper bone
 //! turns: the crack that smooth skinning closes.
+//!
+//! The panel sets both bones' angles (sliders that pause the clock).
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -126,12 +128,20 @@ pub struct RigidBox {
     pub time: f32,
     /// Time stands still.
     pub paused: bool,
+    /// The lower and the upper bone's angle about z, radians (a fifth of
+    /// [`RigidBox::angle`] and all of it while the clock runs).
+    pub angles: [f32; 2],
 }
 
 impl RigidBox {
     /// Angle of the upper bone at time `t`, radians (±60°).
     pub fn angle(t: f32) -> f32 {
         (t * 1.5).sin() * 60f32.to_radians()
+    }
+
+    /// The lower and the upper bone's angle at time `t`.
+    pub fn angles_at(t: f32) -> [f32; 2] {
+        [Self::angle(t) * 0.2, Self::angle(t)]
     }
 }
 
@@ -157,6 +167,7 @@ impl Scene for RigidBox {
             id,
             time: args.start.max(0.0) + 0.9,
             paused: false,
+            angles: Self::angles_at(args.start.max(0.0) + 0.9),
         })
     }
 
@@ -167,10 +178,12 @@ impl Scene for RigidBox {
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
         if !self.paused {
             self.time += dt;
+            self.angles = Self::angles_at(self.time);
         }
         self.pose.locals_mut().copy_from_slice(self.skeleton.rest_pose().locals());
-        self.pose.locals_mut()[0].rotation = Quat::from_axis_angle(&Vec3::z_axis(), Self::angle(self.time) * 0.2);
-        self.pose.locals_mut()[1].rotation = Quat::from_axis_angle(&Vec3::z_axis(), Self::angle(self.time));
+        for (l, a) in self.pose.locals_mut().iter_mut().zip(self.angles) {
+            l.rotation = Quat::from_axis_angle(&Vec3::z_axis(), a);
+        }
         self.pose.local_to_model(&self.skeleton, &mut self.model)?;
         palette::skinning_matrices(&self.model, &self.skin, &mut self.palette)?;
         let inf = self.mesh.influences.as_ref().expect("built with influences");
@@ -192,7 +205,30 @@ impl Scene for RigidBox {
         }
     }
 
+    #[cfg(feature = "ui")]
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
+        use crate::widgets::{check, grid, slider};
+        grid(ui, "rigid-box-grid", |ui| {
+            for (b, (a, label)) in self.angles.iter_mut().zip(["lower bone", "upper bone"]).enumerate() {
+                let mut deg = a.to_degrees();
+                let name = format!("angle:{b}");
+                if slider(ui, label, &name, &mut deg, -90.0..=90.0, |s| s.step_by(1.0), |d| format!("{d:+.0}°")) {
+                    *a = deg.to_radians();
+                    self.paused = true;
+                }
+            }
+            let mut playing = !self.paused;
+            if check(ui, "animate", "animate", &mut playing, "upper ±60°, lower a fifth (space)") {
+                self.paused = !playing;
+            }
+        });
+        ui.weak("Each vertex follows one bone: the seam opens as the upper bone turns.");
+    }
+
     fn status(&self) -> String {
-        format!("upper bone {:.0} deg, rigid CPU skinning, dynamic vertex upload", Self::angle(self.time).to_degrees())
+        format!(
+            "upper bone {:.0} deg, rigid CPU skinning, dynamic vertex upload",
+            self.angles[1].to_degrees()
+        )
     }
 }
