@@ -27,9 +27,10 @@ const H: u32 = 540;
 /// A headless run of `S` with its panel at `W × H`, validation on, `extra` arguments, three
 /// frames rendered (egui lays a new window out in a sizing pass first).
 fn start<S: Scene>(extra: &[&str]) -> Headless<S> {
-    let mut v: Vec<String> = ["demo", "--headless", "--validation", "--width", &W.to_string(), "--height", &H.to_string()]
-        .map(String::from)
-        .to_vec();
+    let mut v: Vec<String> =
+        ["demo", "--headless", "--validation", "--width", &W.to_string(), "--height", &H.to_string()]
+            .map(String::from)
+            .to_vec();
     v.extend(extra.iter().map(|s| s.to_string()));
     let args = <CommonArgs as clap::Parser>::parse_from(v);
     assert!(args.ui_on());
@@ -222,7 +223,8 @@ fn ch14_twist_slider_and_methods_per_side() {
     assert_bar(&run.app.frame, 0, angle, false);
     assert_bar(&run.app.frame, 1, angle, true);
     // LBS pinches the middle of the bar at 150°, DQ keeps its radius.
-    let mid = |ps: &[Vec3]| ps.iter().filter(|p| (p.x - 2.0).abs() < 0.05).map(|p| p.yz().norm()).fold(f32::MAX, f32::min);
+    let mid =
+        |ps: &[Vec3]| ps.iter().filter(|p| (p.x - 2.0).abs() < 0.05).map(|p| p.yz().norm()).fold(f32::MAX, f32::min);
     let n = twisted_bar(0.0, false).len();
     let (lbs, dq) = (cpu_positions(&run.app.frame, 0, n), cpu_positions(&run.app.frame, 1, n));
     assert!(mid(&lbs) < 0.2 && (mid(&dq) - ch14_dq_vs_lbs::BAR_RADIUS).abs() < 1e-3, "{} {}", mid(&lbs), mid(&dq));
@@ -258,7 +260,10 @@ fn ch13_target_drags_in_the_view_and_the_solver_switches() {
     let at = camera.project(&target, W, H).unwrap();
     let handle = rect(&mut run, "target");
     // egui places areas on whole pixels.
-    assert!((handle.center() - egui::pos2(at[0], at[1])).length() < 1.0, "the handle {handle:?} sits on the target {at:?}");
+    assert!(
+        (handle.center() - egui::pos2(at[0], at[1])).length() < 1.0,
+        "the handle {handle:?} sits on the target {at:?}"
+    );
     let to = egui::pos2(at[0] + 70.0, at[1] - 45.0);
     drag(&mut run, egui::pos2(at[0], at[1]), to, 5);
     let t = &run.app.scene.tentacle;

@@ -646,11 +646,8 @@ impl Scene for Locomotion {
             grid(ui, "loco-params-grid", |ui| {
                 for info in graph.params().infos() {
                     let name = info.name.as_str();
-                    let (lo, hi) = if info.min.is_finite() && info.max.is_finite() {
-                        (info.min, info.max)
-                    } else {
-                        (-10.0, 10.0)
-                    };
+                    let (lo, hi) =
+                        if info.min.is_finite() && info.max.is_finite() { (info.min, info.max) } else { (-10.0, 10.0) };
                     match (info.kind, name) {
                         (ParamKind::Float, "move_x" | "move_z") => {
                             let k = usize::from(name == "move_z");
