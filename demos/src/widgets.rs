@@ -22,13 +22,19 @@ use std::ops::RangeInclusive;
 /// Width the panel covers on the left of the view, points (its default width and margins).
 pub const PANEL_WIDTH: f32 = 300.0;
 
+/// Views narrower than this (pixels) are not shifted clear of the panel (see
+/// [`clear_of_panel`]).
+pub const MIN_SHIFTED_WIDTH: f32 = 2.5 * PANEL_WIDTH;
+
 /// How far to move the centre a scene frames (see [`crate::Scene::focus`]; `radius` as it
 /// returns it, seen from `yaw` as [`crate::Scene::view_angles`] gives it) so that what it
 /// frames sits in the middle of the view right of the panel: half the panel's width at
-/// the framed distance, towards the camera's left (the view then shifts right). Zero when
-/// the panel is off (`--no-ui`, or a build without the `ui` feature).
+/// the framed distance, towards the camera's left (the view then shifts right). The same
+/// with `--no-ui`, so the panel never changes what the scene draws (`tests/ui_panels.rs`);
+/// zero in a build without the `ui` feature, which has no panel, and in views narrower than
+/// [`MIN_SHIFTED_WIDTH`], where the panel covers too much for a shift to help.
 pub fn clear_of_panel(args: &CommonArgs, radius: f32, yaw: f32) -> Vec3 {
-    if !args.ui_on() {
+    if !cfg!(feature = "ui") || (args.width as f32) < MIN_SHIFTED_WIDTH {
         return Vec3::zeros();
     }
     let half_fov = Camera::default().fov_y * 0.5;

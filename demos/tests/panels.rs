@@ -342,3 +342,32 @@ fn ch15_count_slider_repopulates_and_plots_the_gpu_passes() {
     assert_eq!(run.app.scene.len(), 1);
     drop(run.finish().unwrap());
 }
+
+/// Every joint of `worlds` placed by `model` projects right of the panel and inside the
+/// view.
+fn right_of_panel(what: &str, camera: &anim_render_vk::Camera, panel: egui::Rect, model: &Mat4, worlds: &[Mat4]) {
+    for (j, w) in worlds.iter().enumerate() {
+        let p = (model * w.column(3)).xyz();
+        let [x, y] = camera.project(&p, W, H).unwrap();
+        assert!(x > panel.right() && x < W as f32 && (0.0..H as f32).contains(&y), "{what}: joint {j} at ({x}, {y})");
+    }
+}
+
+#[test]
+fn side_by_side_scenes_frame_clear_of_the_panel() {
+    let mut run = start::<demos::scenes::retarget::Retarget>(&[]);
+    let panel = rect(&mut run, "panel");
+    let s = &run.app.scene;
+    assert_eq!(s.players.len(), 4);
+    for (i, p) in s.players.iter().enumerate() {
+        let name = &p.stage.character.name;
+        right_of_panel(name, &run.app.frame.camera, panel, &s.placement(i), &p.stage.posed.world);
+    }
+    drop(run.finish().unwrap());
+    // The rest pose, drawn leftmost of the three skeletons.
+    let mut run = start::<demos::scenes::ch10_poses::Poses>(&[]);
+    let panel = rect(&mut run, "panel");
+    let s = &run.app.scene;
+    right_of_panel("ch10 rest pose", &run.app.frame.camera, panel, &s.placement(0), &s.stage.posed.world);
+    drop(run.finish().unwrap());
+}
