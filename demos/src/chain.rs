@@ -368,8 +368,7 @@ impl<S: ChainSolver> ChainDemo<S> {
                     let p = t.parent_rotation(i);
                     let bone = t.chain.locals()[i + 1].translation.normalize() * (size * 1.5);
                     let dir = |theta: f32| apex + p * (Quat::from_axis_angle(&axis, theta) * reference * bone);
-                    let color =
-                        if t.limit_angle(i).is_some_and(|a| at_limit(a.abs(), hi)) { RED } else { GREEN };
+                    let color = if t.limit_angle(i).is_some_and(|a| at_limit(a.abs(), hi)) { RED } else { GREEN };
                     let n = 24;
                     for k in 0..n {
                         let a = lo + (hi - lo) * k as f32 / n as f32;
@@ -489,16 +488,23 @@ impl<S: ChainSolver> Scene for ChainDemo<S> {
         use crate::widgets::{check, choice, grid, section, slider, value};
         let t = &mut self.tentacle;
         grid(ui, "chain-grid", |ui| {
-            choice(ui, "solver", &mut t.kind, &[
-                (SolverKind::Ccd, "CCD", "solver:ccd"),
-                (SolverKind::Fabrik, "FABRIK", "solver:fabrik"),
-            ]);
+            choice(
+                ui,
+                "solver",
+                &mut t.kind,
+                &[(SolverKind::Ccd, "CCD", "solver:ccd"), (SolverKind::Fabrik, "FABRIK", "solver:fabrik")],
+            );
             slider(ui, "iterations", "iterations", &mut t.iterations, 1..=100, |s| s, |n| n.to_string());
             let mut mm = t.threshold * 1000.0;
-            if slider(ui, "threshold", "threshold", &mut mm, 0.01..=100.0, |s| s.logarithmic(true), |v| {
-                format!("{v:.2} mm")
-            })
-            {
+            if slider(
+                ui,
+                "threshold",
+                "threshold",
+                &mut mm,
+                0.01..=100.0,
+                |s| s.logarithmic(true),
+                |v| format!("{v:.2} mm"),
+            ) {
                 t.threshold = mm / 1000.0;
             }
             let r = t.result;
@@ -545,7 +551,9 @@ impl<S: ChainSolver> Scene for ChainDemo<S> {
                 if check(ui, "path", "follow", &mut follow, "follow the path (space)") {
                     t.paused = !follow;
                 }
-                for (k, (label, range)) in [("x", -2.5..=2.5), ("y", 0.0..=3.0), ("z", -2.5..=2.5)].into_iter().enumerate() {
+                for (k, (label, range)) in
+                    [("x", -2.5..=2.5), ("y", 0.0..=3.0), ("z", -2.5..=2.5)].into_iter().enumerate()
+                {
                     let name = format!("target:{label}");
                     if slider(ui, label, &name, &mut t.target[k], range, |s| s.step_by(0.01), |v| format!("{v:+.2} m"))
                     {

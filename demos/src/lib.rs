@@ -28,7 +28,6 @@ pub mod stage;
 pub mod surfaces;
 #[cfg(feature = "ui")]
 pub mod ui;
-#[cfg(feature = "ui")]
 pub mod widgets;
 
 pub use app::{

@@ -1,22 +1,56 @@
-//! Widgets the demos' panels share (feature `ui`): labelled slider rows whose rail alone is
-//! tagged (a test maps a value to a pointer position from the rail's rectangle), choice
-//! rows, a clip picker, and a handle that drags a point of the 3D view in the plane facing
-//! the camera ([`view_handle`], with the math in [`pixel_ray`] and [`drag_in_view_plane`]).
+//! Widgets the demos' panels share (their rows need the `ui` feature): labelled slider rows
+//! whose rail alone is tagged (a test maps a value to a pointer position from the rail's
+//! rectangle), choice rows, a clip picker, and a handle that drags a point of the 3D view in
+//! the plane facing the camera (`view_handle`, with the math in [`pixel_ray`] and
+//! [`drag_in_view_plane`]); and [`clear_of_panel`], which moves a scene's framing so that
+//! what it shows is not under the panel.
 //!
-//! Rows go in a two-column [`egui::Grid`] (label, control): [`grid`] starts one.
+//! Rows go in a two-column `egui::Grid` (label, control): `grid` starts one.
 
+use crate::app::CommonArgs;
+#[cfg(feature = "ui")]
 use crate::ui::{UiView, tag};
 use anim_math::Vec3;
 use anim_render_vk::Camera;
+#[cfg(feature = "ui")]
 use anim_render_vk::ui::egui;
+#[cfg(feature = "ui")]
 use egui::emath::Numeric;
+#[cfg(feature = "ui")]
 use std::ops::RangeInclusive;
 
+/// Width the panel covers on the left of the view, points (its default width and margins).
+pub const PANEL_WIDTH: f32 = 300.0;
+
+/// Views narrower than this (pixels) are not shifted clear of the panel (see
+/// [`clear_of_panel`]).
+pub const MIN_SHIFTED_WIDTH: f32 = 2.5 * PANEL_WIDTH;
+
+/// How far to move the centre a scene frames (see [`crate::Scene::focus`]; `radius` as it
+/// returns it, seen from `yaw` as [`crate::Scene::view_angles`] gives it) so that what it
+/// frames sits in the middle of the view right of the panel: half the panel's width at
+/// the framed distance, towards the camera's left (the view then shifts right). The same
+/// with `--no-ui`, so the panel never changes what the scene draws (`tests/ui_panels.rs`);
+/// zero in a build without the `ui` feature, which has no panel, and in views narrower than
+/// [`MIN_SHIFTED_WIDTH`], where the panel covers too much for a shift to help.
+pub fn clear_of_panel(args: &CommonArgs, radius: f32, yaw: f32) -> Vec3 {
+    if !cfg!(feature = "ui") || (args.width as f32) < MIN_SHIFTED_WIDTH {
+        return Vec3::zeros();
+    }
+    let half_fov = Camera::default().fov_y * 0.5;
+    // The distance `Orbit::framing` puts the camera at.
+    let distance = radius.max(1e-3) / half_fov.sin() * 1.05;
+    let metres_per_pixel = 2.0 * distance * half_fov.tan() / args.height.max(1) as f32;
+    Vec3::new(-yaw.cos(), 0.0, yaw.sin()) * (0.5 * PANEL_WIDTH * metres_per_pixel)
+}
+
+#[cfg(feature = "ui")]
 /// A two-column grid (labels, controls) named `id`, for the rows below.
 pub fn grid<R>(ui: &mut egui::Ui, id: &str, rows: impl FnOnce(&mut egui::Ui) -> R) -> R {
     egui::Grid::new(id).num_columns(2).spacing([8.0, 4.0]).show(ui, rows).inner
 }
 
+#[cfg(feature = "ui")]
 /// A grid row: `label`, then a slider over `range` without its value box (the rail is
 /// tagged `name`, see [`crate::ui::tag`]) and the value as `text` gives it. `configure`
 /// sets the slider's step, scale, … The value is written only when the user moves the
@@ -49,6 +83,7 @@ pub fn slider<T: Numeric>(
     moved
 }
 
+#[cfg(feature = "ui")]
 /// A grid row: `label`, then one selectable button per choice (`(value, text, tag)`).
 /// Returns whether the value changed.
 pub fn choice<T: PartialEq + Copy>(ui: &mut egui::Ui, label: &str, value: &mut T, choices: &[(T, &str, &str)]) -> bool {
@@ -63,6 +98,7 @@ pub fn choice<T: PartialEq + Copy>(ui: &mut egui::Ui, label: &str, value: &mut T
     *value != before
 }
 
+#[cfg(feature = "ui")]
 /// A grid row: `label`, then a check box with `text`, tagged `name`. Returns whether it
 /// changed.
 pub fn check(ui: &mut egui::Ui, label: &str, name: &str, value: &mut bool, text: &str) -> bool {
@@ -72,6 +108,7 @@ pub fn check(ui: &mut egui::Ui, label: &str, name: &str, value: &mut bool, text:
     changed
 }
 
+#[cfg(feature = "ui")]
 /// A grid row: `label`, then a drop-down of `names` selecting an index, tagged `name`
 /// (the closed box). Returns whether the selection changed.
 pub fn pick(ui: &mut egui::Ui, label: &str, name: &str, selected: &mut usize, names: &[&str]) -> bool {
@@ -88,6 +125,7 @@ pub fn pick(ui: &mut egui::Ui, label: &str, name: &str, selected: &mut usize, na
     *selected != before
 }
 
+#[cfg(feature = "ui")]
 /// A grid row: `label`, then `value` as text.
 pub fn value(ui: &mut egui::Ui, label: &str, value: impl Into<egui::WidgetText>) {
     ui.label(label);
@@ -95,6 +133,7 @@ pub fn value(ui: &mut egui::Ui, label: &str, value: impl Into<egui::WidgetText>)
     ui.end_row();
 }
 
+#[cfg(feature = "ui")]
 /// A collapsing section titled `title` (closed unless `open`), its id salted with `id`.
 pub fn section<R>(
     ui: &mut egui::Ui,
@@ -130,9 +169,11 @@ pub fn drag_in_view_plane(camera: &Camera, pixel: [f32; 2], size: (u32, u32), po
     (denom > 1e-6 && t.is_finite() && t > 0.0).then(|| eye + dir * t)
 }
 
+#[cfg(feature = "ui")]
 /// Radius of a [`view_handle`], points.
 pub const HANDLE_RADIUS: f32 = 14.0;
 
+#[cfg(feature = "ui")]
 /// A round handle over the projection of `point` in the view: dragging it (the pointer
 /// pressed near the point, not over a window above it) moves the point in the plane
 /// through it that faces the camera, under the pointer. The handle is an egui area tagged
@@ -164,6 +205,7 @@ pub fn view_handle(ctx: &egui::Context, view: &UiView<'_>, point: &Vec3, name: &
     drag_in_view_plane(&camera, [pos.x * ppp, pos.y * ppp], view.size, point)
 }
 
+#[cfg(feature = "ui")]
 /// Grid rows for a character playing one clip: the clip (tagged `clip`; `none` plays the
 /// rest pose), its time as a slider over the clip's length (tagged `time`: moving it
 /// pauses) and play / pause (tagged `play`). Changing the clip starts it from 0.

@@ -27,9 +27,10 @@ const H: u32 = 540;
 /// A headless run of `S` with its panel at `W × H`, validation on, `extra` arguments, three
 /// frames rendered (egui lays a new window out in a sizing pass first).
 fn start<S: Scene>(extra: &[&str]) -> Headless<S> {
-    let mut v: Vec<String> = ["demo", "--headless", "--validation", "--width", &W.to_string(), "--height", &H.to_string()]
-        .map(String::from)
-        .to_vec();
+    let mut v: Vec<String> =
+        ["demo", "--headless", "--validation", "--width", &W.to_string(), "--height", &H.to_string()]
+            .map(String::from)
+            .to_vec();
     v.extend(extra.iter().map(|s| s.to_string()));
     let args = <CommonArgs as clap::Parser>::parse_from(v);
     assert!(args.ui_on());
@@ -222,7 +223,8 @@ fn ch14_twist_slider_and_methods_per_side() {
     assert_bar(&run.app.frame, 0, angle, false);
     assert_bar(&run.app.frame, 1, angle, true);
     // LBS pinches the middle of the bar at 150°, DQ keeps its radius.
-    let mid = |ps: &[Vec3]| ps.iter().filter(|p| (p.x - 2.0).abs() < 0.05).map(|p| p.yz().norm()).fold(f32::MAX, f32::min);
+    let mid =
+        |ps: &[Vec3]| ps.iter().filter(|p| (p.x - 2.0).abs() < 0.05).map(|p| p.yz().norm()).fold(f32::MAX, f32::min);
     let n = twisted_bar(0.0, false).len();
     let (lbs, dq) = (cpu_positions(&run.app.frame, 0, n), cpu_positions(&run.app.frame, 1, n));
     assert!(mid(&lbs) < 0.2 && (mid(&dq) - ch14_dq_vs_lbs::BAR_RADIUS).abs() < 1e-3, "{} {}", mid(&lbs), mid(&dq));
@@ -258,7 +260,10 @@ fn ch13_target_drags_in_the_view_and_the_solver_switches() {
     let at = camera.project(&target, W, H).unwrap();
     let handle = rect(&mut run, "target");
     // egui places areas on whole pixels.
-    assert!((handle.center() - egui::pos2(at[0], at[1])).length() < 1.0, "the handle {handle:?} sits on the target {at:?}");
+    assert!(
+        (handle.center() - egui::pos2(at[0], at[1])).length() < 1.0,
+        "the handle {handle:?} sits on the target {at:?}"
+    );
     let to = egui::pos2(at[0] + 70.0, at[1] - 45.0);
     drag(&mut run, egui::pos2(at[0], at[1]), to, 5);
     let t = &run.app.scene.tentacle;
@@ -335,5 +340,34 @@ fn ch15_count_slider_repopulates_and_plots_the_gpu_passes() {
     drag(&mut run, rail.at(0.5), rail.at(0.0), 2);
     assert_eq!(run.app.scene.count, 1);
     assert_eq!(run.app.scene.len(), 1);
+    drop(run.finish().unwrap());
+}
+
+/// Every joint of `worlds` placed by `model` projects right of the panel and inside the
+/// view.
+fn right_of_panel(what: &str, camera: &anim_render_vk::Camera, panel: egui::Rect, model: &Mat4, worlds: &[Mat4]) {
+    for (j, w) in worlds.iter().enumerate() {
+        let p = (model * w.column(3)).xyz();
+        let [x, y] = camera.project(&p, W, H).unwrap();
+        assert!(x > panel.right() && x < W as f32 && (0.0..H as f32).contains(&y), "{what}: joint {j} at ({x}, {y})");
+    }
+}
+
+#[test]
+fn side_by_side_scenes_frame_clear_of_the_panel() {
+    let mut run = start::<demos::scenes::retarget::Retarget>(&[]);
+    let panel = rect(&mut run, "panel");
+    let s = &run.app.scene;
+    assert_eq!(s.players.len(), 4);
+    for (i, p) in s.players.iter().enumerate() {
+        let name = &p.stage.character.name;
+        right_of_panel(name, &run.app.frame.camera, panel, &s.placement(i), &p.stage.posed.world);
+    }
+    drop(run.finish().unwrap());
+    // The rest pose, drawn leftmost of the three skeletons.
+    let mut run = start::<demos::scenes::ch10_poses::Poses>(&[]);
+    let panel = rect(&mut run, "panel");
+    let s = &run.app.scene;
+    right_of_panel("ch10 rest pose", &run.app.frame.camera, panel, &s.placement(0), &s.stage.posed.world);
     drop(run.finish().unwrap());
 }

@@ -24,19 +24,20 @@ pub struct CpuGpu {
     pub spacing: f32,
     /// Time stands still.
     pub paused: bool,
+    /// Moves the framing clear of the panel ([`crate::widgets::clear_of_panel`]).
+    view_shift: Vec3,
 }
 
 impl Scene for CpuGpu {
     const NAME: &'static str = "ch10_cpu_gpu";
     const ABOUT: &'static str = "The same animated mesh skinned on the CPU (left) and on the GPU (right).";
-    const CONTROLS: &'static [(&'static str, &'static str)] =
-        &[
-            ("c", "next clip"),
-            ("m", "LBS / DQ"),
-            ("b", "GPU vertex / compute shader"),
-            ("k", "skeleton overlay"),
-            ("space", "pause"),
-        ];
+    const CONTROLS: &'static [(&'static str, &'static str)] = &[
+        ("c", "next clip"),
+        ("m", "LBS / DQ"),
+        ("b", "GPU vertex / compute shader"),
+        ("k", "skeleton overlay"),
+        ("space", "pause"),
+    ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
         let mut stage = Stage::new(renderer, args, &Coloring::Uniform(BODY_COLOR))?;
@@ -49,11 +50,16 @@ impl Scene for CpuGpu {
         let spacing = stage.radius * 1.2;
         stage.radius *= 1.5;
         stage.backend = if args.backend == Backend::Compute { Backend::Compute } else { Backend::Vertex };
-        Ok(Self { stage, clip, time: args.start, spacing, paused: false })
+        let view_shift = crate::widgets::clear_of_panel(args, stage.radius, 0.35);
+        Ok(Self { stage, clip, time: args.start, spacing, paused: false, view_shift })
     }
 
     fn focus(&self) -> (Vec3, f32) {
-        self.stage.focus()
+        (self.stage.centre + self.view_shift, self.stage.radius)
+    }
+
+    fn view_angles(&self) -> (f32, f32) {
+        (0.35, 0.22)
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
@@ -100,14 +106,24 @@ impl Scene for CpuGpu {
         let st = &mut self.stage;
         grid(ui, "cpu-gpu-grid", |ui| {
             crate::widgets::clip_and_time(ui, &st.character, &mut self.clip, &mut self.time, &mut self.paused);
-            choice(ui, "skinning", &mut st.method, &[
-                (anim_core::skin::SkinMethod::Lbs, "LBS", "method:lbs"),
-                (anim_core::skin::SkinMethod::Dq, "DQ", "method:dq"),
-            ]);
-            choice(ui, "right side", &mut st.backend, &[
-                (Backend::Vertex, "GPU vertex", "backend:vertex"),
-                (Backend::Compute, "GPU compute", "backend:compute"),
-            ]);
+            choice(
+                ui,
+                "skinning",
+                &mut st.method,
+                &[
+                    (anim_core::skin::SkinMethod::Lbs, "LBS", "method:lbs"),
+                    (anim_core::skin::SkinMethod::Dq, "DQ", "method:dq"),
+                ],
+            );
+            choice(
+                ui,
+                "right side",
+                &mut st.backend,
+                &[
+                    (Backend::Vertex, "GPU vertex", "backend:vertex"),
+                    (Backend::Compute, "GPU compute", "backend:compute"),
+                ],
+            );
             check(ui, "skeleton", "skeleton", &mut st.show_skeleton, "overlay (k)");
         });
     }

@@ -16,6 +16,9 @@ use crate::stage::Stage;
 use anim_math::{Mat4, Vec3};
 use anim_render_vk::{FrameData, Renderer, lines};
 
+/// Yaw of the camera at start (the framework's default).
+const DEFAULT_YAW: f32 = 0.35;
+
 /// Colours of the three skeletons: rest, bind, animated.
 pub const COLORS: [[f32; 4]; 3] = [[1.0, 0.3, 0.3, 1.0], [0.3, 1.0, 0.4, 1.0], [0.35, 0.6, 1.0, 1.0]];
 
@@ -39,6 +42,8 @@ pub struct Poses {
     pub paused: bool,
     /// Which skeletons are drawn: rest, bind, animated.
     pub shown: [bool; 3],
+    /// Moves the framing clear of the panel ([`crate::widgets::clear_of_panel`]).
+    view_shift: Vec3,
 }
 
 impl Poses {
@@ -67,11 +72,27 @@ impl Scene for Poses {
         let animated = Posed::new(character);
         let spacing = stage.radius * 1.4;
         stage.radius = spacing * 0.8 + stage.radius * 0.5;
-        Ok(Self { stage, bind, animated, clip, time: args.start, spacing, axes: true, paused: false, shown: [true; 3] })
+        let view_shift = crate::widgets::clear_of_panel(args, stage.radius, DEFAULT_YAW);
+        Ok(Self {
+            stage,
+            bind,
+            animated,
+            clip,
+            time: args.start,
+            spacing,
+            axes: true,
+            paused: false,
+            shown: [true; 3],
+            view_shift,
+        })
     }
 
     fn focus(&self) -> (Vec3, f32) {
-        self.stage.focus()
+        (self.stage.centre + self.view_shift, self.stage.radius)
+    }
+
+    fn view_angles(&self) -> (f32, f32) {
+        (DEFAULT_YAW, 0.22)
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {

@@ -236,9 +236,15 @@ impl Scene for AdditiveDemo {
         let mut additive_clip = self.layer.clip;
         let mut sweep = self.sweep;
         grid(ui, "additive-grid", |ui| {
-            let r = slider(ui, "additive time", "additive", &mut self.additive_time, 0.0..=duration, |s| s.step_by(0.01), |t| {
-                format!("{t:.2} / {duration:.2} s")
-            });
+            let r = slider(
+                ui,
+                "additive time",
+                "additive",
+                &mut self.additive_time,
+                0.0..=duration,
+                |s| s.step_by(0.01),
+                |t| format!("{t:.2} / {duration:.2} s"),
+            );
             if r {
                 sweep = false;
             }

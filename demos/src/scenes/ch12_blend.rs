@@ -326,9 +326,8 @@ impl Scene for BlendDemo {
         let clips: Vec<&str> = ch.clips.iter().map(|c| c.name()).collect();
         let mut timer = !self.hold;
         grid(ui, "blend-grid", |ui| {
-            let r = slider(ui, "weight", "blend", &mut self.weight, 0.0..=1.0, |s| s.step_by(0.01), |w| {
-                format!("{w:.2}")
-            });
+            let r =
+                slider(ui, "weight", "blend", &mut self.weight, 0.0..=1.0, |s| s.step_by(0.01), |w| format!("{w:.2}"));
             if r {
                 timer = false;
             }
@@ -349,15 +348,21 @@ impl Scene for BlendDemo {
             }
             grid(ui, "blend-layer-grid", |ui| {
                 check(ui, "wave layer", "wave", &mut self.wave_on, "on (w)");
-                slider(ui, "layer weight", "layer_weight", &mut self.wave_target, 0.0..=1.0, |s| s.step_by(0.01), |w| {
-                    format!("{w:.2}")
-                });
+                slider(
+                    ui,
+                    "layer weight",
+                    "layer_weight",
+                    &mut self.wave_target,
+                    0.0..=1.0,
+                    |s| s.step_by(0.01),
+                    |w| format!("{w:.2}"),
+                );
                 ui.label("now");
-                ui.add(anim_render_vk::ui::egui::ProgressBar::new(self.wave_weight).text(format!(
-                    "wave {:.2}, locomotion {:.2}",
-                    self.wave_weight,
-                    1.0 - self.wave_weight
-                )));
+                ui.add(
+                    anim_render_vk::ui::egui::ProgressBar::new(self.wave_weight)
+                        .desired_width(120.0)
+                        .text(format!("{:.2}", self.wave_weight)),
+                );
                 ui.end_row();
                 let names: Vec<&str> = joints.iter().map(String::as_str).collect();
                 pick(ui, "mask root", "mask_root", &mut root, &names);

@@ -291,9 +291,15 @@ impl Scene for CrossFadeDemo {
         let clips: Vec<&str> = sh.clips.iter().map(|c| c.name()).collect();
         grid(ui, "crossfade-grid", |ui| {
             pick(ui, "target", "target", &mut self.target, &clips);
-            slider(ui, "duration", "duration", &mut sh.duration, 0.0..=2.0, |s| s.step_by(0.05), |d| {
-                format!("{d:.2} s")
-            });
+            slider(
+                ui,
+                "duration",
+                "duration",
+                &mut sh.duration,
+                0.0..=2.0,
+                |s| s.step_by(0.05),
+                |d| format!("{d:.2} s"),
+            );
             ui.label("");
             ui.horizontal(|ui| {
                 if tag(ui.button("fade to target"), "fade").clicked() {
@@ -308,9 +314,15 @@ impl Scene for CrossFadeDemo {
             if check(ui, "automatic", "auto", &mut auto, "random fades (h)") {
                 self.hold = !auto;
             }
-            slider(ui, "interval", "interval", &mut sh.interval, 0.5..=10.0, |s| s.step_by(0.1), |d| {
-                format!("{d:.1} s")
-            });
+            slider(
+                ui,
+                "interval",
+                "interval",
+                &mut sh.interval,
+                0.5..=10.0,
+                |s| s.step_by(0.1),
+                |d| format!("{d:.1} s"),
+            );
             if !self.hold {
                 value(ui, "next fade", format!("in {:.1} s", sh.countdown.max(0.0)));
             }

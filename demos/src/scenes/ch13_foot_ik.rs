@@ -367,11 +367,16 @@ impl Scene for FootIkDemo {
                 LegSolver::Ccd(_) => Kind::Ccd,
                 LegSolver::Fabrik { .. } => Kind::Fabrik,
             };
-            if choice(ui, "leg solver", &mut kind, &[
-                (Kind::TwoBone, "two-bone", "leg:two-bone"),
-                (Kind::Ccd, "CCD", "leg:ccd"),
-                (Kind::Fabrik, "FABRIK", "leg:fabrik"),
-            ]) {
+            if choice(
+                ui,
+                "leg solver",
+                &mut kind,
+                &[
+                    (Kind::TwoBone, "two-bone", "leg:two-bone"),
+                    (Kind::Ccd, "CCD", "leg:ccd"),
+                    (Kind::Fabrik, "FABRIK", "leg:fabrik"),
+                ],
+            ) {
                 s.solver = match kind {
                     Kind::TwoBone => LegSolver::TwoBone,
                     Kind::Ccd => LegSolver::Ccd(anim_ik::CcdSolver::new(100, 1e-4)),

@@ -105,6 +105,8 @@ pub struct DqVsLbs {
     pub angle: f32,
     /// Skinning method of the left and the right copy (LBS and DQ at start).
     pub methods: [SkinMethod; 2],
+    /// Moves the framing clear of the panel ([`crate::widgets::clear_of_panel`]).
+    view_shift: Vec3,
 }
 
 impl Scene for DqVsLbs {
@@ -155,6 +157,7 @@ impl Scene for DqVsLbs {
         let spacing = radius * 2.2;
         stage.radius = spacing * 0.5 + radius;
         stage.floor -= radius * 0.5;
+        let stage_radius = stage.radius;
         Ok(Self {
             stage,
             is_bar,
@@ -165,11 +168,12 @@ impl Scene for DqVsLbs {
             animate: true,
             angle: twist_angle(args.start),
             methods: [SkinMethod::Lbs, SkinMethod::Dq],
+            view_shift: crate::widgets::clear_of_panel(args, stage_radius, 0.25),
         })
     }
 
     fn focus(&self) -> (Vec3, f32) {
-        self.stage.focus()
+        (self.stage.centre + self.view_shift, self.stage.radius)
     }
 
     fn view_angles(&self) -> (f32, f32) {
@@ -221,14 +225,24 @@ impl Scene for DqVsLbs {
         grid(ui, "dq-grid", |ui| {
             if self.is_bar {
                 let mut deg = self.angle.to_degrees();
-                if crate::widgets::slider(ui, "twist", "twist", &mut deg, 0.0..=180.0, |s| s.step_by(1.0), |d| {
-                    format!("{d:.0}°")
-                })
-                {
+                if crate::widgets::slider(
+                    ui,
+                    "twist",
+                    "twist",
+                    &mut deg,
+                    0.0..=180.0,
+                    |s| s.step_by(1.0),
+                    |d| format!("{d:.0}°"),
+                ) {
                     self.angle = deg.to_radians();
                     self.animate = false;
                 }
-                choice(ui, "motion", &mut self.bend, &[(false, "twist", "mode:twist"), (true, "bend (half)", "mode:bend")]);
+                choice(
+                    ui,
+                    "motion",
+                    &mut self.bend,
+                    &[(false, "twist", "mode:twist"), (true, "bend (half)", "mode:bend")],
+                );
             } else {
                 let clips: Vec<&str> = self.stage.character.clips.iter().map(|c| c.name()).collect();
                 let mut c = self.clip.unwrap_or(0);
@@ -236,13 +250,15 @@ impl Scene for DqVsLbs {
                     (self.clip, self.time) = (Some(c), 0.0);
                 }
             }
-            check(ui, "animate", "animate", &mut self.animate, "0 → 180° → 0 over 4 s (space)");
+            check(ui, "animate", "animate", &mut self.animate, "0 to 180° and back in 4 s (space)");
             for (side, label) in [(0, "left"), (1, "right")] {
                 let tags = [format!("{label}:lbs"), format!("{label}:dq")];
-                choice(ui, label, &mut self.methods[side], &[
-                    (SkinMethod::Lbs, "LBS", &tags[0]),
-                    (SkinMethod::Dq, "DQ", &tags[1]),
-                ]);
+                choice(
+                    ui,
+                    label,
+                    &mut self.methods[side],
+                    &[(SkinMethod::Lbs, "LBS", &tags[0]), (SkinMethod::Dq, "DQ", &tags[1])],
+                );
             }
             let tags: Vec<String> = Backend::ALL.iter().map(|b| format!("backend:{}", b.label())).collect();
             let backends: Vec<(Backend, &str, &str)> =

@@ -20,6 +20,11 @@
 //! of `--model` (the mannequin by default) retargeted onto each of A, B, C
 //! ([`crate::mixed_crowd`]), each type baked into its own atlas and drawn with one
 //! instanced draw, at the source's size.
+//!
+//! The panel changes everything while it runs: the count (the field is repopulated from
+//! the seed), the path, the atlas layout and texel format (rebaked; each configuration is
+//! registered with the renderer once and reused), skinning, culling and the levels of
+//! detail; it plots the GPU time of each pass.
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -128,6 +133,8 @@ pub struct CrowdScene {
     cpu_ms: f32,
     frames: u32,
     status: String,
+    /// The visible count of the last frame, for the panel.
+    visible: String,
 }
 
 impl CrowdScene {
@@ -295,7 +302,10 @@ impl Scene for CrowdScene {
                 if c.anim_texture.is_some() {
                     return Err(DemoError::Args("--anim-texture plays one character; not with --models".into()));
                 }
-                mixed_types(args.model.as_deref(), models, 60.0)?.into_iter().map(|t| (t.character, t.scale, None)).collect()
+                mixed_types(args.model.as_deref(), models, 60.0)?
+                    .into_iter()
+                    .map(|t| (t.character, t.scale, None))
+                    .collect()
             }
             None => {
                 let (cc, skipped) = CrowdCharacter::new(crate::Character::load(args.model.as_deref())?)?;
@@ -378,6 +388,7 @@ impl Scene for CrowdScene {
             cpu_ms: 0.0,
             frames: 0,
             status: String::new(),
+            visible: "all".to_owned(),
         };
         scene.ensure_lods(renderer)?;
         Ok(scene)
@@ -422,6 +433,7 @@ impl Scene for CrowdScene {
                 None => String::new(),
             };
             let tris = renderer.crowd_triangles(self.id).map_or_else(String::new, |t| format!(", {t} triangles"));
+            self.visible.clone_from(&visible);
             self.status = format!(
                 "{} characters{types}, {visible} visible{levels}{tris}, {} {} · GPU {stats} · CPU {:.3} ms",
                 self.len(),
@@ -505,69 +517,89 @@ impl Scene for CrowdScene {
     #[cfg(feature = "ui")]
     fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, view: &crate::ui::UiView<'_>) {
         use crate::ui::tag;
-        use crate::widgets::{check, choice, grid, section, slider};
+        use crate::widgets::{grid, section, slider, value};
         use anim_render_vk::ui::egui;
         let from_file = self.types[0].file_atlas.is_some();
+        let visible = &self.visible;
         grid(ui, "crowd-grid", |ui| {
-            slider(ui, "characters", "count", &mut self.count, 1..=MAX_COUNT, |s| s.logarithmic(true), |n| {
-                n.to_string()
+            slider(
+                ui,
+                "characters",
+                "count",
+                &mut self.count,
+                1..=MAX_COUNT,
+                |s| s.logarithmic(true),
+                |n| format!("{n} ({visible} visible)"),
+            );
+            ui.label("path");
+            ui.horizontal(|ui| {
+                for p in CrowdPath::ALL {
+                    tag(ui.selectable_value(&mut self.path, p, p.name()), &format!("path:{}", p.name()));
+                }
             });
-            let paths: Vec<(CrowdPath, &str, String)> =
-                CrowdPath::ALL.iter().map(|p| (*p, p.name(), format!("path:{}", p.name()))).collect();
-            let paths: Vec<(CrowdPath, &str, &str)> = paths.iter().map(|(p, n, t)| (*p, *n, t.as_str())).collect();
-            choice(ui, "path", &mut self.path, &paths);
-            ui.add_enabled_ui(!from_file, |ui| {
-                let layouts: Vec<(TextureLayout, &str, String)> =
-                    TextureLayout::ALL.iter().map(|l| (*l, l.name(), format!("layout:{}", l.name()))).collect();
-                let layouts: Vec<_> = layouts.iter().map(|(l, n, t)| (*l, *n, t.as_str())).collect();
-                choice(ui, "layout", &mut self.layout, &layouts);
-                choice(ui, "texels", &mut self.format, &[
-                    (TexelFormat::F32, "f32", "format:f32"),
-                    (TexelFormat::F16, "f16", "format:f16"),
-                ]);
-            });
+            ui.end_row();
+            if from_file {
+                value(ui, "atlas", format!("{}, {} (the file's)", self.layout, self.format));
+            } else {
+                ui.label("atlas");
+                ui.horizontal(|ui| {
+                    for l in TextureLayout::ALL {
+                        tag(ui.selectable_value(&mut self.layout, l, l.name()), &format!("layout:{}", l.name()));
+                    }
+                    ui.separator();
+                    for f in TexelFormat::ALL {
+                        tag(ui.selectable_value(&mut self.format, f, f.name()), &format!("format:{}", f.name()));
+                    }
+                });
+                ui.end_row();
+            }
             ui.label("skinning");
             ui.horizontal(|ui| {
                 tag(ui.selectable_value(&mut self.method, SkinMethod::Lbs, "LBS"), "method:lbs");
-                ui.add_enabled_ui(self.rigid, |ui| {
-                    tag(ui.selectable_value(&mut self.method, SkinMethod::Dq, "DQ"), "method:dq")
-                        .on_disabled_hover_text("DQ needs a rigid atlas");
-                });
+                if self.rigid {
+                    tag(ui.selectable_value(&mut self.method, SkinMethod::Dq, "DQ"), "method:dq");
+                } else {
+                    ui.weak("DQ needs a rigid atlas");
+                }
             });
             ui.end_row();
-            check(ui, "culling", "cull", &mut self.cull, "GPU frustum culling (u)");
-            let mut far = self.lod_distance.is_some();
-            if check(ui, "one influence", "lod_distance:on", &mut far, "beyond a distance") {
-                self.lod_distance = far.then_some(self.radius * 0.5);
-            }
+            ui.label("culling");
+            ui.horizontal(|ui| {
+                tag(ui.checkbox(&mut self.cull, "on the GPU (u)"), "cull");
+                tag(ui.checkbox(&mut self.paused, "pause"), "pause");
+            });
+            ui.end_row();
+            let (mut far, mut levels) = (self.lod_distance.is_some(), self.lod_pixels.is_some());
+            ui.label("detail");
+            ui.horizontal(|ui| {
+                if tag(ui.checkbox(&mut far, "one influence far"), "lod_distance:on").changed() {
+                    self.lod_distance = far.then_some(self.radius * 0.5);
+                }
+                if tag(ui.checkbox(&mut levels, "mesh levels"), "lod_pixels:on").changed() {
+                    self.lod_pixels = levels.then_some(1.0);
+                }
+            });
+            ui.end_row();
             if let Some(d) = &mut self.lod_distance {
                 let max = (self.radius * 4.0).max(1.0);
                 slider(ui, "distance", "lod_distance", d, 0.01..=max, |s| s.logarithmic(true), |d| format!("{d:.2} m"));
             }
-            let mut levels = self.lod_pixels.is_some();
-            if check(ui, "mesh levels", "lod_pixels:on", &mut levels, "coarser where it shows less") {
-                self.lod_pixels = levels.then_some(1.0);
-            }
             if let Some(px) = &mut self.lod_pixels {
                 slider(ui, "error", "lod_pixels", px, 0.1..=16.0, |s| s.logarithmic(true), |p| format!("{p:.2} px"));
             }
-            slider(ui, "fade waves", "waves", &mut self.wave_seconds, 0.1..=10.0, |s| s.logarithmic(true), |w| {
-                format!("every {w:.1} s")
-            });
-            ui.label("");
+            ui.label("crossfades");
             ui.horizontal(|ui| {
-                if tag(ui.button("all crossfade (c)"), "fade_all").clicked() {
+                let waves = egui::Slider::new(&mut self.wave_seconds, 0.1..=10.0).logarithmic(true).show_value(false);
+                tag(ui.add(waves), "waves").on_hover_text("seconds between waves of crossfades (one in 16)");
+                ui.monospace(format!("{:.1} s", self.wave_seconds));
+                if tag(ui.button("all now (c)"), "fade_all").clicked() {
                     self.fade_all = true;
                 }
-                tag(ui.checkbox(&mut self.paused, "pause"), "pause");
             });
             ui.end_row();
         });
         if let Some(e) = &self.error {
             ui.colored_label(egui::Color32::from_rgb(255, 120, 90), e);
-        }
-        if !self.status.is_empty() {
-            ui.add(egui::Label::new(egui::RichText::new(&self.status).small()).wrap());
         }
         section(ui, "GPU time per pass", "crowd-gpu", true, |ui| {
             let r = ui.scope(|ui| crate::ui::timings_plot(ui, "gpu", &view.timings.gpu));

@@ -22,8 +22,8 @@
 //! ticked again), triggers as buttons, bools as check boxes, and any other float the
 //! graph declares as a slider over its range; the parameters the scene drives (`grounded`
 //! from the jump, `foot_ik` from the IK switch) show their value. Below, each machine's
-//! active state and transition and the blend space's weights. With the panel on, that text
-//! leaves the top-left corner of the view to it (the blend-space plot stays).
+//! active state and transition and the blend space's weights (the text in the view's
+//! top-left corner, which the panel covers).
 
 use crate::DemoError;
 use crate::app::{CommonArgs, Key, Scene};
@@ -431,9 +431,6 @@ pub struct Locomotion {
     focus_at: Vec3,
     start_yaw: f32,
     size: (u32, u32),
-    /// The states, velocity and weights as text over the view (off while the panel shows
-    /// them).
-    pub hud_text: bool,
 }
 
 impl std::fmt::Debug for Locomotion {
@@ -451,15 +448,10 @@ impl Locomotion {
     /// space's plot on the right.
     fn hud(&self, frame: &mut FrameData) {
         let p = &self.player;
+        let (w, _) = self.size;
         let s = Screen::new(&frame.camera, self.size.0, self.size.1);
         let size = 16.0;
         let mut y = 10.0;
-        if !self.hud_text {
-            if let Some(space) = p.blend_space() {
-                self.blend_plot(frame, &s, space);
-            }
-            return;
-        }
         for line in p.machine_lines() {
             s.text(frame, 12.0, y, size, &line, TEXT);
             y += size * 1.3;
@@ -474,7 +466,8 @@ impl Locomotion {
         );
         y += size * 1.5;
         let Some(space) = p.blend_space() else { return };
-        let (kids, weights) = (p.graph.blend_children(space), p.instance.blend_weights(space));
+        let (points, kids, weights) =
+            (p.graph.blend_points(space), p.graph.blend_children(space), p.instance.blend_weights(space));
         for (k, (&child, &wk)) in kids.iter().zip(weights).enumerate() {
             let name = p.graph.node_name(child).unwrap_or("?");
             let row = y + k as f32 * size * 1.1;
@@ -485,16 +478,6 @@ impl Locomotion {
             }
             s.text(frame, 228.0, row, size * 0.8, &format!("{wk:.2}"), if wk > 0.0 { TEXT } else { DIM });
         }
-        self.blend_plot(frame, &s, space);
-    }
-
-    /// The blend space's plot in the top-right corner: its points, the weights as circles,
-    /// the input as a cross.
-    fn blend_plot(&self, frame: &mut FrameData, s: &Screen, space: NodeId) {
-        let p = &self.player;
-        let (w, _) = self.size;
-        let size = 16.0;
-        let (points, weights) = (p.graph.blend_points(space), p.instance.blend_weights(space));
         // The plot: x (to the left) drawn leftwards, z upwards; the input as a cross.
         let (box_size, margin) = (180.0, 12.0);
         let (x0, y0) = (w as f32 - box_size - margin, margin);
@@ -553,7 +536,6 @@ impl Scene for Locomotion {
             follow: true,
             focus_at,
             size: (args.width, args.height),
-            hud_text: !args.ui_on(),
         })
     }
 
@@ -646,11 +628,8 @@ impl Scene for Locomotion {
             grid(ui, "loco-params-grid", |ui| {
                 for info in graph.params().infos() {
                     let name = info.name.as_str();
-                    let (lo, hi) = if info.min.is_finite() && info.max.is_finite() {
-                        (info.min, info.max)
-                    } else {
-                        (-10.0, 10.0)
-                    };
+                    let (lo, hi) =
+                        if info.min.is_finite() && info.max.is_finite() { (info.min, info.max) } else { (-10.0, 10.0) };
                     match (info.kind, name) {
                         (ParamKind::Float, "move_x" | "move_z") => {
                             let k = usize::from(name == "move_z");

@@ -62,6 +62,8 @@ pub struct Retarget {
     pub spacing: f32,
     /// Time stands still.
     pub paused: bool,
+    /// Moves the framing clear of the panel ([`crate::widgets::clear_of_panel`]).
+    view_shift: Vec3,
 }
 
 /// Joints of `h` mapped to the humanoid profile, and its skeleton's joints.
@@ -149,12 +151,14 @@ impl Scene for Retarget {
             Some(c) => source.model.clip_index(c)?,
             None => source.model.clip_index("walk").unwrap_or(0),
         };
-        Ok(Self { players, clip, time: args.start, spacing: 1.1, paused: false })
+        let mut demo = Self { players, clip, time: args.start, spacing: 1.1, paused: false, view_shift: Vec3::zeros() };
+        demo.view_shift = crate::widgets::clear_of_panel(args, demo.focus().1, 0.25);
+        Ok(demo)
     }
 
     fn focus(&self) -> (Vec3, f32) {
         let n = self.players.len() as f32;
-        (Vec3::new(0.0, 0.85, 0.0), 0.33 * n * self.spacing + 0.25)
+        (Vec3::new(0.0, 0.85, 0.0) + self.view_shift, 0.33 * n * self.spacing + 0.25)
     }
 
     fn view_angles(&self) -> (f32, f32) {

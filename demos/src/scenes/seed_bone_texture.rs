@@ -203,16 +203,20 @@ impl Scene for BoneTexture {
     fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
         use crate::widgets::{check, choice, grid, slider};
         grid(ui, "bone-texture-grid", |ui| {
-            choice(ui, "view", &mut self.view, &[
-                (View::Weights, "weights", "view:weights"),
-                (View::Normals, "normals", "view:normals"),
-                (View::JointIndices, "joint indices", "view:joint-indices"),
-            ]);
+            choice(
+                ui,
+                "view",
+                &mut self.view,
+                &[
+                    (View::Weights, "weights", "view:weights"),
+                    (View::Normals, "normals", "view:normals"),
+                    (View::JointIndices, "joint indices", "view:joint-indices"),
+                ],
+            );
             for (b, a) in self.angles.iter_mut().enumerate() {
                 let mut deg = a.to_degrees();
                 let (label, name) = (format!("bone b{b}"), format!("angle:{b}"));
-                if slider(ui, &label, &name, &mut deg, -90.0..=90.0, |s| s.step_by(1.0), |d| format!("{d:+.0}°"))
-                {
+                if slider(ui, &label, &name, &mut deg, -90.0..=90.0, |s| s.step_by(1.0), |d| format!("{d:+.0}°")) {
                     *a = deg.to_radians();
                     self.paused = true;
                 }

@@ -226,9 +226,6 @@ impl Scene for RigidBox {
     }
 
     fn status(&self) -> String {
-        format!(
-            "upper bone {:.0} deg, rigid CPU skinning, dynamic vertex upload",
-            self.angles[1].to_degrees()
-        )
+        format!("upper bone {:.0} deg, rigid CPU skinning, dynamic vertex upload", self.angles[1].to_degrees())
     }
 }
