@@ -401,7 +401,7 @@ fn windows_leave_each_other_and_the_character_alone() {
 #[test]
 fn timeline_controls_and_joint_tree() {
     use anim_core::clip::playback::LoopMode;
-    use demos::scenes::viewer::{FRAME_STEP, Looping, SELECTED_COLOR};
+    use demos::scenes::viewer::{BOUNDS_COLOR, FRAME_STEP, Looping, MAX_NORMALS, NORMALS_COLOR, SELECTED_COLOR};
     let mut run = start(&["--clip", "walk"], W, H);
     click(&mut run, "play");
     assert!(run.app.scene.paused);
@@ -447,5 +447,18 @@ fn timeline_controls_and_joint_tree() {
     assert!(highlighted >= 2, "{highlighted} highlighted bone lines");
     click(&mut run, "joint-weights");
     assert_eq!((run.app.scene.selected_joint, run.app.scene.weight_joint), (Some(j), None));
+
+    // Normals and bounds overlays: lines from the CPU-skinned mesh, the normals of every
+    // k-th vertex (at most MAX_NORMALS) and the box's 12 edges.
+    click(&mut run, "normals");
+    click(&mut run, "bounds");
+    let v = &run.app.scene;
+    assert!(v.show_normals && v.show_bounds);
+    let lines = |c: [f32; 4]| run.app.frame.lines.iter().filter(|l| l.color == c).count() / 2;
+    let n = v.info.vertices();
+    assert_eq!(lines(NORMALS_COLOR), n.div_ceil(n.div_ceil(MAX_NORMALS)));
+    assert_eq!(lines(BOUNDS_COLOR), 12);
+    let img = run.image().unwrap();
+    img.save_png(&tmp_dir("viewer_ui").join("joint_normals_bounds.png")).unwrap();
     run.finish().unwrap();
 }

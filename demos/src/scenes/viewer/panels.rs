@@ -392,7 +392,10 @@ fn model_ui(v: &mut Viewer, ui: &mut egui::Ui) {
 
 fn joints_ui(v: &mut Viewer, ui: &mut egui::Ui) {
     let mut pick = None;
-    egui::ScrollArea::vertical().id_salt("viewer-joint-tree").max_height(ui.available_height() * 0.5).show(ui, |ui| {
+    // The tree takes the window's height but what the selected joint's transforms need.
+    let details = if v.selected_joint.is_some() { 230.0 } else { 30.0 };
+    let tree_height = (ui.available_height() - details).max(ui.available_height() * 0.4).max(60.0);
+    egui::ScrollArea::vertical().id_salt("viewer-joint-tree").max_height(tree_height).show(ui, |ui| {
         for &root in &v.info.roots {
             joint_node(v, ui, root, 0, &mut pick);
         }
@@ -460,20 +463,21 @@ fn transform_grid(ui: &mut egui::Ui, title: &str, id: &str, t: &Transform) {
     ui.label(title);
     let q: &Quat = &t.rotation;
     let (x, y, z) = q.euler_angles();
-    let v3 = |v: &Vec3| format!("{:9.4} {:9.4} {:9.4}", v.x, v.y, v.z);
-    egui::Grid::new(id).num_columns(2).show(ui, |ui| {
-        ui.weak("translation");
-        ui.monospace(v3(&t.translation));
+    let c = q.coords;
+    let small = |text: String| RichText::new(text).monospace().size(10.5);
+    let v3 = |v: &Vec3| small(format!("{:8.3} {:8.3} {:8.3}", v.x, v.y, v.z));
+    egui::Grid::new(id).num_columns(2).spacing([6.0, 2.0]).show(ui, |ui| {
+        ui.weak("T").on_hover_text("translation");
+        ui.label(v3(&t.translation));
         ui.end_row();
-        ui.weak("rotation xyzw");
-        let c = q.coords;
-        ui.monospace(format!("{:7.4} {:7.4} {:7.4} {:7.4}", c.x, c.y, c.z, c.w));
+        ui.weak("R").on_hover_text("rotation as a quaternion: x y z w");
+        ui.label(small(format!("{:7.4} {:7.4} {:7.4} {:7.4}", c.x, c.y, c.z, c.w)));
         ui.end_row();
-        ui.weak("euler xyz deg");
-        ui.monospace(format!("{:9.3} {:9.3} {:9.3}", x.to_degrees(), y.to_degrees(), z.to_degrees()));
+        ui.weak("R°").on_hover_text("rotation as Euler angles in degrees: about x, then y, then z (roll, pitch, yaw)");
+        ui.label(v3(&Vec3::new(x.to_degrees(), y.to_degrees(), z.to_degrees())));
         ui.end_row();
-        ui.weak("scale");
-        ui.monospace(v3(&t.scale));
+        ui.weak("S").on_hover_text("scale");
+        ui.label(v3(&t.scale));
         ui.end_row();
     });
 }
