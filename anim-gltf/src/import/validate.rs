@@ -396,7 +396,11 @@ pub(super) fn precheck(root: &gltf::json::Root) -> Result<(), GltfError> {
                 return Err(issue(p(), "ONE_OF_MISMATCH", "defines both uri and bufferView (exactly one is allowed)"));
             }
             (None, None) => {
-                return Err(issue(p(), "ONE_OF_MISMATCH", "defines neither uri nor bufferView (exactly one is needed)"));
+                return Err(issue(
+                    p(),
+                    "ONE_OF_MISMATCH",
+                    "defines neither uri nor bufferView (exactly one is needed)",
+                ));
             }
         }
     }
