@@ -5,7 +5,8 @@
 //! glTF instances for `animtool skin --backend gpu`), the [`stage`] the character scenes
 //! share (character, meshes, pose, method, backend, framing, shared keys), the [`chain`]
 //! demo of the IK scenes, the [`hud`] (text and diagrams over the scene),
-//! [`graph_tool`] (`animtool graph`), [`surfaces`], which hands a glTF model's materials
+//! [`graph_tool`] (`animtool graph`), [`graph_view`] (what the demos show of a graph
+//! playing, and its parameters as panel rows), [`surfaces`], which hands a glTF model's materials
 //! and textures to the renderer, and [`retarget`] (humanoids rigged and clips carried
 //! between them for `animtool retarget`, the `retarget` demo and the mixed crowd).
 
@@ -18,6 +19,7 @@ pub mod crowd;
 mod error;
 pub mod gpu_skin;
 pub mod graph_tool;
+pub mod graph_view;
 pub mod hud;
 pub mod mixed_crowd;
 pub mod progress;
@@ -30,8 +32,11 @@ pub mod surfaces;
 pub mod ui;
 pub mod widgets;
 
+#[cfg(target_os = "linux")]
+pub use app::Windowed;
 pub use app::{
-    App, CommonArgs, CrowdArgs, Headless, HeadlessRun, Key, Orbit, Scene, main, method_parser, run_headless, run_window,
+    App, CommonArgs, CrowdArgs, Headless, HeadlessRun, Key, Orbit, Scene, Session, main, method_parser, run_headless,
+    run_window,
 };
 pub use character::{Backend, Character, Posed};
 pub use error::DemoError;

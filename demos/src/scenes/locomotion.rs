@@ -392,24 +392,10 @@ impl Player {
         self.graph.state_name(m, self.instance.current_state(m)?)
     }
 
-    /// One line per machine taking part: `name: state`, with the transition in progress.
+    /// One line per machine taking part: `name: state`, with the transition in progress
+    /// (see [`crate::graph_view::machine_lines`]).
     pub fn machine_lines(&self) -> Vec<String> {
-        self.instance
-            .active_states()
-            .map(|(m, s)| {
-                let name = self.graph.node_name(m).unwrap_or("?");
-                let state = self.graph.state_name(m, s).unwrap_or("?");
-                match self.instance.transition(m) {
-                    Some(t) => format!(
-                        "{name}: {} > {state} {} {:.0}%",
-                        self.graph.state_name(m, t.from).unwrap_or("?"),
-                        if t.crossfade { "crossfade" } else { "inertialize" },
-                        100.0 * (t.elapsed / t.duration).min(1.0)
-                    ),
-                    None => format!("{name}: {state}"),
-                }
-            })
-            .collect()
+        crate::graph_view::machine_lines(&self.graph, &self.instance)
     }
 
     /// The first 2D blend space taking part.
@@ -621,7 +607,6 @@ impl Scene for Locomotion {
         use crate::ui::tag;
         use crate::widgets::{check, grid, section, slider};
         use anim_graph::param::ParamKind;
-        use anim_render_vk::ui::egui;
         let p = &mut self.player;
         let graph = p.graph.clone();
         section(ui, "Graph parameters", "loco-params", true, |ui| {
@@ -644,43 +629,24 @@ impl Scene for Locomotion {
                         (ParamKind::Float, "foot_ik") => {
                             check(ui, name, name, &mut p.ik, "foot grounding (i)");
                         }
-                        (ParamKind::Float, _) => {
-                            let Ok(h) = graph.float_param(name) else { continue };
-                            let mut v = p.instance.float(h).unwrap_or(info.default);
-                            if slider(ui, name, name, &mut v, lo..=hi, |s| s, |v| format!("{v:.2}")) {
-                                let _ = p.instance.set_float(h, v);
-                            }
-                        }
                         (ParamKind::Bool, "grounded") => {
                             let on = graph.bool_param(name).ok().and_then(|h| p.instance.bool(h).ok());
                             crate::widgets::value(ui, name, format!("{} (the jump sets it)", on.unwrap_or(true)));
                         }
-                        (ParamKind::Bool, _) => {
-                            let Ok(h) = graph.bool_param(name) else { continue };
-                            let mut v = p.instance.bool(h).unwrap_or(false);
-                            if check(ui, name, name, &mut v, "") {
-                                let _ = p.instance.set_bool(h, v);
-                            }
-                        }
-                        (ParamKind::Trigger, _) => {
+                        (ParamKind::Trigger, "jump" | "punch") => {
                             ui.label(name);
-                            let what = match name {
-                                "jump" => "jump (space)",
-                                "punch" => "punch (p)",
-                                _ => "fire",
-                            };
+                            let what = if name == "jump" { "jump (space)" } else { "punch (p)" };
                             if tag(ui.button(what), name).clicked() {
-                                match name {
-                                    "jump" => p.jump(),
-                                    "punch" => p.punch(),
-                                    _ => {
-                                        if let Ok(h) = graph.trigger_param(name) {
-                                            let _ = p.instance.set_trigger(h);
-                                        }
-                                    }
+                                if name == "jump" {
+                                    p.jump();
+                                } else {
+                                    p.punch();
                                 }
                             }
                             ui.end_row();
+                        }
+                        _ => {
+                            crate::graph_view::param_row(ui, &graph, &mut p.instance, info, "");
                         }
                     }
                 }
@@ -694,13 +660,7 @@ impl Scene for Locomotion {
             for line in p.machine_lines() {
                 ui.label(line);
             }
-            if let Some(space) = p.blend_space() {
-                let (kids, weights) = (graph.blend_children(space), p.instance.blend_weights(space));
-                for (&child, &w) in kids.iter().zip(weights).filter(|(_, w)| **w > 0.0) {
-                    let name = graph.node_name(child).unwrap_or("?");
-                    ui.add(egui::ProgressBar::new(w).desired_height(14.0).text(format!("{name} {w:.2}")));
-                }
-            }
+            crate::graph_view::blend_space_bars(ui, &graph, &p.instance);
         });
         ui.separator();
         grid(ui, "loco-view-grid", |ui| {
