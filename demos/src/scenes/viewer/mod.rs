@@ -12,17 +12,25 @@
 //! joint is highlighted with its weights on the mesh and its local and model transforms
 //! shown; the "Timings" window plots CPU time per stage and GPU time per pass.
 //!
+//! An animation graph (`--graph FILE`, or a `.json` graph file opened or dropped like a
+//! model) plays in place of the clip ([`GraphPlay`]): the panel then shows the graph's
+//! parameters as controls (floats as sliders, bools as check boxes, triggers as buttons)
+//! and its machines' active states and transitions and its blend spaces' weights, and the
+//! timeline plays, pauses and steps the graph and shows its recent events.
+//!
 //! The state all that drives is public, so tests (and keys) reach it without the panel:
 //! [`Viewer::select_clip`], [`Viewer::seek`], [`Viewer::step_frames`],
 //! [`Viewer::set_looping`], [`Viewer::select_joint`], [`Viewer::set_morph`],
-//! [`Viewer::open`].
+//! [`Viewer::open`], [`Viewer::open_graph`].
 
+mod graph;
 mod info;
 mod overlays;
 #[cfg(feature = "ui")]
 mod panels;
 mod timeline;
 
+pub use graph::{GraphPlay, HISTORY_SECONDS, RECENT_EVENTS};
 pub use info::{ClipFacts, MeshFacts, ModelInfo};
 pub use overlays::{BOUNDS_COLOR, MAX_NORMALS, NORMALS_COLOR, SELECTED_COLOR};
 pub use timeline::{CONTACT_THRESHOLD, ContactSpans, FRAME_STEP, Looping, Marks};
@@ -145,6 +153,13 @@ pub struct Viewer {
     refocus: bool,
     /// The timeline's bar is held: time stands where it points.
     scrubbing: bool,
+    /// The animation graph playing in place of the clip (see [`Viewer::open_graph`]).
+    pub graph: Option<GraphPlay>,
+    /// Why the last graph file failed to open (or to load for a new model): the path and
+    /// the loader's message with its JSON pointer. `None` after a success.
+    pub graph_error: Option<String>,
+    /// Graph time still to play while paused (the frame steps).
+    graph_pending: f32,
 }
 
 /// The debug-colouring meshes of `ch` ([`Viewer::debug_meshes`]).
@@ -178,8 +193,10 @@ impl Viewer {
         self.want_root_motion
     }
 
-    /// Plays `clip` (`None`: the rest pose) from its start.
+    /// Plays `clip` (`None`: the rest pose) from its start, in place of the graph if one
+    /// played.
     pub fn select_clip(&mut self, clip: Option<usize>) {
+        self.close_graph();
         self.clip = clip.filter(|c| *c < self.stage.character.clips.len());
         self.time = 0.0;
         self.sync_playback();
@@ -195,8 +212,13 @@ impl Viewer {
     }
 
     /// Pauses and moves `frames` frames of [`FRAME_STEP`] forwards (backwards when
-    /// negative), looping as the playback does.
+    /// negative), looping as the playback does. A graph only steps forwards.
     pub fn step_frames(&mut self, frames: i32) {
+        if self.graph.is_some() {
+            self.paused = true;
+            self.graph_pending += frames.max(0) as f32 * FRAME_STEP;
+            return;
+        }
         self.sync_playback();
         self.paused = true;
         self.playback.seek(self.playback.position() + f64::from(frames) * f64::from(FRAME_STEP));
@@ -264,6 +286,38 @@ impl Viewer {
         }
     }
 
+    /// Plays the animation graph file `path` on the character in place of the clip, from
+    /// its entry states. A file that fails to load leaves whatever played before and says
+    /// why in [`Viewer::graph_error`].
+    pub fn open_graph(&mut self, path: impl Into<PathBuf>) {
+        let path = path.into();
+        match GraphPlay::load(&path, &self.stage.character, self.stage.floor, self.stage.radius) {
+            Ok(g) => {
+                self.graph = Some(g);
+                self.graph_error = None;
+                self.graph_pending = 0.0;
+            }
+            Err(e) => self.graph_error = Some(located(&path, &e)),
+        }
+    }
+
+    /// Stops the graph: the clip plays again.
+    pub fn close_graph(&mut self) {
+        self.graph = None;
+        self.graph_pending = 0.0;
+    }
+
+    /// Opens `path` as a model, or as a graph when its extension is `.json` (what dropping
+    /// it onto the window and the panel's Open button do).
+    pub fn open_any(&mut self, path: impl Into<PathBuf>) {
+        let path = path.into();
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+            self.open_graph(path);
+        } else {
+            self.open(path);
+        }
+    }
+
     /// Opens the glTF file `path` before the next frame (what dropping it onto the window
     /// and the panel's Open button do): it replaces the model, or, when it fails to import,
     /// [`Viewer::load_error`] says why and the model shown stays.
@@ -291,6 +345,10 @@ impl Viewer {
         self.adopt(stage, debug_meshes, clip, 0.0);
         self.source = Some(path.to_path_buf());
         self.refocus = true;
+        // The graph plays on: loaded again for the new character's skeleton and clips.
+        if let Some(file) = self.graph.take().map(|g| g.file) {
+            self.open_graph(file);
+        }
         Ok(())
     }
 
@@ -371,6 +429,12 @@ impl Viewer {
     }
 }
 
+/// `e` as the panel shows it: prefixed with `path` unless its message starts with it.
+fn located(path: &Path, e: &DemoError) -> String {
+    let (shown, message) = (path.display().to_string(), e.to_string());
+    if message.starts_with(&shown) { message } else { format!("{shown}: {message}") }
+}
+
 /// A floor grid of `cell`-sized squares around `centre` (snapped to the cells, so the lines
 /// stay put on the floor while the centre moves).
 fn floor_grid(frame: &mut FrameData, centre: Vec3, half_cells: i32, cell: f32, height: f32) {
@@ -381,6 +445,53 @@ fn floor_grid(frame: &mut FrameData, centre: Vec3, half_cells: i32, cell: f32, h
         let c = if i == 0 { [0.55, 0.55, 0.55, 1.0] } else { [0.35, 0.35, 0.35, 1.0] };
         frame.line(Vec3::new(cx + o, height, cz - h), Vec3::new(cx + o, height, cz + h), c);
         frame.line(Vec3::new(cx - h, height, cz + o), Vec3::new(cx + h, height, cz + o), c);
+    }
+}
+
+impl Viewer {
+    /// Draws the character at `id` (the chosen colouring), the overlays and the floor, the
+    /// camera moved by `offset` (the root motion travelled).
+    fn draw(&mut self, frame: &mut FrameData, id: &Mat4, offset: Vec3) -> Result<(), DemoError> {
+        frame.camera.eye += offset;
+        frame.camera.target += offset;
+        match self.view {
+            ColorView::Shaded => self.stage.draw(frame, id)?,
+            view => {
+                // Draw the debug meshes in place of the shaded ones (swapped back after).
+                let k = ColorView::ALL.iter().position(|v| *v == view).unwrap_or(1) - 1;
+                std::mem::swap(&mut self.stage.meshes, &mut self.debug_meshes[k]);
+                let drawn = self.stage.draw(frame, id);
+                std::mem::swap(&mut self.stage.meshes, &mut self.debug_meshes[k]);
+                drawn?;
+            }
+        }
+        self.overlays(frame, id)?;
+        if self.show_grid {
+            if self.root_motion.is_some() || (self.want_root_motion && self.graph.is_some()) {
+                let cell = 10f32.powf((self.stage.radius * 0.25).log10().round());
+                let half = (self.stage.radius * 3.0 / cell).ceil() as i32;
+                floor_grid(frame, offset, half, cell, self.stage.floor);
+            } else {
+                self.stage.ground(frame);
+            }
+        }
+        Ok(())
+    }
+
+    /// A frame of the graph: advanced by `dt` at the playback's speed (a graph plays
+    /// forwards only: a negative speed stands), or by the frame steps while paused.
+    fn update_graph(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
+        let run = if self.paused || self.scrubbing { 0.0 } else { dt * (self.playback.speed.max(0.0)) };
+        let dt = run + std::mem::take(&mut self.graph_pending);
+        let walk = self.want_root_motion;
+        let g = self.graph.as_mut().expect("update_graph runs with a graph");
+        let placement = if walk { g.world } else { Transform::IDENTITY };
+        g.advance(dt, placement, &mut self.stage.posed, &self.stage.character)?;
+        let mut at = if walk { g.world } else { Transform::IDENTITY };
+        at.translation.y += g.instance.ground_offset();
+        let offset = if walk { Vec3::new(g.world.translation.x, 0.0, g.world.translation.z) } else { Vec3::zeros() };
+        self.apply_morph_overrides();
+        self.draw(frame, &at.to_matrix(), offset)
     }
 }
 
@@ -399,7 +510,7 @@ impl Scene for Viewer {
         ("o", "root motion: walk across the floor, camera following"),
         ("space", "pause"),
         (", / .", "pause and step a frame back / forwards"),
-        ("drop a file", "open a .gltf / .glb"),
+        ("drop a file", "open a .gltf / .glb model or a .json animation graph"),
     ];
 
     fn new(renderer: &mut Renderer, args: &CommonArgs) -> Result<Self, DemoError> {
@@ -440,8 +551,20 @@ impl Scene for Viewer {
             pending_open: None,
             refocus: false,
             scrubbing: false,
+            graph: None,
+            graph_error: None,
+            graph_pending: 0.0,
         };
         viewer.reset_for_model(clip, args.start);
+        if let Some(path) = &args.graph {
+            let mut g = GraphPlay::load(path, &viewer.stage.character, viewer.stage.floor, viewer.stage.radius)?;
+            for spec in &args.params {
+                g.set_text(spec)?;
+            }
+            viewer.graph = Some(g);
+        } else if let Some(spec) = args.params.first() {
+            return Err(DemoError::Args(format!("--param {spec}: no --graph to set it on")));
+        }
         Ok(viewer)
     }
 
@@ -455,16 +578,13 @@ impl Scene for Viewer {
 
     fn file_dropped(&mut self, path: &Path) {
         self.file_field = path.display().to_string();
-        self.open(path);
+        self.open_any(path);
     }
 
     fn prepare(&mut self, renderer: &mut Renderer) -> Result<(), DemoError> {
         if let Some(path) = self.pending_open.take() {
             // A file that fails to import leaves the model shown; the panel shows why.
-            self.load_error = self.open_now(renderer, &path).err().map(|e| {
-                let (shown, message) = (path.display().to_string(), e.to_string());
-                if message.starts_with(&shown) { message } else { format!("{shown}: {message}") }
-            });
+            self.load_error = self.open_now(renderer, &path).err().map(|e| located(&path, &e));
         }
         if std::mem::take(&mut self.recolor) {
             // Back from a weight view: a glTF character to its materials, the mannequin to
@@ -482,6 +602,9 @@ impl Scene for Viewer {
     }
 
     fn update(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
+        if self.graph.is_some() {
+            return self.update_graph(dt, frame);
+        }
         self.sync_playback();
         if self.time != self.shown {
             self.playback.seek(f64::from(self.time));
@@ -512,30 +635,7 @@ impl Scene for Viewer {
         };
         self.apply_morph_overrides();
         let offset = self.offset();
-        frame.camera.eye += offset;
-        frame.camera.target += offset;
-        match self.view {
-            ColorView::Shaded => self.stage.draw(frame, &id)?,
-            view => {
-                // Draw the debug meshes in place of the shaded ones (swapped back after).
-                let k = ColorView::ALL.iter().position(|v| *v == view).unwrap_or(1) - 1;
-                std::mem::swap(&mut self.stage.meshes, &mut self.debug_meshes[k]);
-                let drawn = self.stage.draw(frame, &id);
-                std::mem::swap(&mut self.stage.meshes, &mut self.debug_meshes[k]);
-                drawn?;
-            }
-        }
-        self.overlays(frame, &id)?;
-        if self.show_grid {
-            if self.root_motion.is_some() {
-                let cell = 10f32.powf((self.stage.radius * 0.25).log10().round());
-                let half = (self.stage.radius * 3.0 / cell).ceil() as i32;
-                floor_grid(frame, offset, half, cell, self.stage.floor);
-            } else {
-                self.stage.ground(frame);
-            }
-        }
-        Ok(())
+        self.draw(frame, &id, offset)
     }
 
     fn key(&mut self, key: Key) {
@@ -543,6 +643,9 @@ impl Scene for Viewer {
             return;
         }
         let n = self.stage.character.clips.len();
+        if matches!(key, Key::Char('c' | 'x' | 'r')) {
+            self.close_graph();
+        }
         match key {
             Key::Char('c') if n > 0 => {
                 self.clip = Some(self.clip.map_or(0, |c| (c + 1) % n));
@@ -588,12 +691,16 @@ impl Scene for Viewer {
             let p = r.world.translation;
             format!(" | root motion at ({:.2}, {:.2})", p.x, p.z)
         });
+        let clip = match &self.graph {
+            Some(g) => format!("graph {} {:.2} s: {}", g.name(), g.time, g.machine_lines().join(", ")),
+            None => clip,
+        };
         format!("{} | {clip} | {}{weights}{view}{rm}", ch.name, self.stage.status())
     }
 
     #[cfg(feature = "ui")]
-    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, _view: &crate::ui::UiView<'_>) {
-        panels::panel(self, ui);
+    fn panel(&mut self, ui: &mut anim_render_vk::ui::egui::Ui, view: &crate::ui::UiView<'_>) {
+        panels::panel(self, ui, view);
     }
 
     #[cfg(feature = "ui")]

@@ -4,14 +4,16 @@
 //! the display settings and the morph-target sliders; the timeline runs along the bottom;
 //! the model's facts, the joint tree and the frame timings stand in a column on the
 //! right ([`Layout`]). Widgets tests drive are tagged (see [`crate::ui::tag`]):
-//! `file`, `open`, `load-error`, `clip:rest`, `clip:<index>`, `grid`, `normals`, `bounds`,
+//! `file`, `open`, `load-error`, `graph-error`, `clip:rest`, `clip:<index>`; while a graph
+//! plays, `graph-stop`, `graph-restart`, `graph-floor` and `param:<name>` (a parameter's
+//! slider rail, check box, drag box or trigger button) in place of the clips; `grid`, `normals`, `bounds`,
 //! `root-motion`, `morph:<part>:<target>` (the slider), `morph-reset:<part>:<target>`,
 //! `morph-reset-all`, `play`, `step-back`, `step-forward`, `speed`, `loop:<label>`,
 //! `timeline` (the scrub bar: x maps linearly from its left edge, time 0, to its right
 //! edge, the clip's duration), `joint:<index>`, `joint-weights`; and the windows
 //! `timeline-window`, `model-window`, `joints-window`, `timings-window`.
 
-use super::{ColorView, Looping, Viewer};
+use super::{ColorView, HISTORY_SECONDS, Looping, Viewer};
 use crate::ui::{UiView, tag, timings_plot};
 use anim_math::{Quat, Transform, Vec3};
 use anim_render_vk::ui::egui;
@@ -87,10 +89,15 @@ fn window(title: &str, id: &str, outer: Rect) -> egui::Window<'static> {
 }
 
 /// The viewer's part of the framework's panel: file, clips, display, morph targets.
-pub(super) fn panel(v: &mut Viewer, ui: &mut egui::Ui) {
+pub(super) fn panel(v: &mut Viewer, ui: &mut egui::Ui, view: &UiView<'_>) {
     file_row(v, ui);
     ui.separator();
-    clips(v, ui);
+    if v.graph.is_some() {
+        let height = view.size.1 as f32 / ui.ctx().pixels_per_point() - BESIDE_GRAPH;
+        graph_section(v, ui, height.clamp(GRAPH_HEIGHT.0, GRAPH_HEIGHT.1));
+    } else {
+        clips(v, ui);
+    }
     ui.separator();
     display(v, ui);
     morph_sliders(v, ui);
@@ -99,18 +106,63 @@ pub(super) fn panel(v: &mut Viewer, ui: &mut egui::Ui) {
 fn file_row(v: &mut Viewer, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         let field = egui::TextEdit::singleline(&mut v.file_field)
-            .hint_text("a .gltf / .glb, or drop one")
+            .hint_text("a .gltf / .glb, a .json graph, or drop one")
             .desired_width(FIELD_WIDTH);
         let field = tag(ui.add(field), "file");
         let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if (tag(ui.button("Open"), "open").clicked() || entered) && !v.file_field.trim().is_empty() {
             let path = v.file_field.trim().to_owned();
-            v.open(path);
+            v.open_any(path);
         }
     });
-    if let Some(e) = &v.load_error {
-        let text = RichText::new(e).color(ui.visuals().error_fg_color);
-        tag(ui.add(egui::Label::new(text).wrap()), "load-error");
+    for (error, name) in [(&v.load_error, "load-error"), (&v.graph_error, "graph-error")] {
+        if let Some(e) = error {
+            let text = RichText::new(e).color(ui.visuals().error_fg_color);
+            tag(ui.add(egui::Label::new(text).wrap()), name);
+        }
+    }
+}
+
+/// What the rest of the panel (description, file, display settings, morph targets, keys
+/// and timings) and the timeline below it take of the screen's height, points: the graph's
+/// section scrolls in what is left.
+const BESIDE_GRAPH: f32 = 480.0;
+
+/// The least and most height the graph's section takes, points.
+const GRAPH_HEIGHT: (f32, f32) = (70.0, 380.0);
+
+/// The graph in place of the clips: its file, stop and restart; the floor switch and a row
+/// per parameter; then each machine's state and transition and the blend spaces' weights,
+/// scrolling in what the screen's height leaves.
+fn graph_section(v: &mut Viewer, ui: &mut egui::Ui, height: f32) {
+    let Some(g) = v.graph.as_mut() else { return };
+    let (mut stop, mut restart) = (false, false);
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(format!("graph {}", g.name())).strong()).on_hover_text(g.file.display().to_string());
+        stop = tag(ui.small_button("stop").on_hover_text("play the clips again"), "graph-stop").clicked();
+        restart = tag(ui.small_button("restart").on_hover_text("entry states, default parameters"), "graph-restart")
+            .clicked();
+    });
+    let graph = g.graph.clone();
+    egui::ScrollArea::vertical().id_salt("viewer-graph").max_height(height).show(ui, |ui| {
+        // The controls first: what appears and goes below them (transitions, blend weights)
+        // never moves a control while it is dragged.
+        crate::widgets::grid(ui, "viewer-graph-params", |ui| {
+            crate::widgets::check(ui, "feet", "graph-floor", &mut g.on_floor, "foot IK on the floor");
+            for info in graph.params().infos() {
+                crate::graph_view::param_row(ui, &graph, &mut g.instance, info, "param:");
+            }
+        });
+        for line in g.machine_lines() {
+            ui.label(line);
+        }
+        crate::graph_view::blend_space_bars(ui, &graph, &g.instance);
+    });
+    if restart {
+        g.restart();
+    }
+    if stop {
+        v.close_graph();
     }
 }
 
@@ -226,6 +278,9 @@ pub(super) fn windows(v: &mut Viewer, ctx: &egui::Context, view: &UiView<'_>) {
 }
 
 fn timeline_ui(v: &mut Viewer, ui: &mut egui::Ui) {
+    if v.graph.is_some() {
+        return graph_timeline(v, ui);
+    }
     let duration = v.playback.duration();
     ui.horizontal(|ui| {
         if tag(ui.button("|<").on_hover_text("a frame back (,)"), "step-back").clicked() {
@@ -326,6 +381,70 @@ fn scrub_bar(v: &mut Viewer, ui: &mut egui::Ui, duration: f32) {
                 ui.label(format!("planted: {}", planted.join(", ")));
             }
         });
+    }
+}
+
+/// The timeline while a graph plays: play, pause, a frame forwards, speed (a graph plays
+/// forwards only), the graph's time, and its events of the last [`HISTORY_SECONDS`] on a
+/// strip that scrolls left, the newest at the right edge.
+fn graph_timeline(v: &mut Viewer, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        if tag(ui.button(if v.paused { "Play" } else { "Pause" }), "play").clicked() {
+            v.paused = !v.paused;
+        }
+        if tag(ui.button(">|").on_hover_text("a frame forwards (.)"), "step-forward").clicked() {
+            v.step_frames(1);
+        }
+        let time = v.graph.as_ref().map_or(0.0, |g| g.time);
+        ui.monospace(format!("{time:8.3} s"));
+        ui.separator();
+        ui.label("speed");
+        let speed = egui::Slider::new(&mut v.playback.speed, -2.0..=2.0).step_by(0.05).fixed_decimals(2);
+        tag(ui.add(speed), "speed").on_hover_text("a graph plays forwards only: below 0 it stands");
+        ui.separator();
+        if let Some(g) = &v.graph {
+            ui.label(RichText::new(format!("graph {}", g.name())).strong());
+        }
+    });
+    let (rect, response) = ui.allocate_exact_size(vec2(ui.available_width(), BAR_HEIGHT), Sense::hover());
+    tag(response, "timeline");
+    let Some(g) = &v.graph else { return };
+    let painter = ui.painter_at(rect);
+    let visuals = ui.visuals();
+    painter.rect_filled(rect, 2.0, visuals.extreme_bg_color);
+    let x_of = |t: f32| rect.right() - rect.width() * ((g.time - t) / HISTORY_SECONDS);
+    // Whole seconds of graph time.
+    for k in 0..=HISTORY_SECONDS as i32 {
+        let second = g.time.floor() - k as f32;
+        let x = x_of(second);
+        if second < 0.0 || x < rect.left() {
+            continue;
+        }
+        painter.vline(x, rect.y_range(), Stroke::new(1.0, visuals.weak_text_color().gamma_multiply(0.35)));
+        painter.text(
+            Pos2::new(x + 2.0, rect.top() + 1.0),
+            egui::Align2::LEFT_TOP,
+            format!("{second:.0} s"),
+            egui::FontId::proportional(9.0),
+            visuals.weak_text_color(),
+        );
+    }
+    // Names where they do not run into the one before.
+    let mut free_from = f32::MIN;
+    for (t, e) in g.recent.iter().filter(|(t, _)| g.time - *t <= HISTORY_SECONDS) {
+        let x = x_of(*t);
+        painter.line_segment([Pos2::new(x, rect.top() + 11.0), Pos2::new(x, rect.bottom() - 2.0)], EVENT_STROKE);
+        let name = g.graph.event_name(e).unwrap_or("");
+        if !name.is_empty() && x >= free_from {
+            let drawn = painter.text(
+                Pos2::new(x + 2.0, rect.center().y + 2.0),
+                egui::Align2::LEFT_TOP,
+                name,
+                egui::FontId::proportional(9.0),
+                visuals.text_color(),
+            );
+            free_from = drawn.right() + 4.0;
+        }
     }
 }
 
