@@ -128,10 +128,15 @@ pub struct CommonArgs {
     /// Options of the crowd demo (hidden from the other demos' `--help`).
     #[command(flatten)]
     pub crowd: CrowdArgs,
-    /// Animation graph file the character plays (the locomotion demo; default: the
-    /// mannequin's locomotion graph).
+    /// Animation graph file the character plays (the locomotion demo, default: the
+    /// mannequin's locomotion graph; the viewer, in place of the clip).
     #[arg(long)]
     pub graph: Option<PathBuf>,
+    /// A parameter of the graph the viewer plays (`--graph`), set at start: `NAME=VALUE`
+    /// (a number for a float, `true` or `false` for a bool) or `NAME` for a trigger, which
+    /// fires. Repeatable.
+    #[arg(long = "param", value_name = "NAME[=VALUE]")]
+    pub params: Vec<String>,
 }
 
 /// The options of `ch15_crowd`.
@@ -702,11 +707,66 @@ mod window {
         state: Option<State<S>>,
         pub(super) error: Option<DemoError>,
         frames: u32,
+        /// A fixed time step instead of the measured frame time (sessions driven by tests).
+        pub(super) fixed_dt: Option<f32>,
+        /// Redraws run, presented or not.
+        pub(super) redraws: u32,
+        /// Redraws a session asked for so far (`None`: the window redraws continuously).
+        pub(super) wanted: Option<u32>,
+        /// Window events a session queued; handled before the next redraw.
+        pub(super) queued: Vec<WindowEvent>,
+        /// The panel's animations off (sessions driven by tests, as headless runs).
+        pub(super) still_ui: bool,
     }
 
     impl<S: Scene> WindowApp<S> {
         pub(super) fn new(args: &CommonArgs) -> Self {
-            Self { args: args.clone(), state: None, error: None, frames: 0 }
+            Self {
+                args: args.clone(),
+                state: None,
+                error: None,
+                frames: 0,
+                fixed_dt: None,
+                redraws: 0,
+                wanted: None,
+                queued: Vec::new(),
+                still_ui: false,
+            }
+        }
+
+        /// The scene's app, once the window was created.
+        pub(super) fn app(&self) -> Option<&App<S>> {
+            self.state.as_ref().map(|s| &s.app)
+        }
+
+        /// See [`WindowApp::app`].
+        pub(super) fn app_mut(&mut self) -> Option<&mut App<S>> {
+            self.state.as_mut().map(|s| &mut s.app)
+        }
+
+        /// The renderer and context, once the window was created.
+        pub(super) fn renderer(&self) -> Option<(&Renderer, &Arc<Context>)> {
+            self.state.as_ref().map(|s| (&s.renderer, &s.ctx))
+        }
+
+        /// The panel's egui side, once the window was created (and with the panel on).
+        #[cfg(feature = "ui")]
+        pub(super) fn ui(&self) -> Option<&crate::ui::DemoUi> {
+            self.state.as_ref().and_then(|s| s.ui.as_ref()).map(|(u, _)| u)
+        }
+
+        /// See [`WindowApp::ui`].
+        #[cfg(feature = "ui")]
+        pub(super) fn ui_mut(&mut self) -> Option<&mut crate::ui::DemoUi> {
+            self.state.as_mut().and_then(|s| s.ui.as_mut()).map(|(u, _)| u)
+        }
+
+        /// The window's inner size in pixels, once created.
+        pub(super) fn size(&self) -> Option<(u32, u32)> {
+            self.state.as_ref().map(|s| {
+                let size = s.window.inner_size();
+                (size.width, size.height)
+            })
         }
 
         fn create(&self, el: &ActiveEventLoop) -> Result<State<S>, DemoError> {
@@ -724,7 +784,7 @@ mod window {
             let app = App::<S>::new(&mut renderer, &self.args)?;
             #[cfg(feature = "ui")]
             let ui = self.args.ui_on().then(|| {
-                let demo_ui = crate::ui::DemoUi::new(false);
+                let demo_ui = crate::ui::DemoUi::new(self.still_ui);
                 let input = egui_winit::State::new(
                     demo_ui.ctx.clone(),
                     anim_render_vk::ui::egui::ViewportId::ROOT,
@@ -760,19 +820,23 @@ mod window {
         fn redraw(&mut self, el: &ActiveEventLoop) -> Result<(), DemoError> {
             let Some(st) = self.state.as_mut() else { return Ok(()) };
             let now = Instant::now();
-            let dt = now.duration_since(st.last).as_secs_f32().min(0.1);
+            let dt = self.fixed_dt.unwrap_or_else(|| now.duration_since(st.last).as_secs_f32().min(0.1));
             st.last = now;
+            self.redraws += 1;
             #[cfg(feature = "ui")]
             if let Some((demo_ui, input)) = &mut st.ui {
                 let size = st.window.inner_size();
-                let raw = input.take_egui_input(&st.window);
+                let mut raw = input.take_egui_input(&st.window);
+                // Events a session queued come after the window's own.
+                raw.events.extend(demo_ui.take_events());
                 let mut output = demo_ui.run(&mut st.app.scene, &st.app.orbit, (size.width, size.height), raw);
                 input.handle_platform_output(&st.window, std::mem::take(&mut output.platform_output));
                 st.renderer.set_ui(&demo_ui.ctx, output)?;
                 demo_ui.timings.cpu("ui", now.elapsed().as_secs_f32() * 1e3);
             }
             let start = Instant::now();
-            st.app.step(&mut st.renderer, if self.frames == 0 { 0.0 } else { dt })?;
+            // The first frame shows the start time, as headless runs do.
+            st.app.step(&mut st.renderer, if self.redraws == 1 { 0.0 } else { dt })?;
             let update_ms = start.elapsed().as_secs_f32() * 1e3;
             let start = Instant::now();
             let presented = st.swapchain.draw(&mut st.renderer, &st.app.frame)?;
@@ -850,6 +914,10 @@ mod window {
 
         fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
             if let WindowEvent::RedrawRequested = event {
+                if self.wanted.is_some_and(|w| self.redraws >= w) {
+                    // A session draws only the frames it asked for.
+                    return;
+                }
                 if let Err(e) = self.redraw(el) {
                     self.fail(el, e);
                 }
@@ -928,8 +996,14 @@ mod window {
             }
         }
 
-        fn about_to_wait(&mut self, _el: &ActiveEventLoop) {
-            if let Some(st) = &self.state {
+        fn about_to_wait(&mut self, el: &ActiveEventLoop) {
+            let Some(id) = self.state.as_ref().map(|s| s.window.id()) else { return };
+            for event in std::mem::take(&mut self.queued) {
+                self.window_event(el, id, event);
+            }
+            if let Some(st) = &self.state
+                && self.wanted.is_none_or(|w| self.redraws < w)
+            {
                 st.window.request_redraw();
             }
         }
@@ -957,4 +1031,191 @@ pub fn run_window<S: Scene>(args: &CommonArgs) -> Result<(), DemoError> {
         return Err(e);
     }
     app.validation()
+}
+
+/// A demo running frame by frame under a test's control: headless ([`Headless`]) or in a
+/// window ([`Windowed`]). Tests written against it run the same steps both ways.
+pub trait Session<S: Scene> {
+    /// Runs the panel on the queued UI events (when on), advances by [`HEADLESS_DT`] (0
+    /// for the first frame) and renders one frame.
+    ///
+    /// # Errors
+    /// Scene, rendering or window failures.
+    fn frame(&mut self) -> Result<(), DemoError>;
+
+    /// The scene, its frame data and camera.
+    fn app(&self) -> &App<S>;
+
+    /// See [`Session::app`].
+    fn app_mut(&mut self) -> &mut App<S>;
+
+    /// The renderer.
+    fn renderer(&self) -> &Renderer;
+
+    /// The Vulkan context (its validation messages).
+    fn context(&self) -> &Arc<Context>;
+
+    /// The panel's egui side (`None` with `--no-ui`).
+    #[cfg(feature = "ui")]
+    fn ui(&self) -> Option<&crate::ui::DemoUi>;
+
+    /// See [`Session::ui`].
+    #[cfg(feature = "ui")]
+    fn ui_mut(&mut self) -> Option<&mut crate::ui::DemoUi>;
+
+    /// A file dropped onto the view: headless, straight to [`Scene::file_dropped`]; in a
+    /// window, as the window's drop event, through its event handler.
+    ///
+    /// # Errors
+    /// Window failures.
+    fn drop_file(&mut self, path: &std::path::Path) -> Result<(), DemoError>;
+}
+
+impl<S: Scene> Session<S> for Headless<S> {
+    fn frame(&mut self) -> Result<(), DemoError> {
+        Headless::frame(self)
+    }
+
+    fn app(&self) -> &App<S> {
+        &self.app
+    }
+
+    fn app_mut(&mut self) -> &mut App<S> {
+        &mut self.app
+    }
+
+    fn renderer(&self) -> &Renderer {
+        &self.renderer
+    }
+
+    fn context(&self) -> &Arc<Context> {
+        &self.context
+    }
+
+    #[cfg(feature = "ui")]
+    fn ui(&self) -> Option<&crate::ui::DemoUi> {
+        self.ui.as_ref()
+    }
+
+    #[cfg(feature = "ui")]
+    fn ui_mut(&mut self) -> Option<&mut crate::ui::DemoUi> {
+        self.ui.as_mut()
+    }
+
+    fn drop_file(&mut self, path: &std::path::Path) -> Result<(), DemoError> {
+        self.app.scene.file_dropped(path);
+        Ok(())
+    }
+}
+
+/// A demo in an X11 window (on Linux; under `xvfb-run` in the tests) driven frame by frame
+/// as [`Headless`] is: the window's event loop is pumped until each frame is drawn and
+/// presented, every frame advances by [`HEADLESS_DT`] (0 for the first), and the panel's
+/// input is the window's own events followed by those queued with
+/// [`crate::ui::DemoUi::push_event`]. Only one window event loop may exist in a process
+/// (winit's rule), so a process holds one session at a time; it may run on any thread.
+#[cfg(target_os = "linux")]
+pub struct Windowed<S: Scene> {
+    app: window::WindowApp<S>,
+    event_loop: winit::event_loop::EventLoop<()>,
+}
+
+#[cfg(target_os = "linux")]
+impl<S: Scene> Windowed<S> {
+    /// How long a frame may take before the session gives up, seconds.
+    const FRAME_TIMEOUT: f32 = 60.0;
+
+    /// Opens the window (`args.width × args.height`) and creates the renderer and scene;
+    /// `--frames` is ignored (the session decides when to stop).
+    ///
+    /// # Errors
+    /// No X11 display, Vulkan or scene failures.
+    pub fn new(args: &CommonArgs) -> Result<Self, DemoError> {
+        use winit::platform::x11::EventLoopBuilderExtX11 as _;
+        let event_loop = winit::event_loop::EventLoop::builder()
+            .with_x11()
+            .with_any_thread(true)
+            .build()
+            .map_err(|e| DemoError::Window(format!("no X11 display for the window: {e}")))?;
+        let mut args = args.clone();
+        args.frames = None;
+        let mut app = window::WindowApp::new(&args);
+        (app.fixed_dt, app.still_ui, app.wanted) = (Some(HEADLESS_DT), true, Some(0));
+        let mut session = Self { app, event_loop };
+        session.pump_until(|a| a.app().is_some())?;
+        Ok(session)
+    }
+
+    fn pump_until(&mut self, done: impl Fn(&window::WindowApp<S>) -> bool) -> Result<(), DemoError> {
+        use winit::platform::pump_events::{EventLoopExtPumpEvents as _, PumpStatus};
+        let start = Instant::now();
+        loop {
+            let status = self.event_loop.pump_app_events(Some(std::time::Duration::from_millis(2)), &mut self.app);
+            if let Some(e) = self.app.error.take() {
+                return Err(e);
+            }
+            if done(&self.app) {
+                return Ok(());
+            }
+            if let PumpStatus::Exit(code) = status {
+                return Err(DemoError::Window(format!("the window's event loop ended (code {code})")));
+            }
+            if start.elapsed().as_secs_f32() > Self::FRAME_TIMEOUT {
+                return Err(DemoError::Window(format!("no frame drawn in {} s", Self::FRAME_TIMEOUT)));
+            }
+        }
+    }
+
+    /// The window's size in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        self.app.size().expect("Windowed::new returns once the window exists")
+    }
+
+    /// Ends the session: validation checked, then the window closed.
+    ///
+    /// # Errors
+    /// Validation messages.
+    pub fn finish(self) -> Result<(), DemoError> {
+        self.app.validation()
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl<S: Scene> Session<S> for Windowed<S> {
+    fn frame(&mut self) -> Result<(), DemoError> {
+        let target = self.app.redraws + 1;
+        self.app.wanted = Some(target);
+        self.pump_until(|a| a.redraws >= target)
+    }
+
+    fn app(&self) -> &App<S> {
+        self.app.app().expect("Windowed::new returns once the window exists")
+    }
+
+    fn app_mut(&mut self) -> &mut App<S> {
+        self.app.app_mut().expect("Windowed::new returns once the window exists")
+    }
+
+    fn renderer(&self) -> &Renderer {
+        self.app.renderer().expect("Windowed::new returns once the window exists").0
+    }
+
+    fn context(&self) -> &Arc<Context> {
+        self.app.renderer().expect("Windowed::new returns once the window exists").1
+    }
+
+    #[cfg(feature = "ui")]
+    fn ui(&self) -> Option<&crate::ui::DemoUi> {
+        self.app.ui()
+    }
+
+    #[cfg(feature = "ui")]
+    fn ui_mut(&mut self) -> Option<&mut crate::ui::DemoUi> {
+        self.app.ui_mut()
+    }
+
+    fn drop_file(&mut self, path: &std::path::Path) -> Result<(), DemoError> {
+        self.app.queued.push(winit::event::WindowEvent::DroppedFile(path.to_path_buf()));
+        self.pump_until(|a| a.queued.is_empty())
+    }
 }

@@ -173,18 +173,24 @@ impl std::fmt::Debug for DemoUi {
 }
 
 impl DemoUi {
-    /// A context; headless ones have animations off.
-    pub fn new(headless: bool) -> Self {
+    /// A context; `still` ones (headless, or a window a test drives) have animations off.
+    pub fn new(still: bool) -> Self {
         let ctx = egui::Context::default();
-        if headless {
+        if still {
             ctx.all_styles_mut(|s| s.animation_time = 0.0);
         }
         Self { ctx, timings: Timings::default(), events: Vec::new(), time: 0.0 }
     }
 
-    /// Queues an input event for the next headless frame.
+    /// Queues an input event for the next frame (headless, or in a window driven by a
+    /// [`crate::app::Windowed`] session).
     pub fn push_event(&mut self, event: egui::Event) {
         self.events.push(event);
+    }
+
+    /// Takes the queued events (a window's frame adds them to the window's own input).
+    pub fn take_events(&mut self) -> Vec<egui::Event> {
+        std::mem::take(&mut self.events)
     }
 
     /// The input of the next headless frame: a `width × height` screen, time advanced by

@@ -16,10 +16,11 @@ use anim_render_vk::Deform;
 use anim_render_vk::ui::egui;
 use demos::scenes::ch13_ccd::{CcdDemo, JOINTS, SolverKind};
 use demos::scenes::{ch12_blend, ch14_dq_vs_lbs, ch15_crowd};
-use demos::ui::widget_rect;
 use demos::{CommonArgs, Headless, Scene};
+use ui_driver::{Rail, click, drag_steps as drag, rect};
 
 mod common;
+mod ui_driver;
 
 const W: u32 = 960;
 const H: u32 = 540;
@@ -45,74 +46,11 @@ fn ui<S: Scene>(run: &mut Headless<S>) -> &mut demos::ui::DemoUi {
     run.ui.as_mut().expect("the panel is on")
 }
 
-/// The rectangle of the widget tagged `name` in the last frame.
-fn rect<S: Scene>(run: &mut Headless<S>, name: &str) -> egui::Rect {
-    widget_rect(&ui(run).ctx, name).unwrap_or_else(|| panic!("{}: no widget {name}", S::NAME))
-}
-
-fn pointer(pos: egui::Pos2, pressed: bool) -> egui::Event {
-    egui::Event::PointerButton { pos, button: egui::PointerButton::Primary, pressed, modifiers: Default::default() }
-}
-
-/// A press at `from`, moves to `to` over `steps` frames, a release there (one frame each).
-fn drag<S: Scene>(run: &mut Headless<S>, from: egui::Pos2, to: egui::Pos2, steps: usize) {
-    let u = ui(run);
-    u.push_event(egui::Event::PointerMoved(from));
-    u.push_event(pointer(from, true));
-    run.frame().unwrap();
-    for k in 1..=steps {
-        let p = from + (to - from) * (k as f32 / steps as f32);
-        ui(run).push_event(egui::Event::PointerMoved(p));
-        run.frame().unwrap();
-    }
-    ui(run).push_event(pointer(to, false));
-    run.frame().unwrap();
-}
-
-/// A click on the widget tagged `name`: press in one frame, release in the next.
-fn click<S: Scene>(run: &mut Headless<S>, name: &str) {
-    let c = rect(run, name).center();
-    drag(run, c, c, 0);
-}
-
-/// A horizontal slider's rail (its tagged rectangle) with the span its handle's centre
-/// covers: egui keeps half the handle (from the style's handle shape and the rail's
-/// height) free at both ends.
-#[derive(Clone, Copy, Debug)]
-struct Rail {
-    rect: egui::Rect,
-    margin: f32,
-}
-
-impl Rail {
-    /// The slider tagged `name`.
-    fn of<S: Scene>(run: &mut Headless<S>, name: &str) -> Self {
-        let rect = rect(run, name);
-        let radius = rect.height() / 2.5;
-        let margin = match ui(run).ctx.style().visuals.handle_shape {
-            egui::style::HandleShape::Circle => radius,
-            egui::style::HandleShape::Rect { aspect_ratio } => radius * aspect_ratio,
-        };
-        Self { rect, margin }
-    }
-
-    /// Where the value at `t` of the slider's range sits.
-    fn at(&self, t: f32) -> egui::Pos2 {
-        let span = self.rect.width() - 2.0 * self.margin;
-        egui::pos2(self.rect.left() + self.margin + t * span, self.rect.center().y)
-    }
-
-    /// Which fraction of the range pointer x `x` stands for (inverse of [`Rail::at`]).
-    fn fraction(&self, x: f32) -> f32 {
-        ((x - self.rect.left() - self.margin) / (self.rect.width() - 2.0 * self.margin)).clamp(0.0, 1.0)
-    }
-}
-
 #[test]
 fn ch12_blend_weight_slider_sets_the_blend() {
     let mut run = start::<ch12_blend::BlendDemo>(&[]);
     assert!(!run.app.scene.hold, "the timer runs at start");
-    let rail = Rail::of(&mut run, "blend");
+    let rail = Rail::of(&run, "blend");
     assert!(rail.rect.width() > 50.0, "the rail alone is tagged: {rail:?}");
     drag(&mut run, rail.at(0.2), rail.at(0.75), 4);
     let s = &run.app.scene;
@@ -209,7 +147,7 @@ fn assert_bar(frame: &anim_render_vk::FrameData, k: usize, angle: f32, dq: bool)
 fn ch14_twist_slider_and_methods_per_side() {
     let mut run = start::<ch14_dq_vs_lbs::DqVsLbs>(&["--backend", "cpu"]);
     assert!(run.app.scene.animate);
-    let rail = Rail::of(&mut run, "twist");
+    let rail = Rail::of(&run, "twist");
     let to = rail.at(150.0 / 180.0);
     drag(&mut run, rail.at(0.1), to, 3);
     let s = &run.app.scene;
@@ -258,7 +196,7 @@ fn ch13_target_drags_in_the_view_and_the_solver_switches() {
     let camera = run.app.orbit.camera();
     let target = run.app.scene.tentacle.target;
     let at = camera.project(&target, W, H).unwrap();
-    let handle = rect(&mut run, "target");
+    let handle = rect(&run, "target");
     // egui places areas on whole pixels.
     assert!(
         (handle.center() - egui::pos2(at[0], at[1])).length() < 1.0,
@@ -281,11 +219,11 @@ fn ch13_target_drags_in_the_view_and_the_solver_switches() {
     assert_eq!(t.kind, SolverKind::Ccd);
     let mut chain = t.chain.clone();
     let (iterations, threshold, goal) = (t.iterations, t.threshold, t.target);
-    let fabrik = rect(&mut run, "solver:fabrik").center();
+    let fabrik = rect(&run, "solver:fabrik").center();
     let u = ui(&mut run);
     u.push_event(egui::Event::PointerMoved(fabrik));
-    u.push_event(pointer(fabrik, true));
-    u.push_event(pointer(fabrik, false));
+    u.push_event(ui_driver::button(fabrik, true));
+    u.push_event(ui_driver::button(fabrik, false));
     run.frame().unwrap();
     let t = &run.app.scene.tentacle;
     assert_eq!(t.kind, SolverKind::Fabrik);
@@ -300,7 +238,7 @@ fn ch13_target_drags_in_the_view_and_the_solver_switches() {
         assert!((a.translation - b.translation).norm() < 1e-6);
     }
     // The iterations slider: at its left end one iteration.
-    let rail = Rail::of(&mut run, "iterations");
+    let rail = Rail::of(&run, "iterations");
     drag(&mut run, rail.at(0.5), rail.at(0.0), 2);
     assert_eq!(run.app.scene.tentacle.iterations, 1);
     assert!(run.app.scene.tentacle.result.iterations <= 1);
@@ -312,7 +250,7 @@ fn ch15_count_slider_repopulates_and_plots_the_gpu_passes() {
     let mut run = start::<ch15_crowd::CrowdScene>(&["--count", "64"]);
     run.frame().unwrap();
     assert_eq!(run.app.scene.len(), 64);
-    let rail = Rail::of(&mut run, "count");
+    let rail = Rail::of(&run, "count");
     let to = rail.at(0.5);
     drag(&mut run, rail.at(0.3), to, 3);
     // The slider is logarithmic over 1 ..= MAX_COUNT: value = MAX^t, within a pixel.
@@ -327,7 +265,7 @@ fn ch15_count_slider_repopulates_and_plots_the_gpu_passes() {
     let s = &run.app.scene;
     assert!(s.stats_line().starts_with(&format!("{} characters", s.count)), "{}", s.stats_line());
     // The GPU time of each pass, plotted in the panel.
-    let plot = rect(&mut run, "gpu");
+    let plot = rect(&run, "gpu");
     assert!(plot.height() > 60.0, "plot {plot:?}");
     let gpu = &ui(&mut run).timings.gpu;
     let names: Vec<&str> = gpu.iter().map(|s| s.name).collect();
@@ -336,7 +274,7 @@ fn ch15_count_slider_repopulates_and_plots_the_gpu_passes() {
     }
     assert!(gpu.iter().all(|s| s.ms.len() >= 8 && s.ms.iter().all(|ms| ms.is_finite() && *ms >= 0.0)));
     // Back to fewer characters than the GPU crowd holds: no new registration needed.
-    let rail = Rail::of(&mut run, "count");
+    let rail = Rail::of(&run, "count");
     drag(&mut run, rail.at(0.5), rail.at(0.0), 2);
     assert_eq!(run.app.scene.count, 1);
     assert_eq!(run.app.scene.len(), 1);
@@ -355,8 +293,8 @@ fn right_of_panel(what: &str, camera: &anim_render_vk::Camera, panel: egui::Rect
 
 #[test]
 fn side_by_side_scenes_frame_clear_of_the_panel() {
-    let mut run = start::<demos::scenes::retarget::Retarget>(&[]);
-    let panel = rect(&mut run, "panel");
+    let run = start::<demos::scenes::retarget::Retarget>(&[]);
+    let panel = rect(&run, "panel");
     let s = &run.app.scene;
     assert_eq!(s.players.len(), 4);
     for (i, p) in s.players.iter().enumerate() {
@@ -365,8 +303,8 @@ fn side_by_side_scenes_frame_clear_of_the_panel() {
     }
     drop(run.finish().unwrap());
     // The rest pose, drawn leftmost of the three skeletons.
-    let mut run = start::<demos::scenes::ch10_poses::Poses>(&[]);
-    let panel = rect(&mut run, "panel");
+    let run = start::<demos::scenes::ch10_poses::Poses>(&[]);
+    let panel = rect(&run, "panel");
     let s = &run.app.scene;
     right_of_panel("ch10 rest pose", &run.app.frame.camera, panel, &s.placement(0), &s.stage.posed.world);
     drop(run.finish().unwrap());
