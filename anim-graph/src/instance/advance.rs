@@ -62,27 +62,27 @@ fn target_time(c: &Compiled, rt: &Runtime, mode: SyncMode, l: usize, f: usize) -
 pub(crate) fn advance(c: &Compiled, rt: &mut Runtime) {
     let dt = rt.dt;
     if !c.sync_groups.is_empty() {
-        rt.players.iter_mut().for_each(|p| p.synced = false);
+        rt.synced.fill(false);
         for g in 0..c.sync_groups.len() {
             sync_group(c, rt, g, dt);
         }
     }
-    for i in 0..rt.players.len() {
-        let node = rt.players[i].node;
+    for (i, &node) in c.players.iter().enumerate() {
         let active = rt.weights[node] > 0.0;
-        if active && !rt.players[i].synced {
+        if active && !rt.synced[i] {
             let speed = speed_of(c, rt, node);
             let p = &mut rt.players[i];
             p.playback.speed = speed;
             step_by(p, dt);
-        } else if !active {
-            // Not moved: an empty step where it is.
+        } else if !active && rt.was_active[i] {
+            // Stopped: an empty step where it is. A player that was already stopped keeps
+            // the one it has (it did not move since), so it is not touched.
             let p = &mut rt.players[i];
             p.ended = false;
             let u = p.playback.position();
             p.step = Step { from: u, to: u, finished: false };
         }
-        rt.players[i].was_active = active;
+        rt.was_active[i] = active;
     }
 }
 
@@ -120,15 +120,15 @@ fn sync_group(c: &Compiled, rt: &mut Runtime, g: usize, dt: f32) {
     // A new leader that was not playing takes its place from the last one.
     if let Some(prev) = rt.sync[g].leader
         && prev != l
-        && rt.players[prev].was_active
-        && !rt.players[l].was_active
+        && rt.was_active[prev]
+        && !rt.was_active[l]
     {
         let t = target_time(c, rt, group.mode, prev, l);
         place(&mut rt.players[l], t);
     }
     let d = c.clips[rt.players[l].clip].duration;
     move_by(&mut rt.players[l], rate * d * dt);
-    rt.players[l].synced = true;
+    rt.synced[l] = true;
     for &node in &group.members {
         let f = player_of(c, node);
         if f == l || rt.weights[node] <= 0.0 {
@@ -136,8 +136,9 @@ fn sync_group(c: &Compiled, rt: &mut Runtime, g: usize, dt: f32) {
         }
         let t = target_time(c, rt, group.mode, l, f);
         let fc = &c.clips[rt.players[f].clip];
+        let was_active = rt.was_active[f];
         let p = &mut rt.players[f];
-        if p.was_active {
+        if was_active {
             // The follower moves about rate·d·dt; take the cyclic difference nearest to it.
             let expected = rate * fc.duration * dt;
             let d = fc.duration;
@@ -148,7 +149,7 @@ fn sync_group(c: &Compiled, rt: &mut Runtime, g: usize, dt: f32) {
         } else {
             place(p, t);
         }
-        p.synced = true;
+        rt.synced[f] = true;
     }
     rt.sync[g].leader = Some(l);
 }

@@ -111,7 +111,7 @@ pub(crate) fn reset_subtree(c: &Compiled, rt: &mut Runtime, n: usize) {
                 p.playback.seek(if speed < 0.0 && hi.is_finite() { hi } else { 0.0 });
                 p.step = p.playback.last_step();
                 p.ended = false;
-                p.was_active = false;
+                rt.was_active[*player] = false;
             }
             NodeData::Machine { machine } => {
                 let entry = c.machines[*machine].entry;

@@ -25,7 +25,6 @@ pub(crate) enum Context {
 /// One clip node's playback.
 #[derive(Clone, Debug)]
 pub(crate) struct Player {
-    pub(crate) node: usize,
     pub(crate) clip: usize,
     pub(crate) playback: Playback,
     pub(crate) context: Context,
@@ -33,10 +32,6 @@ pub(crate) struct Player {
     pub(crate) step: Step,
     /// The last step reached the end of a cycle, or finished a one-shot.
     pub(crate) ended: bool,
-    /// Weight > 0 in the previous update.
-    pub(crate) was_active: bool,
-    /// Moved this update by its sync group.
-    pub(crate) synced: bool,
 }
 
 /// A transition in progress.
@@ -83,6 +78,13 @@ pub(crate) struct Runtime {
     pub(crate) params: Vec<f32>,
     pub(crate) pool: Vec<Pose>,
     pub(crate) players: Vec<Player>,
+    /// Per player: weight > 0 in the previous update. Kept apart from the players, as is
+    /// `synced`, so that an update reads and writes one small array for every player and
+    /// touches only the players that play (across a crowd, the players of the others are
+    /// out of the caches).
+    pub(crate) was_active: Vec<bool>,
+    /// Per player: moved this update by its sync group.
+    pub(crate) synced: Vec<bool>,
     /// Per node: its weight in the output this update.
     pub(crate) weights: Vec<f32>,
     /// Blend spaces' child weights (local, summing to 1).
@@ -107,7 +109,7 @@ impl Runtime {
     /// at its start, parameters at their defaults.
     pub(crate) fn new(c: &Compiled) -> Self {
         let rest = c.skeleton.rest_pose().clone();
-        let players = c
+        let players: Vec<Player> = c
             .players
             .iter()
             .map(|&node| {
@@ -120,14 +122,11 @@ impl Runtime {
                     None => Context::Exact(SamplingCache::new(&data.clip)),
                 };
                 Player {
-                    node,
                     clip,
                     playback: playback(data.duration, mode),
                     context,
                     step: Step::default(),
                     ended: false,
-                    was_active: false,
-                    synced: false,
                 }
             })
             .collect();
@@ -159,6 +158,8 @@ impl Runtime {
             .collect();
         Self {
             params: c.params.defaults(),
+            was_active: vec![false; players.len()],
+            synced: vec![false; players.len()],
             pool: vec![rest; c.nodes.first().map_or(1, |n| n.slots)],
             players,
             weights: vec![0.0; c.nodes.len()],

@@ -481,7 +481,7 @@ impl Viewer {
     /// A frame of the graph: advanced by `dt` at the playback's speed (a graph plays
     /// forwards only: a negative speed stands), or by the frame steps while paused.
     fn update_graph(&mut self, dt: f32, frame: &mut FrameData) -> Result<(), DemoError> {
-        let run = if self.paused || self.scrubbing { 0.0 } else { dt * (self.playback.speed.max(0.0)) };
+        let run = if self.paused || self.scrubbing { 0.0 } else { dt * self.playback.speed.max(0.0) };
         let dt = run + std::mem::take(&mut self.graph_pending);
         let walk = self.want_root_motion;
         let g = self.graph.as_mut().expect("update_graph runs with a graph");
