@@ -121,13 +121,7 @@ impl Runtime {
                     Some(r) => Context::Runtime(Box::new(r.new_context())),
                     None => Context::Exact(SamplingCache::new(&data.clip)),
                 };
-                Player {
-                    clip,
-                    playback: playback(data.duration, mode),
-                    context,
-                    step: Step::default(),
-                    ended: false,
-                }
+                Player { clip, playback: playback(data.duration, mode), context, step: Step::default(), ended: false }
             })
             .collect();
         let machines = c
