@@ -6,8 +6,6 @@
 //! twisted bar's vertices from the twist's own LBS and DQ formulas, the IK target at the
 //! point the pointer's ray meets the plane facing the camera, the crowd's size.
 
-#![cfg(feature = "ui")]
-
 use anim_core::blend::blend;
 use anim_core::clip::TimePolicy;
 use anim_ik::FabrikSolver;

@@ -2,8 +2,6 @@
 //! pixels are present where egui laid the window out, and everything outside the areas egui
 //! used (with the windows' shadows) is the same frame as `--no-ui` renders.
 
-#![cfg(feature = "ui")]
-
 use anim_render_vk::RgbaImage;
 use anim_render_vk::ui::egui;
 use demos::scenes::*;

@@ -7,8 +7,6 @@
 //! that fails to import shows its error and keeps the model drawn, a valid one replaces
 //! it. And the windows' default layout leaves each other and the character alone.
 
-#![cfg(feature = "ui")]
-
 use anim_core::clip::TimePolicy;
 use anim_core::skin::SkinMethod;
 use anim_graph::event::GraphEvent;
