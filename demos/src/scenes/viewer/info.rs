@@ -20,7 +20,7 @@ pub struct MeshFacts {
 /// One clip of the model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClipFacts {
-    /// Name.
+    /// Name (`clip k` where the file names none).
     pub name: String,
     /// Duration, seconds.
     pub duration: f32,
@@ -95,8 +95,9 @@ impl ModelInfo {
             clips: ch
                 .clips
                 .iter()
-                .map(|c| ClipFacts {
-                    name: c.name().to_owned(),
+                .enumerate()
+                .map(|(i, c)| ClipFacts {
+                    name: if c.name().is_empty() { format!("clip {i}") } else { c.name().to_owned() },
                     duration: c.duration(),
                     events: c.events().len(),
                     curves: c.curves().len(),
@@ -115,5 +116,26 @@ impl ModelInfo {
     /// Morph targets of every part.
     pub fn morph_targets(&self) -> usize {
         self.meshes.iter().map(|m| m.morph_targets.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ModelInfo;
+    use crate::Character;
+    use std::path::Path;
+
+    #[test]
+    fn unnamed_clips_are_listed_by_number() {
+        // CesiumMan's one animation has no name.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/CesiumMan/CesiumMan.glb");
+        let ch = Character::from_gltf(&path).unwrap();
+        assert_eq!(ch.clips[0].name(), "", "the file names its animation after all");
+        let info = ModelInfo::of(&ch);
+        assert_eq!(info.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["clip 0"]);
+        assert!((info.clips[0].duration - ch.clips[0].duration()).abs() < 1e-6);
+        // Named clips keep their names.
+        let m = ModelInfo::of(&Character::mannequin());
+        assert!(m.clips.iter().any(|c| c.name == "walk"), "{:?}", m.clips);
     }
 }
