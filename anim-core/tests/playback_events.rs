@@ -195,3 +195,45 @@ fn crossfade_reports_the_current_clips_events() {
     }
     assert_eq!(seen, "|x||y||x|");
 }
+
+/// Every crossing `for_each_crossed` reports, against a brute force over a wide range of
+/// cycles (no cycle skipped), on steps that start and end on cycle boundaries, on events
+/// and between them, forwards and backwards, with a duration that is not exact in binary.
+#[test]
+fn events_match_a_brute_force_count_on_boundaries() {
+    let d = 0.7f32;
+    let ev = vec![ClipEvent::new("start", 0.0), ClipEvent::new("mid", 0.35), ClipEvent::new("end", d)];
+    let p = Playback::new(d, LoopMode::Repeat);
+    let df = f64::from(d);
+    let mut points: Vec<f64> = Vec::new();
+    for k in -3..6 {
+        let base = k as f64 * df;
+        for e in &ev {
+            points.push(base + f64::from(e.time));
+        }
+        points.extend([base + 0.1, base + 0.5 * df, base - 1e-12, base + 1e-12]);
+    }
+    let mut out = Vec::with_capacity(64);
+    let mut checked = 0;
+    for &from in &points {
+        for &to in &points {
+            crossed_into(&ev, &p, from, to, &mut out);
+            let mut expected: Vec<(usize, i64)> = Vec::new();
+            for k in -10..20i64 {
+                for (i, e) in ev.iter().enumerate() {
+                    let at = k as f64 * df + f64::from(e.time);
+                    let hit = if to > from { from < at && at <= to } else { to <= at && at < from };
+                    if from != to && hit {
+                        expected.push((i, k));
+                    }
+                }
+            }
+            let mut got: Vec<(usize, i64)> = out.iter().map(|f| (f.index, f.cycle)).collect();
+            expected.sort_unstable();
+            got.sort_unstable();
+            assert_eq!(got, expected, "step {from} → {to}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, points.len() * points.len());
+}

@@ -126,7 +126,26 @@ pub fn for_each_crossed(events: &[ClipEvent], playback: &Playback, from: f64, to
     let first_cycle = playback.repetitions.map(|_| 0);
     let mut visit = |k: i64| {
         let base = k as f64 * d;
-        let cycle_forward = !ping_pong || k.rem_euclid(2) == 0;
+        if !ping_pong {
+            // Every cycle runs forwards: the common case, without the turn's rules.
+            if forward {
+                for (index, e) in events.iter().enumerate() {
+                    let p = base + f64::from(e.time);
+                    if from < p && p <= to {
+                        f(FiredEvent { index, position: p, cycle: k });
+                    }
+                }
+            } else {
+                for (index, e) in events.iter().enumerate().rev() {
+                    let p = base + f64::from(e.time);
+                    if to <= p && p < from {
+                        f(FiredEvent { index, position: p, cycle: k });
+                    }
+                }
+            }
+            return;
+        }
+        let cycle_forward = k.rem_euclid(2) == 0;
         // Position order inside the cycle equals time order when the cycle runs forwards.
         let ascending = forward == cycle_forward;
         let mut check = |index: usize| {
@@ -143,15 +162,31 @@ pub fn for_each_crossed(events: &[ClipEvent], playback: &Playback, from: f64, to
             }
         };
         if ascending {
-            (0..events.len()).for_each(&mut check);
+            for index in 0..events.len() {
+                check(index);
+            }
         } else {
-            (0..events.len()).rev().for_each(&mut check);
+            for index in (0..events.len()).rev() {
+                check(index);
+            }
         }
     };
+    // Every position of cycle `k` lies in [base, base + d] as computed (event times are in
+    // [0, d] and rounding is monotonic), and a hit lies in [lo, hi]: a cycle that ends
+    // before the range or starts after it has none (usually the cycle before the range,
+    // kept above for the event at its end).
+    let outside = |k: i64| {
+        let base = k as f64 * d;
+        base + d < lo || base > hi
+    };
     if forward {
-        (k0..=k1).for_each(&mut visit);
+        for k in (k0..=k1).filter(|&k| !outside(k)) {
+            visit(k);
+        }
     } else {
-        (k0..=k1).rev().for_each(&mut visit);
+        for k in (k0..=k1).rev().filter(|&k| !outside(k)) {
+            visit(k);
+        }
     }
 }
 
