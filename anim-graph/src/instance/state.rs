@@ -19,7 +19,7 @@ pub type SharedGround = Arc<dyn GroundQuery + Send + Sync>;
 #[derive(Clone, Debug)]
 pub(crate) enum Context {
     Exact(SamplingCache),
-    Runtime(Box<RuntimeClipContext>),
+    Runtime(RuntimeClipContext),
 }
 
 /// One clip node's playback.
@@ -118,7 +118,7 @@ impl Runtime {
                 };
                 let data = &c.clips[clip];
                 let context = match &data.runtime {
-                    Some(r) => Context::Runtime(Box::new(r.new_context())),
+                    Some(r) => Context::Runtime(r.new_context()),
                     None => Context::Exact(SamplingCache::new(&data.clip)),
                 };
                 Player { clip, playback: playback(data.duration, mode), context, step: Step::default(), ended: false }
