@@ -145,6 +145,18 @@ pub(crate) enum Cond {
     Not(Box<Cond>),
 }
 
+impl Cond {
+    /// Whether it reads the state's leading clip.
+    pub(crate) fn is_timed(&self) -> bool {
+        match self {
+            Cond::ClipEnded | Cond::ExitTime(_) => true,
+            Cond::All(cs) | Cond::Any(cs) => cs.iter().any(Cond::is_timed),
+            Cond::Not(c) => c.is_timed(),
+            Cond::Always | Cond::Float { .. } | Cond::Bool { .. } | Cond::Trigger(_) => false,
+        }
+    }
+}
+
 /// A compiled transition.
 #[derive(Clone, Debug)]
 pub(crate) struct Transition {
@@ -164,6 +176,10 @@ pub(crate) struct State {
     pub(crate) name: String,
     pub(crate) node: Option<usize>,
     pub(crate) transitions: Vec<Transition>,
+    /// Whether a transition that can leave it (its own, or an any-state one to another
+    /// state) tests the leading clip ("clip ended", exit time): only then is the leading
+    /// clip looked up each update.
+    pub(crate) timed: bool,
 }
 
 /// A state machine.

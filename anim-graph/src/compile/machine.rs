@@ -56,13 +56,16 @@ pub(crate) fn machine(
             }
             transitions.push(tr);
         }
-        states.push(State { name: s.name.clone(), node, transitions });
+        states.push(State { name: s.name.clone(), node, transitions, timed: false });
     }
     let any_ptr = at(pointer, "any_state");
     count(&any_ptr, "transitions", m.any_state.len(), MAX_TRANSITIONS)?;
     let mut any = Vec::with_capacity(m.any_state.len());
     for (k, d) in m.any_state.iter().enumerate() {
         any.push(transition(&at(&any_ptr, k), d, t, &state)?);
+    }
+    for (i, st) in states.iter_mut().enumerate() {
+        st.timed = st.transitions.iter().chain(any.iter().filter(|t| t.to != i)).any(|t| t.cond.is_timed());
     }
     // Reachability from the entry; an any-state transition reaches its target from anywhere.
     let mut reached = vec![false; states.len()];

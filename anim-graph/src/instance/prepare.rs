@@ -98,7 +98,9 @@ fn visit_machine(c: &Compiled, rt: &mut Runtime, mi: usize, w: f32, events: &mut
         Some((from, alpha)) => {
             if let Some(n) = states[from].node {
                 visit(c, rt, n, w * (1.0 - alpha), events);
-                rt.machines[mi].timing[from] = leading_player(c, rt, n);
+                if states[from].timed {
+                    rt.machines[mi].timing[from] = leading_player(c, rt, n);
+                }
             }
             if let Some(n) = states[cur].node
                 && alpha > 0.0
@@ -112,7 +114,9 @@ fn visit_machine(c: &Compiled, rt: &mut Runtime, mi: usize, w: f32, events: &mut
             }
         }
     }
-    if let Some(n) = states[cur].node {
+    if let Some(n) = states[cur].node
+        && states[cur].timed
+    {
         rt.machines[mi].timing[cur] = leading_player(c, rt, n);
     }
 }
