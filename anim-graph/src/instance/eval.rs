@@ -158,22 +158,18 @@ pub(crate) fn eval(
         NodeData::FootIk { input, curves, weight, solver, .. } => {
             let out = eval(c, rt, *input, slot, events)?;
             let w = weight.get(&rt.params).clamp(0.0, 1.0);
-            if w > 0.0
-                && let Some(ground) = rt.ground.clone()
-            {
+            if w > 0.0 && rt.ground.is_some() {
                 let mut contacts = [1.0f32; MAX_LEGS];
                 for (o, &s) in contacts.iter_mut().zip(curves) {
                     *o = out.curves[s];
                 }
                 keep_input(rt, slot, w);
-                let mut placement = rt.placement;
-                let offset = rt.feet[*solver].apply(
-                    sk,
-                    &mut rt.pool[slot],
-                    &mut placement,
-                    &contacts[..curves.len()],
-                    &*ground,
-                )?;
+                let Runtime { feet, pool, ground: Some(ground), placement, .. } = rt else {
+                    unreachable!("the ground was checked above")
+                };
+                let mut placement = *placement;
+                let offset =
+                    feet[*solver].apply(sk, &mut pool[slot], &mut placement, &contacts[..curves.len()], &**ground)?;
                 rt.ground_offset = offset * w;
                 apply_weight(rt, slot, w, sk)?;
             }
