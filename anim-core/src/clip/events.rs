@@ -113,8 +113,8 @@ pub fn for_each_crossed(events: &[ClipEvent], playback: &Playback, from: f64, to
     let forward = to > from;
     let (lo, hi) = if forward { (from, to) } else { (to, from) };
     // One cycle before the range too: its end sits on the range's first cycle boundary.
-    let mut k0 = (lo / d).floor() as i64 - 1;
-    let mut k1 = (hi / d).floor() as i64;
+    let mut k0 = floor_i64(lo / d).saturating_sub(1);
+    let mut k1 = floor_i64(hi / d);
     if let Some(n) = playback.repetitions {
         k0 = k0.max(0);
         k1 = k1.min(i64::from(n) - 1);
@@ -190,6 +190,14 @@ pub fn for_each_crossed(events: &[ClipEvent], playback: &Playback, from: f64, to
     }
 }
 
+/// `x.floor() as i64` (saturating alike) without a call to the C library's `floor`,
+/// which the x86-64 baseline (no SSE4.1 rounding instruction) would make.
+#[inline]
+fn floor_i64(x: f64) -> i64 {
+    let k = x as i64;
+    k.saturating_sub(i64::from((k as f64) > x))
+}
+
 /// Events where a scalar curve crosses `threshold`: `rising` when it goes from below to at
 /// or above, `falling` when it goes back below. For a foot-contact curve (1 = planted)
 /// with `rising = "foot_down"`, `falling = "foot_up"` these are the foot's plant and lift
@@ -212,4 +220,23 @@ pub fn threshold_events(curve: &Track<f32>, threshold: f32, rising: &str, fallin
         out.push(ClipEvent::new(if up { rising } else { falling }, t.clamp(t0, t1)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::floor_i64;
+
+    /// The same integer as `floor` then a saturating cast, on integers, halves, values a
+    /// rounding step off an integer, and values beyond the `i64` range.
+    #[test]
+    fn floor_i64_is_floor() {
+        let mut xs = vec![0.0, -0.0, 1e300, -1e300, 9.3e18, -9.3e18, 2f64.powi(63), -(2f64.powi(63))];
+        for k in -50i32..50 {
+            let x = f64::from(k);
+            xs.extend([x, x + 0.5, x - 0.5, x.next_up(), x.next_down(), x * 1e9 + 0.25]);
+        }
+        for x in xs {
+            assert_eq!(floor_i64(x), x.floor() as i64, "x = {x}");
+        }
+    }
 }
