@@ -127,18 +127,26 @@ pub fn for_each_crossed(events: &[ClipEvent], playback: &Playback, from: f64, to
     let mut visit = |k: i64| {
         let base = k as f64 * d;
         if !ping_pong {
-            // Every cycle runs forwards: the common case, without the turn's rules.
+            // Every cycle runs forwards: the common case, without the turn's rules. Events
+            // are sorted by time and rounding is monotonic, so positions only grow along
+            // the list: the scan stops at the first one past the step's end.
             if forward {
                 for (index, e) in events.iter().enumerate() {
                     let p = base + f64::from(e.time);
-                    if from < p && p <= to {
+                    if p > to {
+                        break;
+                    }
+                    if from < p {
                         f(FiredEvent { index, position: p, cycle: k });
                     }
                 }
             } else {
                 for (index, e) in events.iter().enumerate().rev() {
                     let p = base + f64::from(e.time);
-                    if to <= p && p < from {
+                    if p < to {
+                        break;
+                    }
+                    if p < from {
                         f(FiredEvent { index, position: p, cycle: k });
                     }
                 }
