@@ -6,7 +6,7 @@ use super::state::{Player, Runtime};
 use crate::desc::SyncMode;
 use crate::limits::MAX_SPEED;
 use crate::node::{Compiled, NodeData, ScalarIn};
-use crate::sync::cyclic_step;
+use crate::sync::{cyclic_step, wrap};
 use anim_core::clip::Step;
 
 /// Advances `p` by `dt` at its speed, recording the step and whether it reached the end
@@ -17,11 +17,11 @@ fn step_by(p: &mut Player, dt: f32) {
     p.ended = p.step.finished || p.playback.cycle_local().0 != cycle;
 }
 
-fn speed_of(c: &Compiled, rt: &Runtime, node: usize) -> f32 {
+fn speed_of(c: &Compiled, params: &[f32], node: usize) -> f32 {
     match c.nodes[node].data {
         NodeData::Clip { speed, .. } => match speed {
             ScalarIn::Const(s) => s,
-            ScalarIn::Param(_) => speed.get(&rt.params).clamp(-MAX_SPEED, MAX_SPEED),
+            ScalarIn::Param(_) => speed.get(params).clamp(-MAX_SPEED, MAX_SPEED),
         },
         _ => 0.0,
     }
@@ -55,7 +55,7 @@ fn target_time(c: &Compiled, rt: &Runtime, mode: SyncMode, l: usize, f: usize) -
     {
         return t;
     }
-    if lc.duration > 0.0 { (tl / lc.duration).rem_euclid(1.0) * fc.duration } else { 0.0 }
+    if lc.duration > 0.0 { wrap(tl / lc.duration, 1.0) * fc.duration } else { 0.0 }
 }
 
 /// Advances every clip with a weight (see the [module docs](self)).
@@ -67,22 +67,22 @@ pub(crate) fn advance(c: &Compiled, rt: &mut Runtime) {
             sync_group(c, rt, g, dt);
         }
     }
-    for (i, &node) in c.players.iter().enumerate() {
-        let active = rt.weights[node] > 0.0;
-        if active && !rt.synced[i] {
-            let speed = speed_of(c, rt, node);
-            let p = &mut rt.players[i];
-            p.playback.speed = speed;
+    let Runtime { players, weights, synced, was_active, params, .. } = rt;
+    // The per-player arrays walked together (one length, by construction).
+    let each = c.players.iter().zip(players.iter_mut()).zip(was_active.iter_mut()).zip(synced.iter());
+    for (((&node, p), was_active), &synced) in each {
+        let active = weights[node] > 0.0;
+        if active && !synced {
+            p.playback.speed = speed_of(c, params, node);
             step_by(p, dt);
-        } else if !active && rt.was_active[i] {
+        } else if !active && *was_active {
             // Stopped: an empty step where it is. A player that was already stopped keeps
             // the one it has (it did not move since), so it is not touched.
-            let p = &mut rt.players[i];
             p.ended = false;
             let u = p.playback.position();
             p.step = Step { from: u, to: u, finished: false };
         }
-        rt.was_active[i] = active;
+        *was_active = active;
     }
 }
 
@@ -106,7 +106,7 @@ fn sync_group(c: &Compiled, rt: &mut Runtime, g: usize, dt: f32) {
         let d = c.clips[rt.players[p].clip].duration;
         if d > 0.0 {
             total += w;
-            rate += w * speed_of(c, rt, node) / d;
+            rate += w * speed_of(c, &rt.params, node) / d;
         }
         if w > best {
             (leader, best) = (Some(p), w);
@@ -143,7 +143,7 @@ fn sync_group(c: &Compiled, rt: &mut Runtime, g: usize, dt: f32) {
             let expected = rate * fc.duration * dt;
             let d = fc.duration;
             let raw = cyclic_step(p.playback.time(), t, d, true);
-            let off = (raw - expected).rem_euclid(d.max(f32::MIN_POSITIVE));
+            let off = wrap(raw - expected, d.max(f32::MIN_POSITIVE));
             let off = if off > 0.5 * d { off - d } else { off };
             move_by(p, expected + off);
         } else {
