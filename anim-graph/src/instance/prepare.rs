@@ -23,7 +23,7 @@ pub(crate) fn visit(c: &Compiled, rt: &mut Runtime, n: usize, w: f32, events: &m
             for (k, &child) in children.iter().enumerate() {
                 let wk = rt.space_weights[range.start + k];
                 if wk > 0.0 {
-                    visit(c, rt, child, w * wk, events);
+                    visit_child(c, rt, child, w * wk, events);
                 }
             }
         }
@@ -36,7 +36,7 @@ pub(crate) fn visit(c: &Compiled, rt: &mut Runtime, n: usize, w: f32, events: &m
             for (k, &child) in children.iter().enumerate() {
                 let wk = rt.space_weights[range.start + k];
                 if wk > 0.0 {
-                    visit(c, rt, child, w * wk, events);
+                    visit_child(c, rt, child, w * wk, events);
                 }
             }
         }
@@ -67,6 +67,17 @@ pub(crate) fn visit(c: &Compiled, rt: &mut Runtime, n: usize, w: f32, events: &m
             visit(c, rt, *input, w, events);
         }
         NodeData::Machine { machine } => visit_machine(c, rt, *machine, w, events),
+    }
+}
+
+/// [`visit`] for a blend's child: a clip (a leaf, the usual child of a blend space) gets
+/// its weight here, without a call.
+#[inline(always)]
+fn visit_child(c: &Compiled, rt: &mut Runtime, n: usize, w: f32, events: &mut Vec<GraphEvent>) {
+    if let NodeData::Clip { .. } = c.nodes[n].data {
+        rt.weights[n] = w;
+    } else {
+        visit(c, rt, n, w, events);
     }
 }
 
