@@ -100,7 +100,7 @@ pub(crate) fn eval(
         NodeData::Additive { base, additive, reference, weight } => {
             let out = eval(c, rt, *base, slot, events)?;
             let w = weight.get(&rt.params).clamp(-10.0, 10.0);
-            if w != 0.0 && rt.weights[*additive] > 0.0 {
+            if w != 0.0 && rt.weights[*additive] > 0.0 && !shows_nothing(c, rt, *additive) {
                 let add = eval(c, rt, *additive, slot + 1, events)?;
                 let (pose, delta) = two(&mut rt.pool, slot, slot + 1);
                 add_in_place(pose, delta, &c.references[*reference], w * add.coverage, None, sk)?;
@@ -110,7 +110,7 @@ pub(crate) fn eval(
         NodeData::Layer { base, layer, mask, weight } => {
             let out = eval(c, rt, *base, slot, events)?;
             let w = weight.get(&rt.params).clamp(0.0, 1.0);
-            if w > 0.0 && rt.weights[*layer] > 0.0 {
+            if w > 0.0 && rt.weights[*layer] > 0.0 && !shows_nothing(c, rt, *layer) {
                 let top = eval(c, rt, *layer, slot + 1, events)?;
                 let w = w * top.coverage;
                 if w > 0.0 {
@@ -176,6 +176,22 @@ pub(crate) fn eval(
             Ok(out)
         }
         NodeData::Machine { machine } => eval_machine(c, rt, *machine, slot, events),
+    }
+}
+
+/// Whether evaluating node `n` would give an empty pose (coverage 0) and change nothing
+/// else: a machine in a state without a tree, not crossfading, that keeps no poses for
+/// inertialization. A layer or additive node applies such a node with weight 0, so it
+/// skips it (a layer's machine waiting in its empty state costs nothing: no rest pose
+/// copied into a slot no one reads).
+fn shows_nothing(c: &Compiled, rt: &Runtime, n: usize) -> bool {
+    match c.nodes[n].data {
+        NodeData::Machine { machine } => {
+            let m = &rt.machines[machine];
+            let spec = &c.machines[machine];
+            !spec.inertializes && spec.states[m.current].node.is_none() && fade_alpha(m.blending.as_ref()).is_none()
+        }
+        _ => false,
     }
 }
 

@@ -59,7 +59,7 @@ pub use state::SharedGround;
 
 use crate::event::{GraphEvent, NodeId, StateId};
 use crate::graph::Graph;
-use crate::node::NodeData;
+use crate::node::{Compiled, NodeData};
 use crate::param::{BoolParam, FloatParam, ParamError, TriggerParam};
 use anim_core::pose::Pose;
 use anim_math::Transform;
@@ -204,7 +204,18 @@ impl GraphInstance {
         pose.check_skeleton(c.skeleton.id(), c.skeleton.len())?;
         events.clear();
         let rt = &mut self.rt;
-        prefetch_state(rt);
+        // Across a crowd, other instances ran on this thread since this one's last update
+        // and pushed its state out of the caches: ask for it all at once. An instance
+        // updated again straight after itself (one character) is still in the caches.
+        let tick = UPDATES.with(|u| {
+            let tick = u.get().wrapping_add(1);
+            u.set(tick);
+            tick
+        });
+        if tick != rt.last_tick.wrapping_add(1) {
+            prefetch_state(c, rt);
+        }
+        rt.last_tick = tick;
         rt.dt = dt;
         rt.update += 1;
         rt.weights.iter_mut().for_each(|w| *w = 0.0);
@@ -299,6 +310,12 @@ impl GraphInstance {
     }
 }
 
+thread_local! {
+    /// Graph updates run on this thread so far (tells an instance whether others ran
+    /// since its last update).
+    static UPDATES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// Asks the CPU to bring every cache line of `s` into its L2 cache, without waiting
 /// (nothing on other targets than x86-64).
 #[inline(always)]
@@ -323,7 +340,7 @@ fn prefetch<T>(s: &[T]) {
 /// Starts loading the instance state an update reads, all at once, rather than one miss
 /// after the other as the passes reach each array (across a crowd, an instance's state is
 /// out of the caches when its update starts).
-fn prefetch_state(rt: &Runtime) {
+fn prefetch_state(c: &Compiled, rt: &Runtime) {
     prefetch(&rt.params);
     prefetch(&rt.weights);
     prefetch(&rt.was_active);
@@ -332,8 +349,12 @@ fn prefetch_state(rt: &Runtime) {
     prefetch(&rt.space_inputs);
     prefetch(&rt.sync);
     prefetch(&rt.machines);
-    for m in &rt.machines {
-        prefetch(m.shown[1].locals());
+    for (m, spec) in rt.machines.iter().zip(&c.machines) {
+        // The pose the machine will overwrite with what it shows (kept only by machines
+        // that can inertialize).
+        if spec.inertializes {
+            prefetch(m.shown[1].locals());
+        }
         prefetch(&m.timing);
     }
     for (p, &a) in rt.players.iter().zip(&rt.was_active) {

@@ -102,6 +102,8 @@ pub(crate) struct Runtime {
     /// Root-motion steps and weights of children being mixed (a stack; capacity fixed).
     pub(crate) motions: Vec<(Transform, f32)>,
     pub(crate) dt: f32,
+    /// The thread's update count ([`super::UPDATES`]) at this instance's last update.
+    pub(crate) last_tick: u64,
 }
 
 impl Runtime {
@@ -169,6 +171,7 @@ impl Runtime {
             update: 0,
             motions: Vec::with_capacity(c.space_weights + 2 * c.nodes.len() + 2),
             dt: 0.0,
+            last_tick: u64::MAX,
         }
     }
 }
