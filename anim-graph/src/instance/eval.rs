@@ -47,6 +47,11 @@ fn two(pool: &mut [Pose], a: usize, b: usize) -> (&mut Pose, &mut Pose) {
 }
 
 /// Evaluates node `n` into slot `slot` (see the [module docs](self)).
+///
+/// A dispatch only: each kind of node is a function of its own, not inlined here, so that
+/// this frame, which every level of a deep tree keeps on the stack, stays small (one frame
+/// holding every kind's locals took over a kilobyte a level, and the stack of a deep tree
+/// then crowded the clips' data out of the first-level cache).
 pub(crate) fn eval(
     c: &Compiled,
     rt: &mut Runtime,
@@ -54,40 +59,8 @@ pub(crate) fn eval(
     slot: usize,
     events: &mut Vec<GraphEvent>,
 ) -> Result<Out, UpdateError> {
-    let sk = &c.skeleton;
     match &c.nodes[n].data {
-        NodeData::Clip { clip, player, .. } => {
-            let Runtime { players, pool, .. } = rt;
-            // The skeleton's rest pose, shared by every instance (so it stays in the caches
-            // across a crowd), not a copy per instance.
-            let rest = sk.rest_pose();
-            let (p, data, pose) = (&mut players[*player], &c.clips[*clip], &mut pool[slot]);
-            let t = p.playback.time();
-            match &mut p.context {
-                Context::Exact(cache) => {
-                    pose.locals_mut().copy_from_slice(rest.locals());
-                    data.clip.sample_cached(cache, t, TimePolicy::Clamp, pose)?;
-                }
-                Context::Runtime(ctx) => {
-                    let r = data.runtime.as_ref().expect("a runtime context is made for a runtime clip only");
-                    r.sample_pose(ctx, t, TimePolicy::Clamp, pose)?;
-                }
-            }
-            rt.samples += 1;
-            let (step, playback) = (p.step, &p.playback);
-            let motion = data.clip.root_motion().map_or(Transform::IDENTITY, |m| m.delta(playback, step.from, step.to));
-            let mut curves = [1.0; MAX_CURVES];
-            for (o, ci) in curves.iter_mut().zip(&data.curves) {
-                if let Some(v) = ci.and_then(|i| data.clip.sample_curve(i, t, TimePolicy::Clamp)) {
-                    *o = if v.is_finite() { v.clamp(0.0, 1.0) } else { 1.0 };
-                }
-            }
-            let weight = rt.weights[n];
-            for_each_crossed(data.clip.events(), playback, step.from, step.to, |f| {
-                events.push(GraphEvent::Clip { node: NodeId(n), clip: ClipId(*clip), event: f.index, weight });
-            });
-            Ok(Out { motion, curves, coverage: 1.0 })
-        }
+        NodeData::Clip { clip, player, .. } => eval_clip(c, rt, n, *clip, *player, slot, events),
         NodeData::Space1d { children, weights_at, .. } | NodeData::Space2d { children, weights_at, .. } => {
             let at = *weights_at;
             mix(c, rt, slot, children.len(), |rt, k| (Some(children[k]), rt.space_weights[at + k]), events)
@@ -98,85 +71,211 @@ pub(crate) fn eval(
             mix(c, rt, slot, 2, |_, k| (Some(kids[k].0), kids[k].1), events)
         }
         NodeData::Additive { base, additive, reference, weight } => {
-            let out = eval(c, rt, *base, slot, events)?;
-            let w = weight.get(&rt.params).clamp(-10.0, 10.0);
-            if w != 0.0 && rt.weights[*additive] > 0.0 && !shows_nothing(c, rt, *additive) {
-                let add = eval(c, rt, *additive, slot + 1, events)?;
-                let (pose, delta) = two(&mut rt.pool, slot, slot + 1);
-                add_in_place(pose, delta, &c.references[*reference], w * add.coverage, None, sk)?;
-            }
-            Ok(out)
+            eval_additive(c, rt, slot, [*base, *additive, *reference], weight.get(&rt.params), events)
         }
         NodeData::Layer { base, layer, mask, weight } => {
-            let out = eval(c, rt, *base, slot, events)?;
-            let w = weight.get(&rt.params).clamp(0.0, 1.0);
-            if w > 0.0 && rt.weights[*layer] > 0.0 && !shows_nothing(c, rt, *layer) {
-                let top = eval(c, rt, *layer, slot + 1, events)?;
-                let w = w * top.coverage;
-                if w > 0.0 {
-                    match mask {
-                        Some(m) => {
-                            let (lo, hi) = rt.pool.split_at_mut(slot + 2);
-                            blend_masked(&mut hi[0], &lo[slot], &lo[slot + 1], w, &c.masks[*m].1, None, sk)?;
-                            rt.pool.swap(slot, slot + 2);
-                        }
-                        None => {
-                            let (pose, top) = two(&mut rt.pool, slot, slot + 1);
-                            blend_two_into(pose, top, w, sk)?;
-                        }
-                    }
-                }
-            }
-            Ok(out)
+            eval_layer(c, rt, slot, [*base, *layer], *mask, weight.get(&rt.params), events)
         }
         NodeData::TwoBone { input, ik, target, pole, weight } => {
-            let out = eval(c, rt, *input, slot, events)?;
-            let w = weight.get(&rt.params).clamp(0.0, 1.0);
-            if w > 0.0 {
-                let goal = target_of(&rt.params, target);
-                keep_input(rt, slot, w);
-                ik.solve(sk, &mut rt.pool[slot], &Transform::IDENTITY, &goal, pole.as_ref())?;
-                apply_weight(rt, slot, w, sk)?;
-            }
-            Ok(out)
+            eval_two_bone(c, rt, slot, *input, ik, target, pole.as_ref(), weight.get(&rt.params), events)
         }
         NodeData::Aim { input, joint, forward, up, world_up, target, weight } => {
-            let out = eval(c, rt, *input, slot, events)?;
-            let w = weight.get(&rt.params).clamp(0.0, 1.0);
-            if w > 0.0 {
-                let goal = target_of(&rt.params, target);
-                keep_input(rt, slot, w);
-                let pose = &mut rt.pool[slot];
-                let parent = sk.parent(*joint).and_then(|p| pose.global(sk, p)).unwrap_or(Transform::IDENTITY);
-                let mut local = pose.locals()[*joint];
-                anim_ik::aim(&parent, &mut local, &goal, forward, up, world_up)?;
-                pose.locals_mut()[*joint] = local;
-                apply_weight(rt, slot, w, sk)?;
-            }
-            Ok(out)
+            let axes = [*forward, *up, *world_up];
+            eval_aim(c, rt, slot, *input, *joint, &axes, target, weight.get(&rt.params), events)
         }
         NodeData::FootIk { input, curves, weight, solver, .. } => {
-            let out = eval(c, rt, *input, slot, events)?;
-            let w = weight.get(&rt.params).clamp(0.0, 1.0);
-            if w > 0.0 && rt.ground.is_some() {
-                let mut contacts = [1.0f32; MAX_LEGS];
-                for (o, &s) in contacts.iter_mut().zip(curves) {
-                    *o = out.curves[s];
-                }
-                keep_input(rt, slot, w);
-                let Runtime { feet, pool, ground: Some(ground), placement, .. } = rt else {
-                    unreachable!("the ground was checked above")
-                };
-                let mut placement = *placement;
-                let offset =
-                    feet[*solver].apply(sk, &mut pool[slot], &mut placement, &contacts[..curves.len()], &**ground)?;
-                rt.ground_offset = offset * w;
-                apply_weight(rt, slot, w, sk)?;
-            }
-            Ok(out)
+            eval_foot(c, rt, slot, *input, curves, *solver, weight.get(&rt.params), events)
         }
         NodeData::Machine { machine } => eval_machine(c, rt, *machine, slot, events),
     }
+}
+
+/// Clip node `n` (clip `clip`, its player `player`): samples the pose, and returns the
+/// root-motion step, the contact curves and the events crossed.
+#[inline(never)]
+fn eval_clip(
+    c: &Compiled,
+    rt: &mut Runtime,
+    n: usize,
+    clip: usize,
+    player: usize,
+    slot: usize,
+    events: &mut Vec<GraphEvent>,
+) -> Result<Out, UpdateError> {
+    let Runtime { players, pool, .. } = rt;
+    let (p, data, pose) = (&mut players[player], &c.clips[clip], &mut pool[slot]);
+    let t = p.playback.time();
+    match &mut p.context {
+        Context::Exact(cache) => {
+            // The skeleton's rest pose, shared by every instance (so it stays in the caches
+            // across a crowd), not a copy per instance.
+            pose.locals_mut().copy_from_slice(c.skeleton.rest_pose().locals());
+            data.clip.sample_cached(cache, t, TimePolicy::Clamp, pose)?;
+        }
+        Context::Runtime(ctx) => {
+            let r = data.runtime.as_ref().expect("a runtime context is made for a runtime clip only");
+            r.sample_pose(ctx, t, TimePolicy::Clamp, pose)?;
+        }
+    }
+    rt.samples += 1;
+    let (step, playback) = (p.step, &p.playback);
+    let motion = data.clip.root_motion().map_or(Transform::IDENTITY, |m| m.delta(playback, step.from, step.to));
+    let mut curves = [1.0; MAX_CURVES];
+    for (o, ci) in curves.iter_mut().zip(&data.curves) {
+        if let Some(v) = ci.and_then(|i| data.clip.sample_curve(i, t, TimePolicy::Clamp)) {
+            *o = if v.is_finite() { v.clamp(0.0, 1.0) } else { 1.0 };
+        }
+    }
+    let weight = rt.weights[n];
+    for_each_crossed(data.clip.events(), playback, step.from, step.to, |f| {
+        events.push(GraphEvent::Clip { node: NodeId(n), clip: ClipId(clip), event: f.index, weight });
+    });
+    Ok(Out { motion, curves, coverage: 1.0 })
+}
+
+/// Additive node: `[base, additive, reference]`, weight `weight` (unclamped).
+#[inline(never)]
+fn eval_additive(
+    c: &Compiled,
+    rt: &mut Runtime,
+    slot: usize,
+    [base, additive, reference]: [usize; 3],
+    weight: f32,
+    events: &mut Vec<GraphEvent>,
+) -> Result<Out, UpdateError> {
+    let out = eval(c, rt, base, slot, events)?;
+    let w = weight.clamp(-10.0, 10.0);
+    if w != 0.0 && rt.weights[additive] > 0.0 && !shows_nothing(c, rt, additive) {
+        let add = eval(c, rt, additive, slot + 1, events)?;
+        let (pose, delta) = two(&mut rt.pool, slot, slot + 1);
+        add_in_place(pose, delta, &c.references[reference], w * add.coverage, None, &c.skeleton)?;
+    }
+    Ok(out)
+}
+
+/// Layer node: `[base, layer]`, mask `mask`, weight `weight` (unclamped).
+#[inline(never)]
+fn eval_layer(
+    c: &Compiled,
+    rt: &mut Runtime,
+    slot: usize,
+    [base, layer]: [usize; 2],
+    mask: Option<usize>,
+    weight: f32,
+    events: &mut Vec<GraphEvent>,
+) -> Result<Out, UpdateError> {
+    let out = eval(c, rt, base, slot, events)?;
+    let w = weight.clamp(0.0, 1.0);
+    if w > 0.0 && rt.weights[layer] > 0.0 && !shows_nothing(c, rt, layer) {
+        let top = eval(c, rt, layer, slot + 1, events)?;
+        let w = w * top.coverage;
+        if w > 0.0 {
+            let sk = &c.skeleton;
+            match mask {
+                Some(m) => {
+                    let (lo, hi) = rt.pool.split_at_mut(slot + 2);
+                    blend_masked(&mut hi[0], &lo[slot], &lo[slot + 1], w, &c.masks[m].1, None, sk)?;
+                    rt.pool.swap(slot, slot + 2);
+                }
+                None => {
+                    let (pose, top) = two(&mut rt.pool, slot, slot + 1);
+                    blend_two_into(pose, top, w, sk)?;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Two-bone IK node over `input`, weight `weight` (unclamped).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)] // the node's fields, passed apart from the node
+fn eval_two_bone(
+    c: &Compiled,
+    rt: &mut Runtime,
+    slot: usize,
+    input: usize,
+    ik: &anim_ik::TwoBoneIk,
+    target: &[usize; 3],
+    pole: Option<&Vec3>,
+    weight: f32,
+    events: &mut Vec<GraphEvent>,
+) -> Result<Out, UpdateError> {
+    let out = eval(c, rt, input, slot, events)?;
+    let w = weight.clamp(0.0, 1.0);
+    if w > 0.0 {
+        let sk = &c.skeleton;
+        let goal = target_of(&rt.params, target);
+        keep_input(rt, slot, w);
+        ik.solve(sk, &mut rt.pool[slot], &Transform::IDENTITY, &goal, pole)?;
+        apply_weight(rt, slot, w, sk)?;
+    }
+    Ok(out)
+}
+
+/// Aim node over `input`: joint `joint`, axes `[forward, up, world_up]`, weight `weight`
+/// (unclamped).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)] // the node's fields, passed apart from the node
+fn eval_aim(
+    c: &Compiled,
+    rt: &mut Runtime,
+    slot: usize,
+    input: usize,
+    joint: usize,
+    [forward, up, world_up]: &[Vec3; 3],
+    target: &[usize; 3],
+    weight: f32,
+    events: &mut Vec<GraphEvent>,
+) -> Result<Out, UpdateError> {
+    let out = eval(c, rt, input, slot, events)?;
+    let w = weight.clamp(0.0, 1.0);
+    if w > 0.0 {
+        let sk = &c.skeleton;
+        let goal = target_of(&rt.params, target);
+        keep_input(rt, slot, w);
+        let pose = &mut rt.pool[slot];
+        let parent = sk.parent(joint).and_then(|p| pose.global(sk, p)).unwrap_or(Transform::IDENTITY);
+        let mut local = pose.locals()[joint];
+        anim_ik::aim(&parent, &mut local, &goal, forward, up, world_up)?;
+        pose.locals_mut()[joint] = local;
+        apply_weight(rt, slot, w, sk)?;
+    }
+    Ok(out)
+}
+
+/// Foot-grounding node over `input`: contact curves in slots `curves`, solver `solver`,
+/// weight `weight` (unclamped).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)] // the node's fields, passed apart from the node
+fn eval_foot(
+    c: &Compiled,
+    rt: &mut Runtime,
+    slot: usize,
+    input: usize,
+    curves: &[usize],
+    solver: usize,
+    weight: f32,
+    events: &mut Vec<GraphEvent>,
+) -> Result<Out, UpdateError> {
+    let out = eval(c, rt, input, slot, events)?;
+    let w = weight.clamp(0.0, 1.0);
+    if w > 0.0 && rt.ground.is_some() {
+        let sk = &c.skeleton;
+        let mut contacts = [1.0f32; MAX_LEGS];
+        for (o, &s) in contacts.iter_mut().zip(curves) {
+            *o = out.curves[s];
+        }
+        keep_input(rt, slot, w);
+        let Runtime { feet, pool, ground: Some(ground), placement, .. } = rt else {
+            unreachable!("the ground was checked above")
+        };
+        let mut placement = *placement;
+        let offset = feet[solver].apply(sk, &mut pool[slot], &mut placement, &contacts[..curves.len()], &**ground)?;
+        rt.ground_offset = offset * w;
+        apply_weight(rt, slot, w, sk)?;
+    }
+    Ok(out)
 }
 
 /// Whether evaluating node `n` would give an empty pose (coverage 0) and change nothing
@@ -223,6 +322,7 @@ fn apply_weight(rt: &mut Runtime, slot: usize, w: f32, sk: &anim_core::pose::Ske
 
 /// Evaluates `count` children (`child(rt, k)` gives the node, `None` for an empty state,
 /// and its local weight) and mixes them by weight and coverage into `slot`.
+#[inline(never)]
 fn mix(
     c: &Compiled,
     rt: &mut Runtime,
@@ -282,6 +382,7 @@ fn mix(
     Ok(Out { motion, curves, coverage: if total > 0.0 { covered / total } else { 0.0 } })
 }
 
+#[inline(never)]
 fn eval_machine(
     c: &Compiled,
     rt: &mut Runtime,
