@@ -417,6 +417,52 @@ fn main() {
                     crowd.iter_mut().for_each(Character::update);
                 }
             }
+            "ratio" => {
+                // Alternates the graph-driven and hand-written rows in one process, in short
+                // slices, and prints the median ratio of adjacent slices (slow drift of a
+                // shared machine cancels; criterion's figures stay the record).
+                let gr = graph(&s, true, &phase_graph_json());
+                let mut one = Character::new(&gr, &s, input_of(3), position_of(3));
+                let mut hand = Hand::new(&s, position_of(3));
+                let (mut pose, mut motion) = (s.skeleton.rest_pose().clone(), Transform::IDENTITY);
+                let mut crowd: Vec<Character> =
+                    (0..CROWD).map(|i| Character::new(&gr, &s, input_of(i), position_of(i))).collect();
+                let mut hands: Vec<(Hand, Pose, Transform)> = (0..CROWD)
+                    .map(|i| (Hand::new(&s, position_of(i)), s.skeleton.rest_pose().clone(), Transform::IDENTITY))
+                    .collect();
+                let time = |f: &mut dyn FnMut()| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64()
+                };
+                let (mut r1, mut r1000) = (Vec::new(), Vec::new());
+                for _ in 0..n {
+                    let g = time(&mut || (0..2000).for_each(|_| one.update()));
+                    let h = time(&mut || {
+                        (0..2000).for_each(|_| hand.update(black_box(input_of(3)), &mut pose, &mut motion))
+                    });
+                    r1.push(g / h);
+                    let reps: usize = std::env::var("REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
+                    let g = time(&mut || (0..reps).for_each(|_| crowd.iter_mut().for_each(Character::update)));
+                    let h = time(&mut || {
+                        for _ in 0..reps {
+                            for (i, (h, p, m)) in hands.iter_mut().enumerate() {
+                                h.update(input_of(i), p, m);
+                            }
+                        }
+                    });
+                    r1000.push(g / h);
+                }
+                let median = |v: &mut Vec<f64>| {
+                    v.sort_by(f64::total_cmp);
+                    (v[v.len() / 4], v[v.len() / 2], v[3 * v.len() / 4])
+                };
+                println!(
+                    "graph / hand-written, quartiles of {n} alternations: 1 character {:.3?}, 1,000 characters {:.3?}",
+                    median(&mut r1),
+                    median(&mut r1000)
+                );
+            }
             "crowd" => {
                 let (mut crowd, gr) = TransitionCrowd::new(&s, 100);
                 let blending = crowd.warm_up(&gr);
