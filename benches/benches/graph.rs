@@ -386,7 +386,9 @@ fn crowd_with_transitions(c: &mut Criterion) {
 /// `graph_markers` / `graph_exact` (the locomotion graph as shipped, runtime / exact clips),
 /// all one character at input 3; `hand1000` / `graph1000` (the 1,000-character rows, `N`
 /// rounds of all of them: with `--cache-sim=yes` their cache misses); `crowd` (100 characters of a [`TransitionCrowd`], warmed
-/// up, then `N` steps of all of them). Otherwise the criterion benchmarks.
+/// up, then `N` steps of all of them); `ratio` (`N` alternations of the graph and
+/// hand-written rows, `REPS` crowd updates a slice, default 2: the quartiles of their time
+/// ratio). Otherwise the criterion benchmarks.
 fn main() {
     if let Ok(what) = std::env::var("GRAPH_BENCH_COUNT") {
         let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1000);
