@@ -58,7 +58,9 @@ fn target_time(c: &Compiled, rt: &Runtime, mode: SyncMode, l: usize, f: usize) -
     if lc.duration > 0.0 { wrap(tl / lc.duration, 1.0) * fc.duration } else { 0.0 }
 }
 
-/// Advances every clip with a weight (see the [module docs](self)).
+/// Advances every clip with a weight (see the [module docs](self)). Not inlined into the
+/// update, whose frame then stays small while the evaluation runs below it.
+#[inline(never)]
 pub(crate) fn advance(c: &Compiled, rt: &mut Runtime) {
     let dt = rt.dt;
     if !c.sync_groups.is_empty() {

@@ -261,21 +261,36 @@ fn eval_foot(
     let out = eval(c, rt, input, slot, events)?;
     let w = weight.clamp(0.0, 1.0);
     if w > 0.0 && rt.ground.is_some() {
-        let sk = &c.skeleton;
         let mut contacts = [1.0f32; MAX_LEGS];
         for (o, &s) in contacts.iter_mut().zip(curves) {
             *o = out.curves[s];
         }
-        keep_input(rt, slot, w);
-        let Runtime { feet, pool, ground: Some(ground), placement, .. } = rt else {
-            unreachable!("the ground was checked above")
-        };
-        let mut placement = *placement;
-        let offset = feet[solver].apply(sk, &mut pool[slot], &mut placement, &contacts[..curves.len()], &**ground)?;
-        rt.ground_offset = offset * w;
-        apply_weight(rt, slot, w, sk)?;
+        ground_feet(c, rt, slot, &contacts[..curves.len()], solver, w)?;
     }
     Ok(out)
+}
+
+/// The grounding itself, after the input was evaluated. Not inlined into [`eval_foot`],
+/// whose frame stays on the stack while the input's subtree evaluates: the solver's
+/// locals (most of a kilobyte) then take stack the subtree has finished with.
+#[inline(never)]
+fn ground_feet(
+    c: &Compiled,
+    rt: &mut Runtime,
+    slot: usize,
+    contacts: &[f32],
+    solver: usize,
+    w: f32,
+) -> Result<(), UpdateError> {
+    let sk = &c.skeleton;
+    keep_input(rt, slot, w);
+    let Runtime { feet, pool, ground: Some(ground), placement, .. } = rt else {
+        unreachable!("the caller checked the ground")
+    };
+    let mut placement = *placement;
+    let offset = feet[solver].apply(sk, &mut pool[slot], &mut placement, contacts, &**ground)?;
+    rt.ground_offset = offset * w;
+    apply_weight(rt, slot, w, sk)
 }
 
 /// Whether evaluating node `n` would give an empty pose (coverage 0) and change nothing
