@@ -27,7 +27,7 @@ use anim_core::blend::mix::blend_masked;
 use anim_core::clip::TimePolicy;
 use anim_core::clip::events::for_each_crossed;
 use anim_core::clip::root_motion::blend_deltas;
-use anim_core::pose::Pose;
+use anim_core::pose::{Pose, Skeleton};
 use anim_math::{Transform, Vec3};
 
 /// What a node returns besides its pose.
@@ -77,11 +77,19 @@ pub(crate) fn eval(
             eval_layer(c, rt, slot, [*base, *layer], *mask, weight.get(&rt.params), events)
         }
         NodeData::TwoBone { input, ik, target, pole, weight } => {
-            eval_two_bone(c, rt, slot, *input, ik, target, pole.as_ref(), weight.get(&rt.params), events)
+            eval_ik(c, rt, slot, *input, target, weight.get(&rt.params), events, |sk, pose, goal| {
+                ik.solve(sk, pose, &Transform::IDENTITY, goal, pole.as_ref())?;
+                Ok(())
+            })
         }
         NodeData::Aim { input, joint, forward, up, world_up, target, weight } => {
-            let axes = [*forward, *up, *world_up];
-            eval_aim(c, rt, slot, *input, *joint, &axes, target, weight.get(&rt.params), events)
+            eval_ik(c, rt, slot, *input, target, weight.get(&rt.params), events, |sk, pose, goal| {
+                let parent = sk.parent(*joint).and_then(|p| pose.global(sk, p)).unwrap_or(Transform::IDENTITY);
+                let mut local = pose.locals()[*joint];
+                anim_ik::aim(&parent, &mut local, goal, forward, up, world_up)?;
+                pose.locals_mut()[*joint] = local;
+                Ok(())
+            })
         }
         NodeData::FootIk { input, curves, weight, solver, .. } => {
             eval_foot(c, rt, slot, *input, curves, *solver, weight.get(&rt.params), events)
@@ -187,19 +195,20 @@ fn eval_layer(
     Ok(out)
 }
 
-/// Two-bone IK node over `input`, weight `weight` (unclamped).
+/// An IK node over `input` (two-bone, aim): evaluates the input and, with weight
+/// `weight` (unclamped) above 0, lets `solve` move the pose toward the goal read from the
+/// parameters `target`, then mixes the result with the input by the weight.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)] // the node's fields, passed apart from the node
-fn eval_two_bone(
+fn eval_ik(
     c: &Compiled,
     rt: &mut Runtime,
     slot: usize,
     input: usize,
-    ik: &anim_ik::TwoBoneIk,
     target: &[usize; 3],
-    pole: Option<&Vec3>,
     weight: f32,
     events: &mut Vec<GraphEvent>,
+    solve: impl FnOnce(&Skeleton, &mut Pose, &Vec3) -> Result<(), UpdateError>,
 ) -> Result<Out, UpdateError> {
     let out = eval(c, rt, input, slot, events)?;
     let w = weight.clamp(0.0, 1.0);
@@ -207,38 +216,7 @@ fn eval_two_bone(
         let sk = &c.skeleton;
         let goal = target_of(&rt.params, target);
         keep_input(rt, slot, w);
-        ik.solve(sk, &mut rt.pool[slot], &Transform::IDENTITY, &goal, pole)?;
-        apply_weight(rt, slot, w, sk)?;
-    }
-    Ok(out)
-}
-
-/// Aim node over `input`: joint `joint`, axes `[forward, up, world_up]`, weight `weight`
-/// (unclamped).
-#[inline(never)]
-#[allow(clippy::too_many_arguments)] // the node's fields, passed apart from the node
-fn eval_aim(
-    c: &Compiled,
-    rt: &mut Runtime,
-    slot: usize,
-    input: usize,
-    joint: usize,
-    [forward, up, world_up]: &[Vec3; 3],
-    target: &[usize; 3],
-    weight: f32,
-    events: &mut Vec<GraphEvent>,
-) -> Result<Out, UpdateError> {
-    let out = eval(c, rt, input, slot, events)?;
-    let w = weight.clamp(0.0, 1.0);
-    if w > 0.0 {
-        let sk = &c.skeleton;
-        let goal = target_of(&rt.params, target);
-        keep_input(rt, slot, w);
-        let pose = &mut rt.pool[slot];
-        let parent = sk.parent(joint).and_then(|p| pose.global(sk, p)).unwrap_or(Transform::IDENTITY);
-        let mut local = pose.locals()[joint];
-        anim_ik::aim(&parent, &mut local, &goal, forward, up, world_up)?;
-        pose.locals_mut()[joint] = local;
+        solve(sk, &mut rt.pool[slot], &goal)?;
         apply_weight(rt, slot, w, sk)?;
     }
     Ok(out)
@@ -326,7 +304,7 @@ fn keep_input(rt: &mut Runtime, slot: usize, w: f32) {
 }
 
 /// After: `slot = mix(input, changed, w)`.
-fn apply_weight(rt: &mut Runtime, slot: usize, w: f32, sk: &anim_core::pose::Skeleton) -> Result<(), UpdateError> {
+fn apply_weight(rt: &mut Runtime, slot: usize, w: f32, sk: &Skeleton) -> Result<(), UpdateError> {
     if w < 1.0 {
         let (changed, input) = two(&mut rt.pool, slot, slot + 1);
         blend_two_into(input, changed, w, sk)?;
