@@ -438,13 +438,13 @@ fn main() {
                     t.elapsed().as_secs_f64()
                 };
                 let (mut r1, mut r1000) = (Vec::new(), Vec::new());
+                let reps: usize = std::env::var("REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
                 for _ in 0..n {
                     let g = time(&mut || (0..2000).for_each(|_| one.update()));
                     let h = time(&mut || {
                         (0..2000).for_each(|_| hand.update(black_box(input_of(3)), &mut pose, &mut motion))
                     });
                     r1.push(g / h);
-                    let reps: usize = std::env::var("REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
                     let g = time(&mut || (0..reps).for_each(|_| crowd.iter_mut().for_each(Character::update)));
                     let h = time(&mut || {
                         for _ in 0..reps {
