@@ -60,18 +60,27 @@ impl<const N: usize> Interp<N> {
     }
 }
 
+/// The translation, rotation and scale keys of one group of [`WIDE`] tracks.
+pub(crate) type Group<'a> = (&'a Interp<3>, &'a Interp<4>, &'a Interp<3>);
+
 /// Lerps and nlerps every group's active keys at `t` into `out` (four joints a
-/// [`SoaTransform`]; `out` holds at most four for each [`Interp`]).
+/// [`SoaTransform`], [`WIDE`] / [`LANES`] of them a group): `group(g)` gives group `g`'s
+/// keys, for every `g < out.len().div_ceil(WIDE / LANES)`.
 #[inline]
-pub(crate) fn interpolate(tr: &[Interp<3>], ro: &[Interp<4>], sc: &[Interp<3>], t: f32, out: &mut [SoaTransform]) {
-    debug_assert!(tr.len() == ro.len() && tr.len() == sc.len() && out.len() <= tr.len() * WIDE / LANES);
+pub(crate) fn interpolate<'a>(group: impl Fn(usize) -> Group<'a>, t: f32, out: &mut [SoaTransform]) {
     #[cfg(target_arch = "x86_64")]
     if avx512() {
         // SAFETY: the CPU has AVX-512 F, VL, BW and DQ (checked just above).
-        unsafe { x86::interpolate(tr, ro, sc, t, out) };
+        unsafe { x86::interpolate(group, t, out) };
         return;
     }
-    portable(tr, ro, sc, t, out);
+    portable(group, t, out);
+}
+
+/// [`interpolate`] over three slices of groups.
+#[cfg(test)]
+fn slices<'a>(tr: &'a [Interp<3>], ro: &'a [Interp<4>], sc: &'a [Interp<3>]) -> impl Fn(usize) -> Group<'a> {
+    move |g| (&tr[g], &ro[g], &sc[g])
 }
 
 /// True when the AVX-512 loop runs (checked once, then cached by the standard library).
@@ -85,10 +94,12 @@ pub(crate) fn avx512() -> bool {
 }
 
 /// The portable loop: four lanes at a time.
-pub(crate) fn portable(tr: &[Interp<3>], ro: &[Interp<4>], sc: &[Interp<3>], t: f32, out: &mut [SoaTransform]) {
-    for (g, o) in out.iter_mut().enumerate() {
-        let (w, q) = (g / (WIDE / LANES), g % (WIDE / LANES));
-        interpolate_quarter(&tr[w], &ro[w], &sc[w], q, t, o);
+pub(crate) fn portable<'a>(group: impl Fn(usize) -> Group<'a>, t: f32, out: &mut [SoaTransform]) {
+    for (w, chunk) in out.chunks_mut(WIDE / LANES).enumerate() {
+        let (tr, ro, sc) = group(w);
+        for (q, o) in chunk.iter_mut().enumerate() {
+            interpolate_quarter(tr, ro, sc, q, t, o);
+        }
     }
 }
 
@@ -133,7 +144,7 @@ fn interpolate_quarter(tr: &Interp<3>, ro: &Interp<4>, sc: &Interp<3>, q: usize,
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
-    use super::{Interp, LANES, SoaTransform, WIDE};
+    use super::{Group, Interp, LANES, SoaTransform, WIDE};
     use std::arch::x86_64::*;
 
     /// The AVX-512 loop: each [`Interp`] in sixteen-lane registers, its four quarters
@@ -144,16 +155,10 @@ pub(crate) mod x86 {
     #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
     // Components are indexed across several arrays at once.
     #[allow(clippy::needless_range_loop)]
-    pub(crate) unsafe fn interpolate(
-        tr: &[Interp<3>],
-        ro: &[Interp<4>],
-        sc: &[Interp<3>],
-        t: f32,
-        out: &mut [SoaTransform],
-    ) {
+    pub(crate) unsafe fn interpolate<'a>(group: impl Fn(usize) -> Group<'a>, t: f32, out: &mut [SoaTransform]) {
         let tv = _mm512_set1_ps(t);
         for (w, chunk) in out.chunks_mut(WIDE / LANES).enumerate() {
-            let (tr, ro, sc) = (&tr[w], &ro[w], &sc[w]);
+            let (tr, ro, sc) = group(w);
             let mut v = [_mm512_setzero_ps(); 10];
             let a = alpha(tr, tv);
             for c in 0..3 {
@@ -276,11 +281,11 @@ mod tests {
                 let (tr, ro, sc) = state(groups as u32 * 77 + quarters as u32, groups);
                 for t in [-2.0, -0.3, 0.0, 0.2, 0.7, 1.5] {
                     let mut want = vec![SoaTransform::IDENTITY; quarters];
-                    portable(&tr, &ro, &sc, t, &mut want);
+                    portable(slices(&tr, &ro, &sc), t, &mut want);
                     let mut got = vec![SoaTransform::IDENTITY; quarters + 1];
                     let sentinel = got[quarters];
                     // SAFETY: checked just above.
-                    unsafe { x86::interpolate(&tr, &ro, &sc, t, &mut got[..quarters]) };
+                    unsafe { x86::interpolate(slices(&tr, &ro, &sc), t, &mut got[..quarters]) };
                     assert_eq!(got[quarters], sentinel, "nothing written past `out`");
                     for (g, (a, b)) in got.iter().zip(&want).enumerate() {
                         for l in 0..LANES {

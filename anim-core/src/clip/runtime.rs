@@ -21,7 +21,9 @@
 //! - **Structure of arrays.** The context keeps the two active keys of every track decoded
 //!   in groups of sixteen joints, so a frame's interpolation runs four joints per
 //!   instruction (sixteen on a CPU with AVX-512, chosen at run time) and writes a
-//!   [`SoaPose`] directly ([`SoaSampler`]).
+//!   [`SoaPose`] directly ([`SoaSampler`]). A group whose tracks have no key after time 0
+//!   (constant tracks, as scales usually are) is read from the clip's own start state,
+//!   shared by every instance: a crowd's contexts then stream only the groups that move.
 //!
 //! Every joint of the skeleton is written: channels the source clip does not animate were
 //! filled from the skeleton's rest pose when the clip was compiled.
@@ -141,12 +143,19 @@ struct Start {
     translation: Vec<Interp<3>>,
     rotation: Vec<Interp<4>>,
     scale: Vec<Interp<3>>,
+    /// Per channel kind (translation, rotation, scale), per group of [`WIDE`] tracks: no
+    /// key of the group's tracks comes after the start state (constant tracks: their two
+    /// keys are both loaded at time 0). A context's copy of such a group never changes, so
+    /// sampling reads the clip's copy here instead, shared by every instance and warm in
+    /// cache, and a context never touches its own (a crowd streams less memory).
+    fixed: [Vec<bool>; 3],
 }
 
 impl Start {
     fn byte_size(&self) -> usize {
         (self.translation.len() + self.scale.len()) * size_of::<Interp<3>>()
             + self.rotation.len() * size_of::<Interp<4>>()
+            + self.fixed.iter().map(Vec::len).sum::<usize>()
     }
 }
 
@@ -183,9 +192,9 @@ impl RuntimeClipContext {
     fn restore(&mut self, start: &Start) {
         self.time = 0.0;
         self.cursor = start.cursor;
-        self.translation.copy_from_slice(&start.translation);
-        self.rotation.copy_from_slice(&start.rotation);
-        self.scale.copy_from_slice(&start.scale);
+        restore_groups(&mut self.translation, &start.translation, &start.fixed[0]);
+        restore_groups(&mut self.rotation, &start.rotation, &start.fixed[1]);
+        restore_groups(&mut self.scale, &start.scale, &start.fixed[2]);
     }
 
     /// Heap bytes held by the context.
@@ -194,6 +203,24 @@ impl RuntimeClipContext {
             + self.rotation.len() * size_of::<Interp<4>>()
             + size_of_val(self.scratch.groups())
     }
+}
+
+/// Copies the groups that can change ([`Start`]'s `fixed` is false) from the start state.
+fn restore_groups<const N: usize>(to: &mut [Interp<N>], from: &[Interp<N>], fixed: &[bool]) {
+    for ((to, from), fixed) in to.iter_mut().zip(from).zip(fixed) {
+        if !fixed {
+            *to = *from;
+        }
+    }
+}
+
+/// Which groups of a channel's tracks have no key after the start state's `cursor`.
+fn fixed_groups(channel: &Channel, cursor: usize, groups: usize) -> Vec<bool> {
+    let mut fixed = vec![true; groups];
+    for key in &channel.keys[cursor..] {
+        fixed[usize::from(key.track & TRACK_MASK) / WIDE] = false;
+    }
+    fixed
 }
 
 pub(crate) const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;
@@ -225,13 +252,16 @@ impl RuntimeClip {
         tolerance: f32,
         channels: [Channel; 3],
     ) -> Self {
-        let mut context = RuntimeClipContext::empty(joints.div_ceil(WIDE), 0);
+        let groups = joints.div_ceil(WIDE);
+        let mut context = RuntimeClipContext::empty(groups, 0);
         load_keys(&channels, &mut context, 0.0);
+        let fixed = [0, 1, 2].map(|c| fixed_groups(&channels[c], context.cursor[c], groups));
         let start = Start {
             cursor: context.cursor,
             translation: context.translation,
             rotation: context.rotation,
             scale: context.scale,
+            fixed,
         };
         Self { name, duration, joints, skeleton, tolerance, channels, start }
     }
@@ -397,7 +427,15 @@ impl SoaSampler for RuntimeClip {
             context.restore(&self.start);
         }
         load_keys(&self.channels, context, t);
-        interpolate(&context.translation, &context.rotation, &context.scale, t, out.groups_mut());
+        let st = &self.start;
+        let group = |g: usize| {
+            (
+                if st.fixed[0][g] { &st.translation[g] } else { &context.translation[g] },
+                if st.fixed[1][g] { &st.rotation[g] } else { &context.rotation[g] },
+                if st.fixed[2][g] { &st.scale[g] } else { &context.scale[g] },
+            )
+        };
+        interpolate(group, t, out.groups_mut());
         Ok(t)
     }
 }
