@@ -8,7 +8,8 @@
 //! together by a 4×4 transpose of quarters: `(c0·x + c2·z) + (c1·y + c3)` for four vertices
 //! in one register. Normals take the same path with `[nx | ny | nz | 0]`; renormalized
 //! ones are scaled by a reciprocal square root estimate (relative error below 2⁻¹⁴)
-//! refined by one Newton step, four at a time. Sixteen results are packed into three
+//! refined by one Newton step, sixteen at a time (their squared lengths summed after a
+//! transpose inside each 128-bit lane). Sixteen results are packed into three
 //! registers of 12-byte records and stored at once.
 //!
 //! Compact layouts decode a block's unorm16 weights sixteen at a time into a buffer first
@@ -203,10 +204,10 @@ unsafe fn block<S: Source, const N: usize, const MODE: u8, const FULL: bool>(
         sp[g] = sum_quarters(rp);
         if MODE != POS {
             sn[g] = sum_quarters(rn);
-            if MODE == UNIT {
-                sn[g] = unit(sn[g]);
-            }
         }
+    }
+    if MODE == UNIT {
+        sn = unit(sn);
     }
     debug_assert!(MODE == POS || MODE == RAW || MODE == UNIT);
     // SAFETY: vertices v..v + len exist.
@@ -286,20 +287,36 @@ fn sum_quarters(r: [__m512; 4]) -> __m512 {
     _mm512_add_ps(_mm512_shuffle_f32x4::<0b10_00_10_00>(x, y), _mm512_shuffle_f32x4::<0b11_01_11_01>(x, y))
 }
 
-/// Four vectors (lanes 0 to 2 of each quarter) scaled to unit length: `1/√s` by the 14-bit
-/// estimate refined by one Newton step `y·(1.5 − 0.5·s·y²)` (relative error about 1e-7);
-/// a zero vector's squared length is clamped to 1e-30 as the scalar loop does.
+/// Sixteen vectors (lanes 0 to 2 of each quarter of `r[0..4]`) scaled to unit length:
+/// `1/√s` by the 14-bit estimate refined by one Newton step `y·(1.5 − 0.5·s·y²)` (relative
+/// error about 1e-7); a zero vector's squared length is clamped to 1e-30 as the scalar
+/// loop does. The squared lengths are summed after a 4×4 transpose inside each 128-bit
+/// lane (`(x² + y²) + z²`), so one estimate and one Newton step serve all sixteen.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-fn unit(r: __m512) -> __m512 {
-    let sq = _mm512_maskz_mul_ps(0x7777, r, r);
-    let s = _mm512_add_ps(sq, _mm512_permute_ps::<0b10_11_00_01>(sq));
-    let s = _mm512_add_ps(s, _mm512_permute_ps::<0b01_00_11_10>(s));
-    let s = _mm512_max_ps(s, _mm512_set1_ps(1e-30));
-    let y = _mm512_rsqrt14_ps(s);
-    let half_sy = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5), s), y);
-    let y = _mm512_mul_ps(y, _mm512_fnmadd_ps(half_sy, y, _mm512_set1_ps(1.5)));
-    _mm512_mul_ps(r, y)
+fn unit(r: [__m512; 4]) -> [__m512; 4] {
+    let sq =
+        [_mm512_mul_ps(r[0], r[0]), _mm512_mul_ps(r[1], r[1]), _mm512_mul_ps(r[2], r[2]), _mm512_mul_ps(r[3], r[3])];
+    // In each 128-bit lane k: lo01 = [a.x b.x a.y b.y], hi01 = [a.z b.z a.w b.w], …
+    let lo01 = _mm512_unpacklo_ps(sq[0], sq[1]);
+    let hi01 = _mm512_unpackhi_ps(sq[0], sq[1]);
+    let lo23 = _mm512_unpacklo_ps(sq[2], sq[3]);
+    let hi23 = _mm512_unpackhi_ps(sq[2], sq[3]);
+    // x = [a.x b.x c.x d.x] (lane 4k + g: register g's quarter k), y, z alike.
+    let x = _mm512_shuffle_ps::<0b01_00_01_00>(lo01, lo23);
+    let y = _mm512_shuffle_ps::<0b11_10_11_10>(lo01, lo23);
+    let z = _mm512_shuffle_ps::<0b01_00_01_00>(hi01, hi23);
+    let s = _mm512_max_ps(_mm512_add_ps(_mm512_add_ps(x, y), z), _mm512_set1_ps(1e-30));
+    let e = _mm512_rsqrt14_ps(s);
+    let half_se = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5), s), e);
+    let inv = _mm512_mul_ps(e, _mm512_fnmadd_ps(half_se, e, _mm512_set1_ps(1.5)));
+    // Register g's quarter k takes lane 4k + g.
+    [
+        _mm512_mul_ps(r[0], _mm512_permute_ps::<0b00_00_00_00>(inv)),
+        _mm512_mul_ps(r[1], _mm512_permute_ps::<0b01_01_01_01>(inv)),
+        _mm512_mul_ps(r[2], _mm512_permute_ps::<0b10_10_10_10>(inv)),
+        _mm512_mul_ps(r[3], _mm512_permute_ps::<0b11_11_11_11>(inv)),
+    ]
 }
 
 /// Stores sixteen results (lanes 0 to 2 of each quarter of `s[0..4]`, vertex order) as
