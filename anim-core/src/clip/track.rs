@@ -51,9 +51,9 @@ pub trait TrackValue: Copy + std::fmt::Debug {
     /// normalized so sampling need not do it). Cubic tracks are stored as given.
     #[inline]
     fn prepare_key(_v: &mut Self) {}
-    /// Sets components below [`TINY`] to zero, at construction, for every interpolation
+    /// Sets components smaller than 2⁻⁴⁰ to zero, at construction, for every interpolation
     /// (cubic tangents included): exporters leave such noise where a component is zero,
-    /// and its products are subnormal floats, slow on x86 (see [`TINY`]).
+    /// and its products are subnormal floats, slow on x86.
     #[inline]
     fn flush_key(_v: &mut Self) {}
 }
@@ -136,13 +136,14 @@ impl TrackValue for Quaternion<f32> {
 const TWO_POW_MINUS_100: f32 = 1.0 / (1u128 << 100) as f32;
 
 /// Magnitudes below `2⁻⁴⁰` (9.1·10⁻¹³): what tracks ([`Track::new`]) and the fast
-/// sampling paths (packed exact channels, runtime and baked clips) store as zero. Exporters leave noise of that size
-/// where a component is zero (Fox's Walk and Run rotations carry components near 10⁻²⁰),
-/// and the squares and products of such values are subnormal floats, which Intel CPUs
-/// compute through microcode assists of more than a hundred cycles each: sampling and
-/// local-to-model of Fox's Run took three times as long as with zeros, and local-to-model
-/// of a pose sampled from Fox's Walk track by track 1.4 times as long. A quaternion
-/// component of 2⁻⁴⁰ turns a point at 1 km by less than 2·10⁻⁹ m.
+/// sampling paths (packed exact channels, runtime and baked clips) store as zero.
+/// Exporters leave noise of that size where a component is zero (Fox's Walk and Run
+/// rotations carry components near 10⁻²⁰), and the squares and products of such values
+/// are subnormal floats, which Intel CPUs compute through microcode assists of more than a
+/// hundred cycles each: sampling and local-to-model of Fox's Run took three times as long
+/// as with zeros, and local-to-model of a pose sampled from Fox's Walk track by track 1.4
+/// times as long. A quaternion component of 2⁻⁴⁰ turns a point at 1 km by less than
+/// 2·10⁻⁹ m.
 pub(crate) const TINY: f32 = 1.0 / (1u64 << 40) as f32;
 
 /// `x`, or zero when `|x| <` [`TINY`].
@@ -555,8 +556,8 @@ mod tests {
         assert!((f.sample(big / 2.0) - big / 2.0).abs() <= 1e-6 * big);
     }
 
-    /// Huge raw quaternion keys and tangents normalize to the right rotation, not to NaN or
-    /// a zero quaternion.
+    /// Components below 2⁻⁴⁰ are stored as zero, for every interpolation and value kind;
+    /// anything else is kept.
     #[test]
     fn tiny_components_are_stored_as_zero() {
         // Fox's Walk carries rotations like (-5e-20, -1.6e-19, -0.0988, 0.9951): the squares
@@ -583,6 +584,8 @@ mod tests {
         }
     }
 
+    /// Huge raw quaternion keys and tangents normalize to the right rotation, not to NaN or
+    /// a zero quaternion.
     #[test]
     fn huge_quaternion_keys_normalize() {
         let q = Quat::from_axis_angle(&Vec3::z_axis(), 0.8);
