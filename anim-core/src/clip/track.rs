@@ -373,8 +373,10 @@ impl<T: TrackValue> Track<T> {
         Ok(Self { times, values, interpolation })
     }
 
-    /// A track holding one value forever.
-    pub fn constant(value: T) -> Self {
+    /// A track holding one value forever (components below 2⁻⁴⁰ stored as zero, as
+    /// [`Track::new`] stores them).
+    pub fn constant(mut value: T) -> Self {
+        T::flush_key(&mut value);
         Self { times: vec![0.0], values: vec![value], interpolation: Interpolation::Step }
     }
 
@@ -582,6 +584,7 @@ mod tests {
             let sampled = rotations.sample(0.5);
             assert_eq!((sampled.i, sampled.j), (0.0, 0.0), "{interpolation:?}");
         }
+        assert_eq!(Track::constant(t).values(), [Vec3::new(12.4, 0.0, 0.0)]);
     }
 
     /// Huge raw quaternion keys and tangents normalize to the right rotation, not to NaN or
