@@ -9,9 +9,10 @@
 //! - **Contiguous keys.** Key values of every linear channel sit in one array, the last
 //!   key twice, so a segment is two neighbouring entries.
 //! - **One list of channels a kind** (translation, rotation, scale), so the loops have no
-//!   per-channel dispatch; rotations are slerped four channels at a time
-//!   ([`track::slerp4x4`], the same bits as one at a time). Channels that never change are
-//!   written from their value; step and cubic-spline channels, and linear ones whose key
+//!   per-channel dispatch; rotations are slerped eight channels at a time on CPUs with
+//!   AVX2 (the `avx2` kernel, chosen at run time), four otherwise
+//!   ([`track::slerp_lanes`]), the same bits as one at a time. Channels that never change
+//!   are written from their value; step and cubic-spline channels, and linear ones whose key
 //!   spacing has no finite reciprocal, are sampled through their [`Track`].
 //! - Components below `2⁻⁴⁰` are stored as zero (see `track::TINY`).
 
@@ -186,21 +187,7 @@ impl Packed {
             let (a, b, s) = keys(ch);
             locals[ch.joint].scale = lerp3(&a, &b, s);
         }
-        // Four channels at a time through the four-lane slerp (the same bits as one at a
-        // time); the last chunk's missing lanes repeat its first channel.
-        for chunk in self.rotations.chunks(4) {
-            let (mut a, mut b, mut s) = ([[0.0f32; 4]; 4], [[0.0f32; 4]; 4], [0.0f32; 4]);
-            for (l, ch) in chunk.iter().enumerate() {
-                (a[l], b[l], s[l]) = keys(ch);
-            }
-            for l in chunk.len()..4 {
-                (a[l], b[l], s[l]) = (a[0], b[0], s[0]);
-            }
-            let q = track::slerp4x4(&a, &b, &s);
-            for (ch, q) in chunk.iter().zip(q) {
-                locals[ch.joint].rotation = q;
-            }
-        }
+        self.sample_rotations(segments, locals);
         for &(joint, field, v) in &self.constants {
             let local = &mut locals[joint];
             match field {
@@ -229,6 +216,42 @@ impl Packed {
                         local.scale = tr.sample_with_hint(hint, t);
                     }
                 }
+            }
+        }
+    }
+
+    /// The rotation channels, eight at a time on CPUs with AVX2 (chosen at run time), four
+    /// at a time otherwise: the same bits either way, each lane [`track::slerp4`]'s.
+    #[inline]
+    fn sample_rotations(&self, segments: &[(usize, f32)], locals: &mut [Transform]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            for chunk in self.rotations.chunks(8) {
+                // SAFETY: checked at run time that this CPU supports AVX2; the caller
+                // checked that `segments` and `locals` fit the clip.
+                unsafe { avx2::slerp8(&self.values, chunk, segments, locals) };
+            }
+            return;
+        }
+        self.rotations_lanes::<4>(segments, locals);
+    }
+
+    /// `L` channels at a time through the `L`-lane slerp (the same bits as one at a time);
+    /// the last chunk's missing lanes repeat its first channel.
+    #[inline(always)]
+    fn rotations_lanes<const L: usize>(&self, segments: &[(usize, f32)], locals: &mut [Transform]) {
+        for chunk in self.rotations.chunks(L) {
+            let (mut a, mut b, mut s) = ([[0.0f32; 4]; L], [[0.0f32; 4]; L], [0.0f32; L]);
+            for (l, ch) in chunk.iter().enumerate() {
+                let (i, f) = segments[ch.timeline];
+                (a[l], b[l], s[l]) = (self.values[ch.values + i], self.values[ch.values + i + 1], f);
+            }
+            for l in chunk.len()..L {
+                (a[l], b[l], s[l]) = (a[0], b[0], s[0]);
+            }
+            let q = track::slerp_lanes(&a, &b, &s);
+            for (ch, q) in chunk.iter().zip(q) {
+                locals[ch.joint].rotation = q;
             }
         }
     }
@@ -268,15 +291,168 @@ fn lerp3(a: &[f32; 4], b: &[f32; 4], s: f32) -> Vec3 {
     Vec3::new(a[0] * r + b[0] * s, a[1] * r + b[1] * s, a[2] * r + b[2] * s)
 }
 
+/// The eight-lane slerp of [`Packed::sample`] in AVX2 registers from the keys to the
+/// locals: the arithmetic of [`track::slerp_lanes`] operation for operation (no fused
+/// multiply-add; square root and division are exact in both), so every lane is
+/// [`track::slerp4`]'s bits. Written with intrinsics so that the keys, fractions and
+/// results never pass through the stack: assembled there lane by lane and read back as
+/// whole vectors, they cost a store-forwarding stall each.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{PackedChannel, track};
+    use anim_math::{Quat, Transform};
+    use nalgebra::Quaternion;
+    use std::arch::x86_64::*;
+
+    /// Slerps the channels of `chunk` (1 to 8 of them) at their time lines' segments into
+    /// `locals`; missing lanes repeat the first channel and are not written.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2. `segments` holds every channel's time line and `locals`
+    /// every channel's joint (checked by indexing: a violation panics, it is not UB).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn slerp8(
+        values: &[[f32; 4]],
+        chunk: &[PackedChannel],
+        segments: &[(usize, f32)],
+        locals: &mut [Transform],
+    ) {
+        let n = chunk.len();
+        debug_assert!((1..=8).contains(&n));
+        // Lane l's keys and fraction (lanes past the chunk repeat its first channel).
+        let key = |l: usize| {
+            let ch = &chunk[if l < n { l } else { 0 }];
+            let (i, f) = segments[ch.timeline];
+            (&values[ch.values + i], &values[ch.values + i + 1], f)
+        };
+        let lanes = [key(0), key(1), key(2), key(3), key(4), key(5), key(6), key(7)];
+        // SAFETY (every block below): AVX2 is enabled on this function; the loads read
+        // 16 bytes from `[f32; 4]` keys and the stores write 16 bytes into `[f32; 4]`s.
+        let (ka, kb) = unsafe {
+            (lanes.map(|(a, _, _)| _mm_loadu_ps(a.as_ptr())), lanes.map(|(_, b, _)| _mm_loadu_ps(b.as_ptr())))
+        };
+        let t = _mm256_setr_ps(
+            lanes[0].2, lanes[1].2, lanes[2].2, lanes[3].2, lanes[4].2, lanes[5].2, lanes[6].2, lanes[7].2,
+        );
+        let [x0, x1, x2, x3] = transpose_in(&ka);
+        let [y0, y1, y2, y3] = transpose_in(&kb);
+        let add = |a, b| _mm256_add_ps(a, b);
+        let mul = |a, b| _mm256_mul_ps(a, b);
+        let splat = |v: f32| _mm256_set1_ps(v);
+        // (a0·b0 + a2·b2) + (a1·b1 + a3·b3), as nalgebra's dot product.
+        let e = add(add(mul(x0, y0), mul(x2, y2)), add(mul(x1, y1), mul(x3, y3)));
+        let sign = _mm256_blendv_ps(splat(1.0), splat(-1.0), _mm256_cmp_ps::<_CMP_LT_OQ>(e, splat(0.0)));
+        let d = _mm256_andnot_ps(splat(-0.0), e);
+        let (two_a, two_b) = sin_ratio::<2>(t, d);
+        let (seven_a, seven_b) = sin_ratio::<7>(t, d);
+        let two = _mm256_cmp_ps::<_CMP_GE_OQ>(d, splat(0.99));
+        let wa = _mm256_blendv_ps(seven_a, two_a, two);
+        let wb = mul(_mm256_blendv_ps(seven_b, two_b, two), sign);
+        let q = [
+            add(mul(x0, wa), mul(y0, wb)),
+            add(mul(x1, wa), mul(y1, wb)),
+            add(mul(x2, wa), mul(y2, wb)),
+            add(mul(x3, wa), mul(y3, wb)),
+        ];
+        let n2 = add(add(mul(q[0], q[0]), mul(q[2], q[2])), add(mul(q[1], q[1]), mul(q[3], q[3])));
+        let inv = _mm256_div_ps(splat(1.0), _mm256_sqrt_ps(n2));
+        let ok = _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_GE_OQ>(d, splat(0.7)),
+            _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_GT_OQ>(n2, splat(1e-24)),
+                _mm256_cmp_ps::<_CMP_LE_OQ>(n2, splat(f32::MAX)),
+            ),
+        );
+        let out = transpose_out(&q.map(|c| mul(c, inv)));
+        let ok = _mm256_movemask_ps(ok);
+        for (l, ch) in chunk.iter().enumerate() {
+            let r = &mut locals[ch.joint].rotation;
+            if ok & (1 << l) != 0 {
+                let mut c = [0.0f32; 4];
+                // SAFETY: see above.
+                unsafe { _mm_storeu_ps(c.as_mut_ptr(), out[l]) };
+                *r = Quat::new_unchecked(Quaternion::new(c[3], c[0], c[1], c[2]));
+            } else {
+                let (a, b, f) = lanes[l];
+                *r = track::slerp4(a, b, f);
+            }
+        }
+    }
+
+    /// Eight `[x, y, z, w]` vectors to the four component vectors, lane `l` from vector `l`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn transpose_in(k: &[__m128; 8]) -> [__m256; 4] {
+        let r = [0, 1, 2, 3].map(|l| _mm256_set_m128(k[l + 4], k[l]));
+        let (t0, t1) = (_mm256_unpacklo_ps(r[0], r[1]), _mm256_unpackhi_ps(r[0], r[1]));
+        let (t2, t3) = (_mm256_unpacklo_ps(r[2], r[3]), _mm256_unpackhi_ps(r[2], r[3]));
+        let pd = |a: __m256| _mm256_castps_pd(a);
+        let ps = |a: __m256d| _mm256_castpd_ps(a);
+        [
+            ps(_mm256_unpacklo_pd(pd(t0), pd(t2))),
+            ps(_mm256_unpackhi_pd(pd(t0), pd(t2))),
+            ps(_mm256_unpacklo_pd(pd(t1), pd(t3))),
+            ps(_mm256_unpackhi_pd(pd(t1), pd(t3))),
+        ]
+    }
+
+    /// The four component vectors back to eight `[x, y, z, w]` vectors ([`transpose_in`]
+    /// undone).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn transpose_out(c: &[__m256; 4]) -> [__m128; 8] {
+        let (t0, t1) = (_mm256_unpacklo_ps(c[0], c[1]), _mm256_unpackhi_ps(c[0], c[1]));
+        let (t2, t3) = (_mm256_unpacklo_ps(c[2], c[3]), _mm256_unpackhi_ps(c[2], c[3]));
+        let pd = |a: __m256| _mm256_castps_pd(a);
+        let ps = |a: __m256d| _mm256_castpd_ps(a);
+        let o = [
+            ps(_mm256_unpacklo_pd(pd(t0), pd(t2))),
+            ps(_mm256_unpackhi_pd(pd(t0), pd(t2))),
+            ps(_mm256_unpacklo_pd(pd(t1), pd(t3))),
+            ps(_mm256_unpackhi_pd(pd(t1), pd(t3))),
+        ];
+        [
+            _mm256_castps256_ps128(o[0]),
+            _mm256_castps256_ps128(o[1]),
+            _mm256_castps256_ps128(o[2]),
+            _mm256_castps256_ps128(o[3]),
+            _mm256_extractf128_ps::<1>(o[0]),
+            _mm256_extractf128_ps::<1>(o[1]),
+            _mm256_extractf128_ps::<1>(o[2]),
+            _mm256_extractf128_ps::<1>(o[3]),
+        ]
+    }
+
+    /// `track::sin_ratio_lanes` on eight lanes: the same operations in the same order.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn sin_ratio<const N: usize>(t: __m256, d: __m256) -> (__m256, __m256) {
+        const INV: [f32; 7] = [1.0 / 3.0, 1.0 / 10.0, 1.0 / 21.0, 1.0 / 36.0, 1.0 / 55.0, 1.0 / 78.0, 1.0 / 105.0];
+        let one = _mm256_set1_ps(1.0);
+        let s = _mm256_sub_ps(one, t);
+        let (s2, t2, u) = (_mm256_mul_ps(s, s), _mm256_mul_ps(t, t), _mm256_sub_ps(d, one));
+        let (mut acc_s, mut acc_t) = (one, one);
+        let mut i = N;
+        while i >= 1 {
+            let fi2 = _mm256_set1_ps((i * i) as f32);
+            let c = _mm256_mul_ps(_mm256_set1_ps(INV[i - 1]), u);
+            acc_s = _mm256_add_ps(one, _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(s2, fi2), c), acc_s));
+            acc_t = _mm256_add_ps(one, _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(t2, fi2), c), acc_t));
+            i -= 1;
+        }
+        (_mm256_mul_ps(s, acc_s), _mm256_mul_ps(t, acc_t))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::track::{slerp4, slerp4x4};
+    use super::track::{slerp_lanes, slerp4};
+    use anim_math::Quat;
 
-    /// The four-lane slerp returns [`slerp4`]'s bits in every lane, over keys from a few
+    /// An `L`-lane slerp returns [`slerp4`]'s bits in every lane, over keys from a few
     /// thousandths of a degree to half a turn apart, in either hemisphere, at fractions
     /// from 0 to 1, and for blends that cannot be normalized the common way (all-zero keys).
-    #[test]
-    fn four_lane_slerp_is_slerp_bit_for_bit() {
+    fn check_lanes<const L: usize>(mut slerp: impl FnMut(&[[f32; 4]; L], &[[f32; 4]; L], &[f32; L]) -> [Quat; L]) {
         let mut s = 12345u32;
         let mut next = move || {
             s ^= s << 13;
@@ -289,8 +465,8 @@ mod tests {
             q.map(|x| x / n)
         };
         for round in 0..5000 {
-            let (mut a, mut b, mut t) = ([[0.0f32; 4]; 4], [[0.0f32; 4]; 4], [0.0f32; 4]);
-            for l in 0..4 {
+            let (mut a, mut b, mut t) = ([[0.0f32; 4]; L], [[0.0f32; 4]; L], [0.0f32; L]);
+            for l in 0..L {
                 a[l] = unit([next() - 0.5, next() - 0.5, next() - 0.5, next() - 0.5]);
                 // Spread the angle between the keys over every branch of the series.
                 let spread = [1e-5, 1e-3, 0.05, 0.3, 1.0, 3.0][(round + l) % 6];
@@ -299,15 +475,62 @@ mod tests {
                 if next() < 0.3 {
                     b[l] = b[l].map(|x| -x);
                 }
-                t[l] = [0.0, 1.0, next()][round % 3];
+                t[l] = [0.0, 1.0, next()][(round + l) % 3];
             }
             if round % 97 == 0 {
                 (a[2], b[2]) = ([0.0; 4], [0.0; 4]);
             }
-            let got = slerp4x4(&a, &b, &t);
-            for l in 0..4 {
+            let got = slerp(&a, &b, &t);
+            for l in 0..L {
                 let want = slerp4(&a[l], &b[l], t[l]);
                 assert_eq!(got[l].coords.map(f32::to_bits), want.coords.map(f32::to_bits), "round {round}, lane {l}");
+            }
+        }
+    }
+
+    #[test]
+    fn four_lane_slerp_is_slerp_bit_for_bit() {
+        check_lanes::<4>(slerp_lanes);
+    }
+
+    /// The eight-lane slerp as the baseline build compiles it, compiled for AVX2, and the
+    /// AVX2 sampling kernel (where this CPU has AVX2; said and skipped otherwise).
+    #[test]
+    fn eight_lane_slerp_is_slerp_bit_for_bit() {
+        check_lanes::<8>(slerp_lanes);
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx2")]
+            fn avx2(a: &[[f32; 4]; 8], b: &[[f32; 4]; 8], t: &[f32; 8]) -> [Quat; 8] {
+                slerp_lanes(a, b, t)
+            }
+            // The sampling kernel on chunks of 1 to 8 channels (lane l: keys 2l and 2l + 1
+            // on time line l); the lanes past the chunk must stay as they were.
+            let mut chunk_len = 0;
+            let kernel = |a: &[[f32; 4]; 8], b: &[[f32; 4]; 8], t: &[f32; 8]| {
+                chunk_len = chunk_len % 8 + 1;
+                let values: Vec<[f32; 4]> = (0..8).flat_map(|l| [a[l], b[l]]).collect();
+                let chunk: Vec<_> =
+                    (0..chunk_len).map(|l| super::PackedChannel { joint: l, timeline: l, values: 2 * l }).collect();
+                let segments: Vec<_> = t.iter().map(|&f| (0, f)).collect();
+                let mut locals = vec![anim_math::Transform::IDENTITY; 8];
+                // SAFETY: the caller checked that this CPU supports AVX2.
+                unsafe { super::avx2::slerp8(&values, &chunk, &segments, &mut locals) };
+                std::array::from_fn(|l| {
+                    if l < chunk_len {
+                        locals[l].rotation
+                    } else {
+                        assert_eq!(locals[l], anim_math::Transform::IDENTITY, "lane {l} past a chunk of {chunk_len}");
+                        super::track::slerp4(&a[l], &b[l], t[l])
+                    }
+                })
+            };
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: checked just above that this CPU supports AVX2.
+                check_lanes::<8>(|a, b, t| unsafe { avx2(a, b, t) });
+                check_lanes::<8>(kernel);
+            } else {
+                println!("skipped the AVX2 build of the eight-lane slerp: this CPU has no AVX2");
             }
         }
     }

@@ -207,16 +207,16 @@ pub(crate) fn slerp4(a: &[f32; 4], b: &[f32; 4], t: f32) -> Quat {
     normalize_or_identity(&Quaternion::from(a * wa + b * (wb * sign)))
 }
 
-/// [`slerp4`] of four key pairs at once (lane `l`: from `a[l]` to `b[l]` at `t[l]`), the
-/// same arithmetic lane by lane in four-lane form: each result equals [`slerp4`]'s bit for
-/// bit (both truncations of the series are evaluated and each lane takes its own). Lanes
-/// whose keys lie more than about 45° apart, or whose blend normalizes only by the rare
-/// paths of [`normalize_or_identity`], are redone by [`slerp4`].
-#[inline]
+/// [`slerp4`] of `L` key pairs at once (lane `l`: from `a[l]` to `b[l]` at `t[l]`; 4, or 8
+/// where the caller is compiled for AVX2), the same arithmetic lane by lane in `L`-lane
+/// form: each result equals [`slerp4`]'s bit for bit (both truncations of the series are
+/// evaluated and each lane takes its own). Lanes whose keys lie more than about 45° apart,
+/// or whose blend normalizes only by the rare paths of [`normalize_or_identity`], are
+/// redone by [`slerp4`].
+#[inline(always)]
 // Lane-indexed loops over several arrays at once are what vectorizes here.
 #[allow(clippy::needless_range_loop)]
-pub(crate) fn slerp4x4(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4], t: &[f32; 4]) -> [Quat; 4] {
-    const L: usize = 4;
+pub(crate) fn slerp_lanes<const L: usize>(a: &[[f32; 4]; L], b: &[[f32; 4]; L], t: &[f32; L]) -> [Quat; L] {
     // Components by lane: x[c][l].
     let mut x = [[0.0f32; L]; 4];
     let mut y = [[0.0f32; L]; 4];
@@ -235,8 +235,8 @@ pub(crate) fn slerp4x4(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4], t: &[f32; 4]) -> [Q
         d[l] = e.abs();
     }
     let (mut wa, mut wb) = ([0.0f32; L], [0.0f32; L]);
-    let (two_a, two_b) = sin_ratio_lanes::<2>(t, &d);
-    let (seven_a, seven_b) = sin_ratio_lanes::<7>(t, &d);
+    let (two_a, two_b) = sin_ratio_lanes::<2, L>(t, &d);
+    let (seven_a, seven_b) = sin_ratio_lanes::<7, L>(t, &d);
     for l in 0..L {
         let two = d[l] >= 0.99;
         wa[l] = if two { two_a[l] } else { seven_a[l] };
@@ -268,13 +268,13 @@ pub(crate) fn slerp4x4(a: &[[f32; 4]; 4], b: &[[f32; 4]; 4], t: &[f32; 4]) -> [Q
 /// [`sin_ratio_pair`] lane by lane (`u = d − 1`), the same operations in the same order.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
-fn sin_ratio_lanes<const N: usize>(t: &[f32; 4], d: &[f32; 4]) -> ([f32; 4], [f32; 4]) {
+fn sin_ratio_lanes<const N: usize, const L: usize>(t: &[f32; L], d: &[f32; L]) -> ([f32; L], [f32; L]) {
     const INV: [f32; 7] = [1.0 / 3.0, 1.0 / 10.0, 1.0 / 21.0, 1.0 / 36.0, 1.0 / 55.0, 1.0 / 78.0, 1.0 / 105.0];
-    let (mut ra, mut rb) = ([0.0f32; 4], [0.0f32; 4]);
-    let mut s = [0.0f32; 4];
-    let (mut s2, mut t2, mut u) = ([0.0f32; 4], [0.0f32; 4], [0.0f32; 4]);
-    let (mut acc_s, mut acc_t) = ([1.0f32; 4], [1.0f32; 4]);
-    for l in 0..4 {
+    let (mut ra, mut rb) = ([0.0f32; L], [0.0f32; L]);
+    let mut s = [0.0f32; L];
+    let (mut s2, mut t2, mut u) = ([0.0f32; L], [0.0f32; L], [0.0f32; L]);
+    let (mut acc_s, mut acc_t) = ([1.0f32; L], [1.0f32; L]);
+    for l in 0..L {
         s[l] = 1.0 - t[l];
         s2[l] = s[l] * s[l];
         t2[l] = t[l] * t[l];
@@ -283,14 +283,14 @@ fn sin_ratio_lanes<const N: usize>(t: &[f32; 4], d: &[f32; 4]) -> ([f32; 4], [f3
     let mut i = N;
     while i >= 1 {
         let fi2 = (i * i) as f32;
-        for l in 0..4 {
+        for l in 0..L {
             let c = INV[i - 1] * u[l];
             acc_s[l] = 1.0 + (s2[l] - fi2) * c * acc_s[l];
             acc_t[l] = 1.0 + (t2[l] - fi2) * c * acc_t[l];
         }
         i -= 1;
     }
-    for l in 0..4 {
+    for l in 0..L {
         ra[l] = s[l] * acc_s[l];
         rb[l] = t[l] * acc_t[l];
     }
