@@ -31,17 +31,96 @@ pub struct FrameReport {
 /// The per-frame job's buffers (sized once for a [`Retargeter`]).
 #[derive(Clone, Debug)]
 pub struct RetargetJob {
-    source_model: Vec<Transform>,
-    target_model: Vec<Transform>,
+    source_model: Vec<Slot>,
+    target_model: Vec<Slot>,
     report: FrameReport,
+}
+
+/// A model-space transform as the job keeps it: translation, rotation and scale each in a
+/// 16-byte aligned slot of its own. Each part is stored with one 16-byte store and read
+/// back, a joint or two later, by loads that lie inside that store. A `Transform` (40
+/// bytes, its rotation at offset 12) is copied in pieces the compiler chooses, which do
+/// not match the pieces it was stored in; every such load then waits for the stores to
+/// retire (a store-forwarding stall), and those stalls were most of the job's time.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(16))]
+struct Slot {
+    translation: [f32; 4],
+    rotation: [f32; 4],
+    scale: [f32; 4],
+}
+
+impl Slot {
+    const IDENTITY: Slot = Slot { translation: [0.0; 4], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0, 1.0, 1.0, 0.0] };
+
+    #[inline(always)]
+    fn new(t: &Transform) -> Self {
+        let (v, q, c) = (&t.translation, t.rotation.coords, &t.scale);
+        let mut slot = Slot::IDENTITY;
+        put(&mut slot.translation, [v.x, v.y, v.z, 0.0]);
+        put(&mut slot.rotation, [q.x, q.y, q.z, q.w]);
+        put(&mut slot.scale, [c.x, c.y, c.z, 0.0]);
+        slot
+    }
+
+    #[inline(always)]
+    fn translation(&self) -> Vec3 {
+        let v = take(&self.translation);
+        Vec3::new(v[0], v[1], v[2])
+    }
+
+    #[inline(always)]
+    fn rotation(&self) -> Quat {
+        Quat::new_unchecked(nalgebra::Quaternion::from(nalgebra::Vector4::from(take(&self.rotation))))
+    }
+
+    #[inline(always)]
+    fn get(&self) -> Transform {
+        let c = take(&self.scale);
+        Transform { translation: self.translation(), rotation: self.rotation(), scale: Vec3::new(c[0], c[1], c[2]) }
+    }
+}
+
+/// One 16-byte load of a slot part (volatile on x86-64, so that the compiler can neither
+/// split it into loads of other sizes nor merge it with its neighbours: see [`Slot`]).
+#[inline(always)]
+fn take(part: &[f32; 4]) -> [f32; 4] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__m128;
+        // SAFETY: `part` is a valid, 16-byte aligned `[f32; 4]` (every part of the
+        // `align(16)` `Slot` starts at a multiple of 16), the layout of an `__m128`.
+        unsafe { std::mem::transmute::<__m128, [f32; 4]>(std::ptr::read_volatile(part.as_ptr().cast::<__m128>())) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *part
+    }
+}
+
+/// One 16-byte store of a slot part (see [`take`]).
+#[inline(always)]
+fn put(part: &mut [f32; 4], value: [f32; 4]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__m128;
+        // SAFETY: as in `take`.
+        unsafe {
+            std::ptr::write_volatile(part.as_mut_ptr().cast::<__m128>(), std::mem::transmute::<[f32; 4], __m128>(value))
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *part = value;
+    }
 }
 
 impl RetargetJob {
     /// Buffers for `retargeter`'s skeletons.
     pub fn new(retargeter: &Retargeter) -> Self {
         Self {
-            source_model: vec![Transform::IDENTITY; retargeter.source.len()],
-            target_model: vec![Transform::IDENTITY; retargeter.target.len()],
+            source_model: vec![Slot::IDENTITY; retargeter.source.len()],
+            target_model: vec![Slot::IDENTITY; retargeter.target.len()],
             report: FrameReport::default(),
         }
     }
@@ -77,27 +156,20 @@ impl RetargetJob {
         let source_locals = source.locals();
         for (s, parent) in rt.source.parents().iter().enumerate() {
             if rt.source_needed[s] {
-                self.source_model[s] = match parent {
-                    Some(p) => self.source_model[*p].combine(&source_locals[s]),
+                self.source_model[s] = Slot::new(&match parent {
+                    Some(p) => self.source_model[*p].get().combine(&source_locals[s]),
                     None => source_locals[s],
-                };
+                });
             }
         }
         let inverse_reference = &rt.source_inverse_reference;
-        let delta = |model: &[Transform], r: RotationSource| {
-            let d = |s: usize| model[s].rotation * inverse_reference[s];
-            match r {
-                RotationSource::Rest => None,
-                RotationSource::Joint(s) => Some(d(s)),
-                RotationSource::Lerp(a, b, t) => Some(quat::nlerp(&d(a), &d(b), t)),
-            }
-        };
+        let delta = |model: &[Slot], r: RotationSource| delta(model, inverse_reference, r);
         // The hips' model transform first: carried joints may come before them.
         let hips = &rt.joints[rt.target_hips];
         let hips_rotation =
             delta(&self.source_model, hips.rotation).map_or(hips.reference, |d| renormalize(d * hips.reference));
         let hips_position = rt.target_hips_reference
-            + rt.scale.component_mul(&(self.source_model[rt.source_hips].translation - rt.source_hips_reference));
+            + rt.scale.component_mul(&(self.source_model[rt.source_hips].translation() - rt.source_hips_reference));
         let hips_frame = Transform::new(hips_position, hips_rotation, Vec3::repeat(1.0));
         let locals = out.locals_mut();
         for (j, plan) in rt.joints.iter().enumerate() {
@@ -111,7 +183,7 @@ impl RetargetJob {
                 locals[j] = Transform { rotation: renormalize(a * source_locals[s].rotation * b), ..plan.rest };
                 continue;
             }
-            let parent = plan.parent.map_or(Transform::IDENTITY, |p| self.target_model[p]);
+            let parent = plan.parent.map_or(Transform::IDENTITY, |p| self.target_model[p].get());
             let mut local = plan.rest;
             // A driven joint's model rotation is set, normalized, and its local follows
             // from it: the model rotations never inherit their parents' rounding (which,
@@ -128,7 +200,7 @@ impl RetargetJob {
                 // The source joint's own change of translation and scale (settings docs).
                 let (now, rest) = (&source.locals()[s], &rt.source.rest_pose().locals()[s]);
                 let moved = now.translation - rest.translation;
-                let source_parent = rt.source.parent(s).map_or(Transform::IDENTITY, |p| self.source_model[p]);
+                let source_parent = rt.source.parent(s).map_or(Transform::IDENTITY, |p| self.source_model[p].get());
                 let model = source_parent.transform_vector(&moved) * rt.leg_ratio();
                 local.translation += parent.inverse().transform_vector(&model);
                 local.scale.component_mul_assign(&ratio(&now.scale, &rest.scale));
@@ -145,7 +217,7 @@ impl RetargetJob {
                 }
             }
             locals[j] = local;
-            self.target_model[j] = match rotation {
+            self.target_model[j] = Slot::new(&match rotation {
                 // `combine` with the rotation already known.
                 Some(q) => Transform {
                     translation: parent.transform_point(&local.translation),
@@ -153,22 +225,22 @@ impl RetargetJob {
                     scale: parent.scale.component_mul(&local.scale),
                 },
                 None => parent.combine(&local),
-            };
+            });
         }
         self.report = FrameReport::default();
         for (i, limb) in rt.limbs.iter().enumerate() {
             let Some(limb) = limb else { continue };
             let goal = limb.target_reference
-                + rt.scale.component_mul(&(self.source_model[limb.source_end].translation - limb.source_reference));
+                + rt.scale.component_mul(&(self.source_model[limb.source_end].translation() - limb.source_reference));
             if contacts[i] > 0.0 {
                 self.place(rt, limb, &goal, contacts[i], locals)?;
             }
             if let Some((toes, source_toes)) = limb.toes {
                 // The floor, or as deep as the source's own toes go below it (scaled).
-                let floor = (self.source_model[source_toes].translation.y * rt.scale.y).min(0.0);
+                let floor = (self.source_model[source_toes].translation[1] * rt.scale.y).min(0.0);
                 self.keep_toes_up(rt, limb.end, toes, floor, locals);
             }
-            let end = self.target_model[limb.end].translation;
+            let end = self.target_model[limb.end].translation();
             self.report.end_position[i] = end;
             self.report.contact_error[i] = (end - goal).norm();
         }
@@ -180,27 +252,29 @@ impl RetargetJob {
         &self.report
     }
 
-    /// The target's model-space transforms after the last [`RetargetJob::run`], for the
-    /// joints the job reads them of: the hips and joints they carry, the limbs placed by
-    /// IK, joints not on the fast path ([`crate::retarget`]), and their ancestors. The
-    /// other joints (the arms and head of a 1:1 mapping, the fingers of a target whose
-    /// source has none) are skipped and hold what they held before; use
-    /// [`Pose::globals`] on the output pose for all of them.
-    pub fn target_model(&self) -> &[Transform] {
-        &self.target_model
+    /// Target joint `joint`'s model-space transform after the last [`RetargetJob::run`]
+    /// (`None` past the target skeleton), for the joints the job reads them of: the hips
+    /// and joints they carry, the limbs placed by IK, joints not on the fast path
+    /// ([`crate::retarget`]), and their ancestors. The other joints (the arms and head of a
+    /// 1:1 mapping, the fingers of a target whose source has none) are skipped and hold
+    /// what they held before (the identity at first); use [`Pose::globals`] on the output
+    /// pose for all of them.
+    pub fn target_model(&self, joint: usize) -> Option<Transform> {
+        self.target_model.get(joint).map(Slot::get)
     }
 
-    /// The source's model-space transforms read by the last [`RetargetJob::run`] (the
-    /// joints the job reads them of; the others hold what they held before).
-    pub fn source_model(&self) -> &[Transform] {
-        &self.source_model
+    /// Source joint `joint`'s model-space transform read by the last [`RetargetJob::run`]
+    /// (`None` past the source skeleton; the joints the job does not read hold what they
+    /// held before).
+    pub fn source_model(&self, joint: usize) -> Option<Transform> {
+        self.source_model.get(joint).map(Slot::get)
     }
 
     /// Pitches the foot about the ankle so the toe joint is not below `floor` when the
     /// ankle is above it (a target foot longer, for its leg, than the source's would
     /// otherwise dig its toes in when the heel rises).
     fn keep_toes_up(&mut self, rt: &Retargeter, foot: usize, toes: usize, floor: f32, locals: &mut [Transform]) {
-        let (a, t) = (self.target_model[foot].translation, self.target_model[toes].translation);
+        let (a, t) = (self.target_model[foot].translation(), self.target_model[toes].translation());
         if t.y >= floor || a.y <= floor {
             return;
         }
@@ -212,11 +286,11 @@ impl RetargetJob {
         }
         let (now, want) = ((v.y / length).clamp(-1.0, 1.0).asin(), ((floor - a.y) / length).clamp(-1.0, 1.0).asin());
         let turn = Quat::from_axis_angle(&nalgebra::Unit::new_normalize(axis), want - now);
-        let parent = rt.joints[foot].parent.map_or(Transform::IDENTITY, |p| self.target_model[p]);
-        locals[foot].rotation = renormalize(parent.rotation.inverse() * (turn * self.target_model[foot].rotation));
+        let parent = rt.joints[foot].parent.map_or(Transform::IDENTITY, |p| self.target_model[p].get());
+        locals[foot].rotation = renormalize(parent.rotation.inverse() * (turn * self.target_model[foot].rotation()));
         for j in rt.target.subtree(foot) {
-            let parent = rt.joints[j].parent.map_or(Transform::IDENTITY, |p| self.target_model[p]);
-            self.target_model[j] = parent.combine(&locals[j]);
+            let parent = rt.joints[j].parent.map_or(Transform::IDENTITY, |p| self.target_model[p].get());
+            self.target_model[j] = Slot::new(&parent.combine(&locals[j]));
         }
     }
 
@@ -231,36 +305,48 @@ impl RetargetJob {
         locals: &mut [Transform],
     ) -> Result<(), RetargetError> {
         let m = &self.target_model;
-        let fk = m[limb.end].translation;
+        let fk = m[limb.end].translation();
         let target = fk + (goal - fk) * weight;
         if (target - fk).norm() <= 1e-6 * limb.length {
             return Ok(());
         }
         let joints = TwoBoneJoints {
-            upper: m[limb.upper].translation,
-            middle: m[limb.middle].translation,
+            upper: m[limb.upper].translation(),
+            middle: m[limb.middle].translation(),
             end: fk,
-            upper_rotation: m[limb.upper].rotation,
-            middle_rotation: m[limb.middle].rotation,
+            upper_rotation: m[limb.upper].rotation(),
+            middle_rotation: m[limb.middle].rotation(),
         };
         // The pole: where the retargeted knee (elbow) points off the hip-ankle line; for a
         // straight limb, the bend direction turned with the upper joint.
         let (a, b) = (joints.upper, joints.middle);
         let axis = fk - a;
         let off = (b - a) - axis * ((b - a).dot(&axis) / axis.norm_squared().max(f32::MIN_POSITIVE));
-        let pole = if off.norm() > 1e-3 * limb.length { off } else { m[limb.upper].rotation * limb.pole };
+        let pole = if off.norm() > 1e-3 * limb.length { off } else { joints.upper_rotation * limb.pole };
         let c = two_bone_corrections(&joints, &target, Some(&pole))?;
-        let end_rotation = m[limb.end].rotation;
+        let end_rotation = m[limb.end].rotation();
         locals[limb.upper].rotation = renormalize(locals[limb.upper].rotation * c.upper);
         locals[limb.middle].rotation = renormalize(locals[limb.middle].rotation * c.middle);
         for j in rt.target.subtree(limb.upper) {
-            let parent = rt.joints[j].parent.map_or(Transform::IDENTITY, |p| self.target_model[p]);
+            let parent = rt.joints[j].parent.map_or(Transform::IDENTITY, |p| self.target_model[p].get());
             if j == limb.end {
                 locals[j].rotation = renormalize(parent.rotation.inverse() * end_rotation);
             }
-            self.target_model[j] = parent.combine(&locals[j]);
+            self.target_model[j] = Slot::new(&parent.combine(&locals[j]));
         }
         Ok(())
+    }
+}
+
+/// A driven joint's change of model rotation since the reference, `Q_s · R_s⁻¹`, from the
+/// source's model transforms (`None` for a joint at rest).
+#[inline(always)]
+fn delta(model: &[Slot], inverse_reference: &[Quat], r: RotationSource) -> Option<Quat> {
+    let d = |s: usize| model[s].rotation() * inverse_reference[s];
+    match r {
+        RotationSource::Rest => None,
+        RotationSource::Joint(s) => Some(d(s)),
+        RotationSource::Lerp(a, b, t) => Some(quat::nlerp(&d(a), &d(b), t)),
     }
 }
 
@@ -331,5 +417,54 @@ mod tests {
         println!("fast joints {fast_joints}, worst {worst_angle} rad, {worst_move} relative");
         assert!(fast_joints >= 4 * 8, "the arms and head of every target take the fast path");
         assert!(worst_angle <= 2e-6 && worst_move <= 1e-6, "{worst_angle} rad, {worst_move}");
+    }
+
+    /// The model transforms the job keeps (in its own layout) are the output pose's:
+    /// every joint the job computes one for (not on the fast path, driven or carried),
+    /// against `Pose::global` of the pose it wrote, with and without the feet placed, and
+    /// the source's against the source pose's; past the skeletons, `None`.
+    #[test]
+    fn model_transforms_match_the_poses() {
+        let assets = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/assets");
+        let man = anim_gltf::mannequin_model();
+        let woman = anim_gltf::load(format!("{assets}/Woman/Woman.gltf")).expect("Woman");
+        let rig = |m: &anim_gltf::Model| {
+            HumanoidRig::new(&m.skeleton, auto_map(&m.skeleton).map, Reference::Bind(&m.skins[0].skin)).expect("rig")
+        };
+        let rt = Retargeter::new(&rig(&man), &rig(&woman), RetargetSettings::default()).expect("retargeter");
+        let mut job = RetargetJob::new(&rt);
+        let mut out = woman.skeleton.rest_pose().clone();
+        let mut pose = man.skeleton.rest_pose().clone();
+        let (mut target_globals, mut source_globals) =
+            (vec![Transform::IDENTITY; woman.skeleton.len()], vec![Transform::IDENTITY; man.skeleton.len()]);
+        let mut checked = 0;
+        for f in 0..20 {
+            man.clips[0].sample(f as f32 * 0.05, TimePolicy::Wrap, &mut pose).expect("sample");
+            for contacts in [[0.0; 4], [1.0, 1.0, 0.0, 0.0]] {
+                job.run(&rt, &pose, &contacts, &mut out).expect("run");
+                // Composed parents first, as the job does: with the Woman's scales (not
+                // uniform, by 1e-4) composing in another order moves her toes by 4e-5.
+                out.globals(&woman.skeleton, &mut target_globals).expect("globals");
+                pose.globals(&man.skeleton, &mut source_globals).expect("globals");
+                for (j, plan) in rt.joints.iter().enumerate() {
+                    if !plan.needed || plan.fast.is_some() {
+                        continue;
+                    }
+                    let (got, want) = (job.target_model(j).expect("a target joint"), target_globals[j]);
+                    let size = want.translation.norm().max(1.0);
+                    assert!((got.translation - want.translation).norm() <= 1e-5 * size, "target joint {j}");
+                    assert!(2.0 * (got.rotation.inverse() * want.rotation).imag().norm() <= 1e-5, "target joint {j}");
+                    assert!((got.scale - want.scale).norm() <= 1e-5, "target joint {j}");
+                    checked += 1;
+                }
+                for s in [rt.source_hips, rt.limbs[0].as_ref().expect("left leg").source_end] {
+                    let (got, want) = (job.source_model(s).expect("a source joint"), source_globals[s]);
+                    assert!((got.translation - want.translation).norm() <= 1e-5 * want.translation.norm().max(1.0));
+                }
+            }
+        }
+        assert!(checked > 20 * 2 * 10, "{checked}");
+        assert_eq!(job.target_model(woman.skeleton.len()), None);
+        assert_eq!(job.source_model(man.skeleton.len()), None);
     }
 }

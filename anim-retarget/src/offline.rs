@@ -155,7 +155,7 @@ pub fn retarget_clip(
             }
         }
         for &j in feet_and_toes {
-            if let Some(m) = job.target_model().get(j) {
+            if let Some(m) = job.target_model(j) {
                 lowest_foot = lowest_foot.min(m.translation.y);
             }
         }
