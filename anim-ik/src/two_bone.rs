@@ -77,8 +77,11 @@ pub fn solve_two_bone(
 /// The two world-space (model-space) turns of a solve: the hip's, which moves the whole
 /// leg, and the knee's, which moves the shin, both about the world origin of their joint.
 /// `a`, `b`, `c` are the hip, knee and ankle positions. The one algorithm behind
-/// [`solve_two_bone`] and [`two_bone_corrections`]; inputs are finite.
-#[inline]
+/// [`solve_two_bone`] and [`two_bone_corrections`]; inputs are finite. Always inlined: out
+/// of line (as a default release build of a dependent crate leaves it), its result comes
+/// back through memory and is read in other pieces than it was written (a
+/// store-forwarding stall).
+#[inline(always)]
 fn world_turns(a: &Vec3, b: &Vec3, c: &Vec3, target: &Vec3, pole: Option<&Vec3>) -> Turns {
     let (a, b, c) = (*a, *b, *c);
     let ab = b - a;
