@@ -36,6 +36,16 @@ pub fn is_orthonormal(m: &Mat4) -> bool {
         && c0.cross(&c1).dot(&c2) > 0.0
 }
 
+/// One dual quaternion on 32-byte aligned storage: the skinning kernels read each palette
+/// entry with one 256-bit load, which a misaligned entry splits across two cache lines
+/// (and, once a page, across two pages, which costs far more: that placement made the
+/// same DQ skinning run twice as long in one process as in another).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(32))]
+struct Aligned(DualQuat);
+
+const _: () = assert!(std::mem::size_of::<Aligned>() == std::mem::size_of::<DualQuat>());
+
 /// A dual-quaternion skinning palette: for each joint the rigid part `qᵢ` of its palette
 /// matrix and the bind-space scale `Sᵢ` that the rigid part cannot hold (see
 /// [`SkinMethod::Dq`] for the definition and how a vertex is skinned with it).
@@ -45,7 +55,7 @@ pub fn is_orthonormal(m: &Mat4) -> bool {
 /// (CPU, vertex and compute shader) skips the scale work for it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DqPalette {
-    dual_quats: Vec<DualQuat>,
+    dual_quats: Vec<Aligned>,
     scales: Vec<Mat3>,
     rigid: bool,
 }
@@ -74,7 +84,11 @@ impl DqPalette {
     /// A rigid palette from dual quaternions (every scale is the identity).
     #[must_use]
     pub fn from_rigid(dual_quats: &[DualQuat]) -> Self {
-        Self { dual_quats: dual_quats.to_vec(), scales: vec![Mat3::identity(); dual_quats.len()], rigid: true }
+        Self {
+            dual_quats: dual_quats.iter().copied().map(Aligned).collect(),
+            scales: vec![Mat3::identity(); dual_quats.len()],
+            rigid: true,
+        }
     }
 
     /// Refills the palette from skinning matrices, reusing its storage (it allocates only
@@ -95,9 +109,9 @@ impl DqPalette {
             self.scales.iter_mut().for_each(|s| *s = Mat3::identity());
         }
         self.scales.resize(n, Mat3::identity());
-        self.dual_quats.resize(n, DualQuat::identity());
+        self.dual_quats.resize(n, Aligned(DualQuat::identity()));
         for (i, q) in self.dual_quats.iter_mut().enumerate() {
-            *q = dual_quat(i);
+            q.0 = dual_quat(i);
         }
         self.rigid = true;
     }
@@ -127,10 +141,10 @@ impl DqPalette {
     /// rigid when every joint is.
     fn fill(&mut self, n: usize, matrix: impl Fn(usize) -> Mat4) {
         // Sized first, then written in place: cheaper than pushing two vectors per joint.
-        self.dual_quats.resize(n, DualQuat::identity());
+        self.dual_quats.resize(n, Aligned(DualQuat::identity()));
         self.scales.resize(n, Mat3::identity());
         let mut rigid = true;
-        for (i, (q_out, s_out)) in self.dual_quats.iter_mut().zip(&mut self.scales).enumerate() {
+        for (i, (q_out, s_out)) in self.dual_quats.iter_mut().map(|q| &mut q.0).zip(&mut self.scales).enumerate() {
             let m = matrix(i);
             if is_orthonormal(&m) {
                 // Already a rotation: read it directly, no column normalization needed.
@@ -166,7 +180,9 @@ impl DqPalette {
     #[inline]
     #[must_use]
     pub fn dual_quats(&self) -> &[DualQuat] {
-        &self.dual_quats
+        // SAFETY: `Aligned` is `repr(C)` with one `DualQuat` at offset 0 and the same size
+        // (asserted below), so its slots are a valid `[DualQuat]` of the same length.
+        unsafe { std::slice::from_raw_parts(self.dual_quats.as_ptr().cast::<DualQuat>(), self.dual_quats.len()) }
     }
 
     /// The bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ` of each joint (the identity for every joint of
@@ -527,6 +543,24 @@ mod tests {
             Err(PoseError::JointOutOfRange { index: 0, joint: 0, count: 0 })
         ));
         assert!(Skin::new(vec![3], vec![Mat4::identity()], &s).is_err());
+    }
+
+    /// Every way of filling a palette leaves its dual quaternions on 32-byte boundaries (the
+    /// skinning kernels' loads never split), each the value written.
+    #[test]
+    fn dual_quats_are_32_byte_aligned() {
+        let q = DualQuat::from_parts(Vec3::new(1.0, 2.0, 3.0).into(), Quat::from_euler_angles(0.3, 0.0, 0.1));
+        let aligned = |p: &DqPalette| (p.dual_quats().as_ptr() as usize).is_multiple_of(32);
+        for n in 1..40 {
+            let mut p = DqPalette::from_rigid(&vec![q; n]);
+            assert!(aligned(&p) && p.dual_quats().len() == n && p.dual_quats().iter().all(|d| *d == q));
+            let pick = |i: usize| if i.is_multiple_of(2) { q } else { DualQuat::identity() };
+            p.set_rigid(n + 3, pick);
+            assert!(aligned(&p) && p.dual_quats().len() == n + 3);
+            assert!(p.dual_quats().iter().enumerate().all(|(i, d)| *d == pick(i)));
+            let p = DqPalette::from_matrices(&vec![Mat4::new_translation(&Vec3::new(1.0, 0.0, 0.0)); n]);
+            assert!(aligned(&p) && p.dual_quats().len() == n);
+        }
     }
 
     #[test]
