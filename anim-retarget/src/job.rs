@@ -42,7 +42,7 @@ pub struct RetargetJob {
 /// bytes, its rotation at offset 12) is copied in pieces the compiler chooses, which do
 /// not match the pieces it was stored in; every such load then waits for the stores to
 /// retire (a store-forwarding stall), and those stalls were most of the job's time.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 #[repr(C, align(16))]
 struct Slot {
     translation: [f32; 4],
@@ -83,6 +83,7 @@ impl Slot {
 
 /// One 16-byte load of a slot part (volatile on x86-64, so that the compiler can neither
 /// split it into loads of other sizes nor merge it with its neighbours: see [`Slot`]).
+/// `part` is always a field of a `Slot`, which is what makes it 16-byte aligned.
 #[inline(always)]
 fn take(part: &[f32; 4]) -> [f32; 4] {
     #[cfg(target_arch = "x86_64")]
