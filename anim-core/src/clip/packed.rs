@@ -494,7 +494,8 @@ mod tests {
     }
 
     /// The eight-lane slerp as the baseline build compiles it, compiled for AVX2, and the
-    /// AVX2 sampling kernel (where this CPU has AVX2; said and skipped otherwise).
+    /// AVX2 sampling kernel (on a CPU without AVX2 the test fails unless
+    /// `ANIM_SKIP_KERNELS` names `avx2`, see `anim_testkit::kernels`).
     #[test]
     fn eight_lane_slerp_is_slerp_bit_for_bit() {
         check_lanes::<8>(slerp_lanes);
@@ -525,12 +526,11 @@ mod tests {
                     }
                 })
             };
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: checked just above that this CPU supports AVX2.
+            // Runs, or fails on a CPU without AVX2 unless `ANIM_SKIP_KERNELS` names it.
+            if anim_testkit::kernels::require("avx2") {
+                // SAFETY: `require` returned true: this CPU supports AVX2.
                 check_lanes::<8>(|a, b, t| unsafe { avx2(a, b, t) });
                 check_lanes::<8>(kernel);
-            } else {
-                println!("skipped the AVX2 build of the eight-lane slerp: this CPU has no AVX2");
             }
         }
     }
