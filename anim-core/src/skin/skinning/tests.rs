@@ -92,3 +92,65 @@ fn unweighted_vertices_keep_their_rest_place() {
     .unwrap();
     assert_eq!((p, n), (pos, nrm));
 }
+
+/// The SIMD loops read a palette that is not 64-byte aligned through an aligned copy
+/// (`fast::aligned`) when it has at most 256 joints and the mesh at least two vertices a
+/// joint, and in place otherwise. Every placement of the palette (each 4-byte offset
+/// within a cache line), on both sides of both limits, gives the scalar loop's result.
+#[test]
+fn palette_placement_does_not_change_the_result() {
+    let kernels = [(Kernel::Avx2Fma, "avx2"), (Kernel::Avx512, "avx512")];
+    for (joints, verts) in [(40usize, 100usize), (40, 79), (256, 600), (300, 700)] {
+        let palette: Vec<Mat4> = (0..joints)
+            .map(|i| {
+                let f = i as f32 * 0.37;
+                Transform::new(
+                    Vec3::new(f.sin(), f, -0.5 * f),
+                    Quat::from_euler_angles(0.3 * f, -0.2 * f, 0.1 + f),
+                    Vec3::new(1.0 + 0.01 * f, 1.0, 0.9),
+                )
+                .to_matrix()
+            })
+            .collect();
+        let js: Vec<u16> = (0..verts * 4).map(|i| (i * 7 % joints) as u16).collect();
+        let ws: Vec<f32> = (0..verts * 4).map(|i| 0.1 + (i % 5) as f32).collect();
+        let inf = Influences::new(4, js, ws, joints).unwrap();
+        let pos: Vec<Vec3> = (0..verts).map(|i| Vec3::new(i as f32 * 0.01, 1.0, -(i as f32))).collect();
+        let nrm: Vec<Vec3> = (0..verts).map(|i| Vec3::new(1.0, i as f32, 2.0).normalize()).collect();
+        let input = SkinningInput { influences: &inf, positions: &pos, normals: Some(&nrm) };
+        let run = |pal: &[Mat4], kernel: Kernel| {
+            let (mut p, mut n) = (vec![Vec3::zeros(); verts], vec![Vec3::zeros(); verts]);
+            let mut out = SkinningOutput { positions: &mut p, normals: Some(&mut n) };
+            linear_blend_with(&input, pal, NormalMode::DirectUnnormalized, kernel, &mut out).unwrap();
+            (p, n)
+        };
+        let (want_p, want_n) = run(&palette, Kernel::Scalar);
+        // Room for the palette at any 4-byte offset of a 64-byte line.
+        let mut room = vec![Mat4::zeros(); joints + 1];
+        let base = room.as_ptr() as usize;
+        for (kernel, name) in kernels {
+            if !anim_testkit::kernels::require(name) {
+                continue;
+            }
+            for shift in 0..16 {
+                let start = (0..16).find(|k| (base + 4 * k) % 64 == 4 * shift).expect("4-byte aligned");
+                // SAFETY: `room` holds joints + 1 matrices = 16·(joints + 1) floats, and
+                // start < 16, so floats start..start + 16·joints lie inside it; a Mat4 is
+                // 16 contiguous f32 with 4-byte alignment.
+                let pal = unsafe {
+                    let floats = room.as_mut_ptr().cast::<f32>().add(start);
+                    let pal = std::slice::from_raw_parts_mut(floats.cast::<Mat4>(), joints);
+                    pal.copy_from_slice(&palette);
+                    &*pal
+                };
+                let (p, n) = run(pal, kernel);
+                for v in 0..verts {
+                    let what =
+                        format!("{kernel:?}, {joints} joints, {verts} vertices, offset {}, vertex {v}", 4 * shift);
+                    assert!((p[v] - want_p[v]).norm() <= 1e-4 * want_p[v].norm().max(1.0), "{what}");
+                    assert!((n[v] - want_n[v]).norm() <= 1e-5 * want_n[v].norm().max(1.0), "{what}");
+                }
+            }
+        }
+    }
+}
