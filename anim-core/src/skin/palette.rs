@@ -46,6 +46,14 @@ struct Aligned(DualQuat);
 
 const _: () = assert!(std::mem::size_of::<Aligned>() == std::mem::size_of::<DualQuat>());
 
+/// One joint's bind-space scale as the AVX-512 scale-aware loop reads it: the nine floats
+/// of the column-major `Mat3`, then seven zeros, on a 64-byte line of its own, so each is
+/// one aligned 512-bit load. Read from the 36-byte `Mat3`s themselves, half the loads
+/// spanned two cache lines (the loop was a tenth slower, BENCHMARKS.md).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(64))]
+pub(crate) struct ScaleRow(pub(crate) [f32; 16]);
+
 /// A dual-quaternion skinning palette: for each joint the rigid part `qᵢ` of its palette
 /// matrix and the bind-space scale `Sᵢ` that the rigid part cannot hold (see
 /// [`SkinMethod::Dq`] for the definition and how a vertex is skinned with it).
@@ -57,6 +65,9 @@ const _: () = assert!(std::mem::size_of::<Aligned>() == std::mem::size_of::<Dual
 pub struct DqPalette {
     dual_quats: Vec<Aligned>,
     scales: Vec<Mat3>,
+    /// `scales` as 64-byte rows for the SIMD loop: filled when the palette is not rigid,
+    /// empty when it is.
+    scale_rows: Vec<ScaleRow>,
     rigid: bool,
 }
 
@@ -70,7 +81,7 @@ impl DqPalette {
     /// An empty palette.
     #[must_use]
     pub fn new() -> Self {
-        Self { dual_quats: Vec::new(), scales: Vec::new(), rigid: true }
+        Self { dual_quats: Vec::new(), scales: Vec::new(), scale_rows: Vec::new(), rigid: true }
     }
 
     /// The palette of the skinning matrices `matrices` (`model(joint) · inverse_bind`).
@@ -87,6 +98,7 @@ impl DqPalette {
         Self {
             dual_quats: dual_quats.iter().copied().map(Aligned).collect(),
             scales: vec![Mat3::identity(); dual_quats.len()],
+            scale_rows: Vec::new(),
             rigid: true,
         }
     }
@@ -109,6 +121,7 @@ impl DqPalette {
             self.scales.iter_mut().for_each(|s| *s = Mat3::identity());
         }
         self.scales.resize(n, Mat3::identity());
+        self.scale_rows.clear();
         self.dual_quats.resize(n, Aligned(DualQuat::identity()));
         for (i, q) in self.dual_quats.iter_mut().enumerate() {
             q.0 = dual_quat(i);
@@ -160,6 +173,14 @@ impl DqPalette {
             }
         }
         self.rigid = rigid;
+        self.scale_rows.clear();
+        if !rigid {
+            self.scale_rows.extend(self.scales.iter().map(|m| {
+                let mut row = [0.0; 16];
+                row[..9].copy_from_slice(m.as_slice());
+                ScaleRow(row)
+            }));
+        }
     }
 
     /// Number of joints.
@@ -191,6 +212,13 @@ impl DqPalette {
     #[must_use]
     pub fn scales(&self) -> &[Mat3] {
         &self.scales
+    }
+
+    /// [`DqPalette::scales`] as 64-byte aligned rows (nine floats, column-major, then
+    /// zeros) when the palette is not rigid; empty when it is.
+    #[inline]
+    pub(crate) fn scale_rows(&self) -> &[ScaleRow] {
+        &self.scale_rows
     }
 
     /// True when no joint carries scale, so skinning can skip it.
@@ -560,6 +588,36 @@ mod tests {
             assert!(p.dual_quats().iter().enumerate().all(|(i, d)| *d == pick(i)));
             let p = DqPalette::from_matrices(&vec![Mat4::new_translation(&Vec3::new(1.0, 0.0, 0.0)); n]);
             assert!(aligned(&p) && p.dual_quats().len() == n);
+        }
+    }
+
+    /// The SIMD loop's scale rows: 64-byte aligned, the scales' nine floats then zeros,
+    /// kept in step with the scales by every way of filling the palette, and empty (not
+    /// stale) once the palette is rigid again.
+    #[test]
+    fn scale_rows_follow_the_scales() {
+        let rows_match = |p: &DqPalette| {
+            let rows = p.scale_rows();
+            rows.len() == p.len()
+                && (rows.as_ptr() as usize).is_multiple_of(64)
+                && rows.iter().zip(p.scales()).all(|(r, s)| r.0[..9] == *s.as_slice() && r.0[9..] == [0.0; 7])
+        };
+        for n in 1..20 {
+            let stretched: Vec<Mat4> = (0..n)
+                .map(|i| {
+                    Mat4::new_nonuniform_scaling(&Vec3::new(1.0 + i as f32, 2.0, 0.5))
+                        * Mat4::new_rotation(Vec3::y() * 0.3)
+                })
+                .collect();
+            let mut p = DqPalette::from_matrices(&stretched);
+            assert!(!p.is_rigid() && rows_match(&p), "{n} joints");
+            p.set_from_matrices(&stretched[..n / 2 + 1]);
+            assert!(!p.is_rigid() && rows_match(&p), "{n} joints, refilled shorter");
+            p.set_from_rigid(&vec![DualQuat::identity(); n]);
+            assert!(p.is_rigid() && p.scale_rows().is_empty());
+            p.set_from_matrices(&vec![Mat4::identity(); n]);
+            assert!(p.is_rigid() && p.scale_rows().is_empty());
+            assert_eq!(p, DqPalette::from_rigid(&vec![DualQuat::identity(); n]));
         }
     }
 

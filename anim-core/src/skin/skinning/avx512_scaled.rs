@@ -14,6 +14,7 @@ use super::avx512::{BLOCK, Decoded, Io, block_weights};
 use super::avx512_dq::{blend, first_is_risky, load_soa, reciprocal, rotation_offset, store_soa, transpose};
 use super::math::{normalized, rescaled_normal_matrix, rotate};
 use super::source::{F32Src, Job, Source};
+use crate::skin::palette::ScaleRow;
 use anim_math::{DualQuat, Mat3, Vec3};
 use std::arch::x86_64::*;
 
@@ -22,7 +23,7 @@ use std::arch::x86_64::*;
 ///
 /// # Safety
 /// As [`dq_scaled`].
-pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, scales: &[Mat3]) {
+pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, scales: &[ScaleRow]) {
     let src = F32Src { joints, weights };
     let normals = !job.out_n.is_empty();
     // SAFETY: as the caller promised.
@@ -41,7 +42,7 @@ pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, sc
 }
 
 /// The AVX-512 scale-aware dual-quaternion loop: `job`'s palette holds the rigid parts,
-/// `scales` the bind-space scales, one a joint.
+/// `scales` the bind-space scales as aligned rows, one a joint.
 ///
 /// # Safety
 /// As [`super::avx512::lbs`]; `scales` is as long as `job.palette`.
@@ -49,7 +50,7 @@ pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, sc
 pub(super) unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(
     src: S,
     job: Job<DualQuat>,
-    scales: &[Mat3],
+    scales: &[ScaleRow],
 ) {
     let count = job.out_p.len();
     debug_assert!(count > 0 && job.pos.len() == count && scales.len() == job.palette.len());
@@ -63,7 +64,7 @@ pub(super) unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(
         on: job.out_n.as_mut_ptr().cast::<f32>(),
         count,
     };
-    // A Mat3 is 9 contiguous f32, column-major.
+    // A row is 16 contiguous f32 (the column-major Mat3, then zeros), 64-byte aligned.
     let sc = scales.as_ptr().cast::<f32>();
     let mut decoded = Decoded::new();
     let mut v = 0;
@@ -175,10 +176,11 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
 }
 
 /// Vertex `v`'s blended scale matrix (block lane `i`): `Σ wₖ·Sₖ` in lanes 0 to 8
-/// (column-major), the other lanes zero.
+/// (column-major), the other lanes zero (as in the rows).
 ///
 /// # Safety
-/// As [`blend`]; every joint index is inside `sc` (nine floats a joint).
+/// As [`blend`]; every joint index is inside `sc` (one 64-byte aligned [`ScaleRow`] a
+/// joint).
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
 unsafe fn scale_blend<S: Source>(
@@ -189,7 +191,7 @@ unsafe fn scale_blend<S: Source>(
     w: &super::avx512::BlockWeights,
     sc: *const f32,
 ) -> __m512 {
-    // SAFETY: as the caller promised; masked-off lanes are not read.
+    // SAFETY: as the caller promised; each row is a whole aligned 64 bytes.
     unsafe {
         let weight = |k: usize, acc: &mut u32| -> __m512 {
             if !w.unorm {
@@ -204,7 +206,7 @@ unsafe fn scale_blend<S: Source>(
         };
         let mut acc = 0;
         let base = v * n;
-        let load = |k: usize| _mm512_maskz_loadu_ps(0x01FF, sc.add(9 * src.joint(base + k)));
+        let load = |k: usize| _mm512_load_ps(sc.add(16 * src.joint(base + k)));
         let mut m = _mm512_mul_ps(weight(0, &mut acc), load(0));
         for k in 1..n {
             m = _mm512_fmadd_ps(weight(k, &mut acc), load(k), m);
