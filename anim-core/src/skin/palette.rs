@@ -54,6 +54,11 @@ const _: () = assert!(std::mem::size_of::<Aligned>() == std::mem::size_of::<Dual
 #[repr(C, align(64))]
 pub(crate) struct ScaleRow(pub(crate) [f32; 16]);
 
+impl ScaleRow {
+    const IDENTITY: ScaleRow =
+        ScaleRow([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+}
+
 /// A dual-quaternion skinning palette: for each joint the rigid part `qᵢ` of its palette
 /// matrix and the bind-space scale `Sᵢ` that the rigid part cannot hold (see
 /// [`SkinMethod::Dq`] for the definition and how a vertex is skinned with it).
@@ -156,6 +161,7 @@ impl DqPalette {
         // Sized first, then written in place: cheaper than pushing two vectors per joint.
         self.dual_quats.resize(n, Aligned(DualQuat::identity()));
         self.scales.resize(n, Mat3::identity());
+        self.scale_rows.clear();
         let mut rigid = true;
         for (i, (q_out, s_out)) in self.dual_quats.iter_mut().map(|q| &mut q.0).zip(&mut self.scales).enumerate() {
             let m = matrix(i);
@@ -166,21 +172,21 @@ impl DqPalette {
                 *q_out = dual::from_parts(&t, &Quat::from_rotation_matrix(&r));
                 *s_out = Mat3::identity();
             } else {
-                rigid = false;
+                if rigid {
+                    // The first joint with scale: the rows come into use, identities so
+                    // far.
+                    self.scale_rows.resize(n, ScaleRow::IDENTITY);
+                    rigid = false;
+                }
                 let q = dual::from_rigid_matrix(&m);
-                *s_out = q.rotation().to_rotation_matrix().into_inner().transpose() * m.fixed_view::<3, 3>(0, 0);
+                let scale = q.rotation().to_rotation_matrix().into_inner().transpose() * m.fixed_view::<3, 3>(0, 0);
+                // In place: the row's last seven floats are zero already (see ScaleRow).
+                self.scale_rows[i].0[..9].copy_from_slice(scale.as_slice());
+                *s_out = scale;
                 *q_out = q;
             }
         }
         self.rigid = rigid;
-        self.scale_rows.clear();
-        if !rigid {
-            self.scale_rows.extend(self.scales.iter().map(|m| {
-                let mut row = [0.0; 16];
-                row[..9].copy_from_slice(m.as_slice());
-                ScaleRow(row)
-            }));
-        }
     }
 
     /// Number of joints.
@@ -613,6 +619,16 @@ mod tests {
             assert!(!p.is_rigid() && rows_match(&p), "{n} joints");
             p.set_from_matrices(&stretched[..n / 2 + 1]);
             assert!(!p.is_rigid() && rows_match(&p), "{n} joints, refilled shorter");
+            // Joints with and without scale mixed, the first with scale anywhere.
+            let mixed: Vec<Mat4> = (0..n)
+                .map(|i| if i % 3 == n % 3 { stretched[i] } else { Mat4::new_rotation(Vec3::x() * 0.2) })
+                .collect();
+            p.set_from_matrices(&mixed);
+            if n >= 3 {
+                assert!(!p.is_rigid() && rows_match(&p), "{n} joints, mixed");
+            } else {
+                assert!(p.is_rigid() && p.scale_rows().is_empty(), "{n} joints, none with scale");
+            }
             p.set_from_rigid(&vec![DualQuat::identity(); n]);
             assert!(p.is_rigid() && p.scale_rows().is_empty());
             p.set_from_matrices(&vec![Mat4::identity(); n]);
