@@ -574,11 +574,11 @@ fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &m
             risky: &risky,
         };
         let (joints, weights) = (input.influences.joints(), input.influences.weights());
-        // SAFETY: the caller checked that the CPU runs `Kernel::Avx512`; the input was
-        // validated and the palette, not rigid (this function's caller checked), has its
-        // scale rows, one a joint.
         let rows = palette.scale_rows();
         assert_eq!(rows.len(), palette.len(), "a palette with scale has a scale row per joint");
+        // SAFETY: the caller checked that the CPU runs `Kernel::Avx512`; the input was
+        // validated, and the palette (not rigid: this function's caller checked) has one
+        // scale row a joint (asserted).
         unsafe { avx512_scaled::run(joints, weights, job, rows) };
         return;
     }
