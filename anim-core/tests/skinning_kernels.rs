@@ -215,6 +215,18 @@ fn coherent(inf: &Influences, pal: &DqPalette) -> bool {
     })
 }
 
+/// `mats` with the (uniform) scale of `scene`'s palettes divided out: rigid matrices.
+fn without_scale(mats: &[Mat4]) -> Vec<Mat4> {
+    mats.iter()
+        .map(|m| {
+            let s = m.fixed_view::<3, 1>(0, 0).norm();
+            let mut r = *m;
+            r.fixed_view_mut::<3, 3>(0, 0).scale_mut(1.0 / s);
+            r
+        })
+        .collect()
+}
+
 /// Runs dual-quaternion skinning with every kernel of `kernels` (`None`: the plain function)
 /// and compares with the scalar loop, positions only and with normals, on every layout:
 /// positions within 1e-5 (float reassociation), normals within 2e-6 and unit.
@@ -274,15 +286,7 @@ fn dq_kernels_match_the_scalar_loop_on_every_layout() {
     let tails = (1..=16).map(|t| (4, 16 + t));
     for (per, verts) in cases.chain(tails) {
         let (inf, pos, nrm, mats) = scene(40 + per as u32 + verts as u32, verts, per, 9);
-        let rigid: Vec<Mat4> = mats
-            .iter()
-            .map(|m| {
-                let s = m.fixed_view::<3, 1>(0, 0).norm();
-                let mut r = *m;
-                r.fixed_view_mut::<3, 3>(0, 0).scale_mut(1.0 / s);
-                r
-            })
-            .collect();
+        let rigid = without_scale(&mats);
         let pal = DqPalette::from_matrices(&rigid);
         assert!(pal.is_rigid());
         if per >= 3 && verts >= 29 {
@@ -439,15 +443,7 @@ fn dq_kernels_match_the_scalar_loop_past_4096_joints() {
     // The same weights on joints 4,090 to 4,199 only.
     let js: Vec<u16> = inf.joints().iter().map(|&j| 4090 + j % 110).collect();
     let inf = Influences::new(4, js, inf.weights().to_vec(), joints).unwrap();
-    let rigid: Vec<Mat4> = mats
-        .iter()
-        .map(|m| {
-            let s = m.fixed_view::<3, 1>(0, 0).norm();
-            let mut r = *m;
-            r.fixed_view_mut::<3, 3>(0, 0).scale_mut(1.0 / s);
-            r
-        })
-        .collect();
+    let rigid = without_scale(&mats);
     let pal = DqPalette::from_matrices(&rigid);
     assert!(pal.is_rigid() && !coherent(&inf, &pal), "some vertex flips a weight");
     check_dq("4,200 joints, rigid", &inf, &pos, &nrm, &pal, &kernels);
