@@ -112,7 +112,8 @@ fn world_turns(a: &Vec3, b: &Vec3, c: &Vec3, target: &Vec3, pole: Option<&Vec3>)
         // the pole, else from any side. The knee turns about n, so whichever way the
         // normal points the angles below are measured about it, with their sign.
         let bent = u.cross(&v);
-        let side = if bent.norm_squared() > 1e-10 {
+        let straight = bent.norm_squared() <= 1e-10;
+        let side = if !straight {
             bent
         } else {
             // |p × u| = |p|·sin(angle): a pole within 1e-4 rad of the leg gives no side.
@@ -127,7 +128,11 @@ fn world_turns(a: &Vec3, b: &Vec3, c: &Vec3, target: &Vec3, pole: Option<&Vec3>)
         // u and v are unit and n is unit and orthogonal to u, so (u·v, n·(u × v)) is a
         // unit pair already (Lagrange's identity; when n is not along u × v, that is
         // below 1e-5 and the pair is (±1, ~0)): no normalization.
-        let (cos_0, sin_0) = (u.dot(&v), n.dot(&bent));
+        // A straight (or folded) leg has no bend of its own: what `bent` holds is rounding,
+        // and its sign must not choose the way the knee goes (against the pole, the twist
+        // below would then turn the whole limb half a turn about its axis). Its angle is
+        // taken as exactly 0 (or π), within 1e-5 rad of the truth.
+        let (cos_0, sin_0) = if straight { (u.dot(&v).signum(), 0.0) } else { (u.dot(&v), n.dot(&bent)) };
         let cos_1 = ((lat * lat - lab * lab - lcb * lcb) * (0.5 * ilab * ilcb)).clamp(-1.0, 1.0);
         let sin_1 = (1.0 - cos_1 * cos_1).max(0.0).sqrt().copysign(if sin_0 < 0.0 { -1.0 } else { 1.0 });
         r_middle = rotation_cos_sin(&n, cos_1 * cos_0 + sin_1 * sin_0, sin_1 * cos_0 - cos_1 * sin_0);

@@ -330,3 +330,39 @@ fn targets_behind_the_ankle_are_reached() {
         assert!((r.distance - miss).abs() < 1e-6);
     }
 }
+
+/// A straight leg bends towards the pole whatever side rounding puts its knee on: the
+/// knee nudged by ±1e-7 of the leg's length off the line (below the solver's "straight"
+/// threshold), in the pole's plane and across it, gives the same small corrections, the
+/// knee ends up in front (the pole's side), and the thigh is not turned half a turn about
+/// its axis. (Before the fix, a knee nudged away from the pole bent away, and the pole
+/// twist then turned the whole limb by π: the goal was reached with the thigh back to
+/// front, which no direction test sees.)
+#[test]
+fn a_straight_leg_bends_towards_the_pole_whatever_the_rounding() {
+    use anim_ik::{TwoBoneJoints, two_bone_corrections};
+    let (hip, ankle) = (Vec3::new(0.0, 1.0, 0.0), Vec3::zeros());
+    let target = Vec3::new(0.0, 0.1, 0.05);
+    let pole = Vec3::new(0.0, 0.0, 1.0);
+    let mut corrections = Vec::new();
+    for nudge in [Vec3::zeros(), Vec3::z() * 1e-7, -Vec3::z() * 1e-7, Vec3::x() * 1e-7, -Vec3::x() * 1e-7] {
+        let joints = TwoBoneJoints {
+            upper: hip,
+            middle: Vec3::new(0.0, 0.5, 0.0) + nudge,
+            end: ankle,
+            upper_rotation: Quat::identity(),
+            middle_rotation: Quat::identity(),
+        };
+        let c = two_bone_corrections(&joints, &target, Some(&pole)).expect("finite");
+        // World rotations are the identity, so the corrections are the world turns.
+        let knee = hip + c.upper * (joints.middle - hip);
+        let end = knee + (c.upper * c.middle) * (ankle - joints.middle);
+        assert!((end - target).norm() < 1e-4, "{nudge:?}: reached {end:?}");
+        assert!(knee.z > 0.1, "{nudge:?}: the knee bends to the pole's side, {knee:?}");
+        assert!(c.upper.angle() < 1.0, "{nudge:?}: the thigh turns {} rad", c.upper.angle());
+        corrections.push(c);
+    }
+    for c in &corrections[1..] {
+        assert!(c.upper.angle_to(&corrections[0].upper) < 1e-3 && c.middle.angle_to(&corrections[0].middle) < 1e-3);
+    }
+}
