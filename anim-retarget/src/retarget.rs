@@ -33,7 +33,13 @@
 //! read: the hips and the joints they carry, spine joints blended along chains of
 //! different lengths, joints whose parent is not their source's parent's target, the limbs
 //! the IK places, and their ancestors; and the source's only for the joints those read
-//! (their sources, the hips, feet and toes).
+//! (their sources, the hips, feet and toes). Where only a rotation is read (a blended
+//! spine, and the source joints above it), only the rotation is computed.
+//!
+//! The job folds the two references into one constant per joint, `Q_t = Δ · R_t = Q_s · C`
+//! with `C = R_s⁻¹ · R_t`; a spine blend `nlerp(Δ_a, Δ_b, t) · R_t` is likewise
+//! `nlerp(Q_a · C_a, Q_b · C_b, t)`, right-multiplication by the unit `R_t` keeping norms
+//! and dot products.
 //!
 //! **Aligned reference** ([`RetargetSettings::align_bones`]): two bind poses are rarely
 //! the same pose (CesiumMan's arms hang 30° below the mannequin's T-pose). Each target
@@ -52,6 +58,7 @@ use crate::error::RetargetError;
 use crate::map::HumanoidMap;
 use crate::profile::{Role, Side};
 use crate::rig::HumanoidRig;
+use crate::simd::{F4, Plain, QConst, Slot};
 use anim_core::pose::Skeleton;
 use anim_math::{Quat, Transform, Vec3, quat};
 
@@ -108,6 +115,22 @@ pub(crate) enum RotationSource {
     Lerp(usize, usize, f32),
 }
 
+/// [`RotationSource`] with the reference rotations folded in, as the job reads it: a
+/// driven joint's model rotation is `Q_t = Q_s · C` with `C = R_s⁻¹ · R_t` decided once
+/// (module docs), one product a frame instead of two. For a blend, `nlerp(Q_a · C_a, Q_b ·
+/// C_b, t)` is `nlerp(Δ_a, Δ_b, t) · R_t`: right-multiplying by the unit `R_t` is linear
+/// and keeps norms and dot products, so the blend, its hemisphere test and its
+/// normalization all commute with it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Drive {
+    /// The rest pose's local rotation.
+    Rest,
+    /// `Q_s · C` of one source joint (`C` prepared as a right operand).
+    Joint(usize, QConst),
+    /// `nlerp(Q_a · C_a, Q_b · C_b, t)`.
+    Lerp(usize, QConst, usize, QConst, f32),
+}
+
 /// Where a target joint's translation comes from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum TranslationSource {
@@ -115,8 +138,9 @@ pub(crate) enum TranslationSource {
     Rest,
     /// The scaled hips translation.
     Hips,
-    /// Carried rigidly by the hips: this position in the hips' (aligned) reference frame.
-    Carried(Vec3),
+    /// Carried rigidly by the hips: this position in the hips' (aligned) reference frame
+    /// (lanes x, y, z; the job's layout).
+    Carried(F4),
 }
 
 /// One target joint's plan.
@@ -127,6 +151,8 @@ pub(crate) struct TargetJoint {
     pub rotation: RotationSource,
     /// The (aligned) reference model rotation `R_t`.
     pub reference: Quat,
+    /// `rotation` with the references folded in (set last, once `reference` is final).
+    pub drive: Drive,
     pub translation: TranslationSource,
     /// The job computes its model transform: it is driven or moved, lies in a limb the IK
     /// places, or has such a joint below it.
@@ -166,10 +192,9 @@ pub(crate) struct Limb {
 pub struct Retargeter {
     pub(crate) source: Skeleton,
     pub(crate) target: Skeleton,
-    /// `R_s⁻¹` of every source joint.
-    pub(crate) source_inverse_reference: Vec<Quat>,
-    /// The source joints whose model transform the job computes.
-    pub(crate) source_needed: Vec<bool>,
+    /// The job's lists: the source joints whose model transforms it computes, and the
+    /// target joints, by how it poses them.
+    pub(crate) program: Program,
     pub(crate) joints: Vec<TargetJoint>,
     pub(crate) source_hips: usize,
     pub(crate) target_hips: usize,
@@ -208,6 +233,7 @@ impl Retargeter {
                 rest: ts.rest_pose().locals()[j],
                 rotation: RotationSource::Rest,
                 reference: tref[j].rotation,
+                drive: Drive::Rest,
                 translation: TranslationSource::Rest,
                 needed: false,
                 model: false,
@@ -280,7 +306,7 @@ impl Retargeter {
             }
             if !driven_above {
                 joints[tj].translation =
-                    TranslationSource::Carried(hips_frame.inverse().transform_point(&tref[tj].translation));
+                    TranslationSource::Carried(F4::vec3(&hips_frame.inverse().transform_point(&tref[tj].translation)));
             }
         }
         let limbs = [
@@ -304,11 +330,18 @@ impl Retargeter {
             }
         }
         let source_needed = fast_paths(ss, target, sref, &limbs, source_hips, settings, &mut joints);
+        let fold = |s: usize, reference: &Quat| QConst::right(&(sref[s].rotation.inverse() * reference));
+        for jt in &mut joints {
+            jt.drive = match jt.rotation {
+                RotationSource::Rest => Drive::Rest,
+                RotationSource::Joint(s) => Drive::Joint(s, fold(s, &jt.reference)),
+                RotationSource::Lerp(a, b, t) => Drive::Lerp(a, fold(a, &jt.reference), b, fold(b, &jt.reference), t),
+            };
+        }
         Ok(Self {
             source: ss.clone(),
             target: ts.clone(),
-            source_inverse_reference: sref.iter().map(|t| t.rotation.inverse()).collect(),
-            source_needed,
+            program: Program::new(&joints, &source_needed, ss, &settings, &limbs, source_hips),
             joints,
             source_hips,
             target_hips,
@@ -332,7 +365,8 @@ impl Retargeter {
             j.model |= j.needed;
             j.fast = None;
         }
-        out.source_needed.iter_mut().for_each(|n| *n = true);
+        let every = vec![true; out.source.len()];
+        out.program = Program::new(&out.joints, &every, &out.source, &out.settings, &out.limbs, out.source_hips);
         out
     }
 
@@ -385,6 +419,172 @@ impl Retargeter {
     /// hand, 3 right hand), when it is placed by IK.
     pub fn limb_ends(&self, limb: usize) -> Option<(usize, usize)> {
         self.limbs.get(limb)?.as_ref().map(|l| (l.source_end, l.end))
+    }
+}
+
+/// The job's work for one retargeter, decided once from its joint plans
+/// ([`TargetJoint`]): lists the job walks without testing a plan per joint, holding only
+/// what is read. Target joints in none of them stay at rest.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Program {
+    /// The source joints whose model transforms the job reads, parents first.
+    pub source: Vec<SourceStep>,
+    /// The target joints on the fast path.
+    pub fast: Vec<FastStep>,
+    /// The other target joints the job poses, through model space, parents first.
+    pub model: Vec<ModelStep>,
+    /// Per target joint: the job computes its model rotation (bit 0) and its model
+    /// translation and scale (bit 1), for [`crate::RetargetJob::target_model`]'s tests.
+    pub target_kept: Vec<u8>,
+}
+
+/// A source joint whose model transform the job computes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SourceStep {
+    pub joint: usize,
+    pub parent: Option<usize>,
+    /// Its model translation and scale are read (the hips, feet and toes, and the joints
+    /// above them), not only its model rotation.
+    pub position: bool,
+}
+
+/// A fast-path joint: its local rotation is `A · L_s · B`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastStep {
+    pub a: QConst,
+    pub b: QConst,
+    pub source: usize,
+    pub joint: usize,
+}
+
+/// A joint posed through model space.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ModelStep {
+    /// Its rest local transform, in registers.
+    pub rest: Slot,
+    pub drive: Drive,
+    pub translation: TranslationSource,
+    pub joint: usize,
+    pub parent: Option<usize>,
+    /// The source joint whose translation and scale changes it takes, when bone lengths
+    /// are not kept.
+    pub own: Option<usize>,
+    /// Its model translation and scale are read (by the IK, the toe check, the report, a
+    /// joint the hips carry, or a joint below), not only its model rotation.
+    pub position: bool,
+    /// Its model transform when it never changes (a root at rest, or a joint at rest
+    /// under one): the job copies it.
+    pub fixed: Option<Slot>,
+}
+
+impl Program {
+    /// The lists for these plans (`joints`, the target's joints in order, parents first),
+    /// the source joints the job reads (`source_needed`), and the limbs the job places
+    /// and watches.
+    pub(crate) fn new(
+        joints: &[TargetJoint],
+        source_needed: &[bool],
+        source: &Skeleton,
+        settings: &RetargetSettings,
+        limbs: &[Option<Limb>; 4],
+        source_hips: usize,
+    ) -> Self {
+        let all = !settings.keep_bone_lengths;
+        // Where model translations are read, and so above it too.
+        let mut source_position = vec![all; source.len()];
+        source_position[source_hips] = true;
+        let mut target_position = vec![all; joints.len()];
+        for (j, plan) in joints.iter().enumerate() {
+            // The hips' and carried joints' translations come from their parents' frames.
+            if plan.translation != TranslationSource::Rest {
+                target_position[j] = true;
+            }
+        }
+        for l in limbs.iter().flatten() {
+            source_position[l.source_end] = true;
+            for j in [l.upper, l.middle, l.end] {
+                target_position[j] = true;
+            }
+            if let Some((toes, source_toes)) = l.toes {
+                target_position[toes] = true;
+                source_position[source_toes] = true;
+            }
+        }
+        for s in (0..source.len()).rev() {
+            if let (true, Some(p)) = (source_position[s], source.parent(s)) {
+                source_position[p] = true;
+            }
+        }
+        for j in (0..joints.len()).rev() {
+            if let (true, Some(p)) = (target_position[j], joints[j].parent) {
+                target_position[p] = true;
+            }
+        }
+        // The model joints the job computes: moved, driven, read for positions, or the
+        // parent of such a joint (whose rotation that joint reads).
+        let is_model = |plan: &TargetJoint| plan.needed && plan.fast.is_none();
+        let mut kept = vec![0u8; joints.len()];
+        for j in (0..joints.len()).rev() {
+            let plan = &joints[j];
+            if !is_model(plan) {
+                continue;
+            }
+            let moves = plan.drive != Drive::Rest || plan.translation != TranslationSource::Rest || all;
+            if moves || target_position[j] || kept[j] != 0 {
+                kept[j] = 1 | if target_position[j] { 2 } else { 0 };
+                if let Some(p) = plan.parent {
+                    kept[p] |= 1;
+                }
+            }
+        }
+        let mut program = Program {
+            source: (0..source.len())
+                .filter(|&s| source_needed[s])
+                .map(|s| SourceStep { joint: s, parent: source.parent(s), position: source_position[s] })
+                .collect(),
+            ..Program::default()
+        };
+        let mut fixed: Vec<Option<Slot>> = vec![None; joints.len()];
+        for (joint, plan) in joints.iter().enumerate().filter(|(_, plan)| plan.needed) {
+            if let Some((source, a, b)) = plan.fast {
+                program.fast.push(FastStep { a: QConst::left(&a), b: QConst::right(&b), source, joint });
+                continue;
+            }
+            if kept[joint] == 0 {
+                continue;
+            }
+            let own = match plan.rotation {
+                RotationSource::Joint(s) if all => Some(s),
+                _ => None,
+            };
+            let rest = Slot {
+                translation: F4::vec3(&plan.rest.translation),
+                rotation: F4::quat(&plan.rest.rotation),
+                scale: F4::vec3(&plan.rest.scale),
+            };
+            let at_rest = plan.drive == Drive::Rest && plan.translation == TranslationSource::Rest && own.is_none();
+            fixed[joint] = match plan.parent {
+                _ if !at_rest => None,
+                None => Some(rest),
+                Some(p) => fixed[p].map(|parent| parent.combine(rest.translation, rest.rotation, rest.scale, Plain)),
+            };
+            program.model.push(ModelStep {
+                rest,
+                drive: plan.drive,
+                translation: plan.translation,
+                joint,
+                parent: plan.parent,
+                own,
+                position: target_position[joint],
+                fixed: fixed[joint],
+            });
+        }
+        // A fixed joint's transform is whole, positions or not.
+        for step in program.model.iter().filter(|step| step.fixed.is_some()) {
+            kept[step.joint] = 3;
+        }
+        program.target_kept = kept;
+        program
     }
 }
 

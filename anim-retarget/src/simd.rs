@@ -1,0 +1,669 @@
+//! Quaternions and 3-vectors held in one 4-lane register each, for the per-frame job.
+//!
+//! The job's work is a few quaternion products, normalizations and vector rotations per
+//! joint. Written over nalgebra's scalar types, each product is 16 multiplies and 12 adds
+//! issued one lane at a time, and the job ran at several instructions per joint-level
+//! flop; in one register, a product is four broadcasts, three shuffles and four
+//! multiply-adds. On x86-64 the lanes are an SSE register (SSE and SSE2 are part of the
+//! x86-64 baseline, so no run-time dispatch is needed); elsewhere a plain `[f32; 4]` with
+//! the same operations.
+//!
+//! Layout: a quaternion as `(x, y, z, w)` (nalgebra's order), a vector as `(x, y, z, 0)`.
+
+use anim_math::{Quat, Transform, Vec3};
+
+#[cfg(target_arch = "x86_64")]
+mod lanes {
+    use super::sel;
+    use std::arch::x86_64::*;
+
+    /// Four `f32` lanes.
+    #[derive(Clone, Copy, Debug)]
+    #[repr(transparent)]
+    pub(crate) struct F4(__m128);
+
+    // SAFETY (every `unsafe` block in this module that calls an intrinsic without a
+    // pointer): the intrinsics used here need SSE or SSE2 only, which every x86-64
+    // processor has and the x86-64 targets enable at compile time.
+    impl F4 {
+        #[inline(always)]
+        pub(crate) fn new(x: f32, y: f32, z: f32, w: f32) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_set_ps(w, z, y, x) })
+        }
+
+        #[inline(always)]
+        pub(crate) fn splat(v: f32) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_set1_ps(v) })
+        }
+
+        #[inline(always)]
+        pub(crate) fn to_array(self) -> [f32; 4] {
+            let mut a = [0.0f32; 4];
+            self.store4(&mut a);
+            a
+        }
+
+        /// One unaligned 16-byte load.
+        #[inline(always)]
+        pub(crate) fn load4(a: &[f32; 4]) -> Self {
+            // SAFETY: `a` is four readable `f32`s; the unaligned load needs no alignment.
+            F4(unsafe { _mm_loadu_ps(a.as_ptr()) })
+        }
+
+        /// One unaligned 16-byte store.
+        #[inline(always)]
+        pub(crate) fn store4(self, a: &mut [f32; 4]) {
+            // SAFETY: `a` is four writable `f32`s; the unaligned store needs no alignment.
+            unsafe { _mm_storeu_ps(a.as_mut_ptr(), self.0) }
+        }
+
+        /// `(a[0], a[1], a[2], 0)`, reading only the 12 bytes of `a`.
+        #[inline(always)]
+        pub(crate) fn load3(a: &[f32; 3]) -> Self {
+            // SAFETY: an 8-byte load of `a[0..2]` and a 4-byte load of `a[2]`, both inside
+            // `a`; neither needs alignment. The rest is SSE (module note).
+            unsafe {
+                let lo = _mm_castpd_ps(_mm_load_sd(a.as_ptr().cast::<f64>()));
+                F4(_mm_movelh_ps(lo, _mm_load_ss(a.as_ptr().add(2))))
+            }
+        }
+
+        /// Stores lanes x, y, z into `a` (12 bytes written).
+        #[inline(always)]
+        pub(crate) fn store3(self, a: &mut [f32; 3]) {
+            // SAFETY: an 8-byte store to `a[0..2]` and a 4-byte store to `a[2]`, both inside
+            // `a`; neither needs alignment. The rest is SSE (module note).
+            unsafe {
+                _mm_store_sd(a.as_mut_ptr().cast::<f64>(), _mm_castps_pd(self.0));
+                _mm_store_ss(a.as_mut_ptr().add(2), _mm_movehl_ps(self.0, self.0));
+            }
+        }
+
+        /// `1 / self` per lane, 0 where `|self| < eps` (as `Transform::inverse` does for
+        /// scales).
+        #[inline(always)]
+        pub(crate) fn recip_or_zero(self, eps: f32) -> Self {
+            // SAFETY: SSE (module note).
+            unsafe {
+                let abs = _mm_andnot_ps(_mm_set1_ps(-0.0), self.0);
+                let tiny = _mm_cmplt_ps(abs, _mm_set1_ps(eps));
+                F4(_mm_andnot_ps(tiny, _mm_div_ps(_mm_set1_ps(1.0), self.0)))
+            }
+        }
+
+        #[inline(always)]
+        pub(crate) fn add(self, o: Self) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_add_ps(self.0, o.0) })
+        }
+
+        #[inline(always)]
+        pub(crate) fn sub(self, o: Self) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_sub_ps(self.0, o.0) })
+        }
+
+        #[inline(always)]
+        pub(crate) fn mul(self, o: Self) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_mul_ps(self.0, o.0) })
+        }
+
+        /// An estimate of `1 / √self` per lane, to 12 bits ([`F4::rsqrt`] refines it).
+        #[inline(always)]
+        pub(crate) fn rsqrt_estimate(self) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_rsqrt_ps(self.0) })
+        }
+
+        /// Flips the sign of the lanes whose parameter is 1 (`X` for lane x, …).
+        #[inline(always)]
+        pub(crate) fn flip<const X: u32, const Y: u32, const Z: u32, const W: u32>(self) -> Self {
+            let m = |b: u32| if b != 0 { -0.0f32 } else { 0.0 };
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_xor_ps(self.0, _mm_set_ps(m(W), m(Z), m(Y), m(X))) })
+        }
+
+        /// The sum of the four lanes in every lane.
+        #[inline(always)]
+        pub(crate) fn sum(self) -> Self {
+            // SAFETY: SSE (module note).
+            unsafe {
+                let v = self.0;
+                let s = _mm_add_ps(v, _mm_shuffle_ps::<{ sel(1, 0, 3, 2) }>(v, v));
+                F4(_mm_add_ps(s, _mm_shuffle_ps::<{ sel(2, 3, 0, 1) }>(s, s)))
+            }
+        }
+
+        /// The lanes of `self` rearranged as selector `M` says ([`super::sel`]).
+        #[inline(always)]
+        pub(crate) fn swizzle<const M: i32>(self) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_shuffle_ps::<M>(self.0, self.0) })
+        }
+
+        /// The bitwise and of the lanes.
+        #[inline(always)]
+        pub(crate) fn and(self, mask: Self) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_and_ps(self.0, mask.0) })
+        }
+
+        /// Lane `x`.
+        #[inline(always)]
+        pub(crate) fn x(self) -> f32 {
+            // SAFETY: SSE (module note).
+            unsafe { _mm_cvtss_f32(self.0) }
+        }
+
+        /// The bitwise exclusive or of the lanes.
+        #[inline(always)]
+        pub(crate) fn xor(self, o: Self) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_xor_ps(self.0, o.0) })
+        }
+    }
+
+    /// Fused multiply-adds (FMA3). A value exists only where the CPU has AVX2 and FMA:
+    /// [`Fused::detect`] is the only way to make one.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Fused(());
+
+    impl Fused {
+        /// `Some` when this CPU has AVX2 and FMA.
+        #[inline]
+        pub(crate) fn detect() -> Option<Self> {
+            (std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"))
+                .then_some(Fused(()))
+        }
+    }
+
+    // SAFETY (the three `unsafe` blocks below): a `Fused` exists only where the CPU has
+    // FMA (`Fused::detect`), so the FMA instructions can run; they take no pointers.
+    impl super::Fma for Fused {
+        #[inline(always)]
+        fn mul_add(self, a: F4, b: F4, c: F4) -> F4 {
+            // SAFETY: see above.
+            F4(unsafe { _mm_fmadd_ps(a.0, b.0, c.0) })
+        }
+        #[inline(always)]
+        fn mul_sub(self, a: F4, b: F4, c: F4) -> F4 {
+            // SAFETY: see above.
+            F4(unsafe { _mm_fmsub_ps(a.0, b.0, c.0) })
+        }
+        #[inline(always)]
+        fn neg_mul_add(self, a: F4, b: F4, c: F4) -> F4 {
+            // SAFETY: see above.
+            F4(unsafe { _mm_fnmadd_ps(a.0, b.0, c.0) })
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+mod lanes {
+    /// Four `f32` lanes.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct F4([f32; 4]);
+
+    impl F4 {
+        #[inline(always)]
+        fn map2(self, o: Self, f: impl Fn(f32, f32) -> f32) -> Self {
+            F4([f(self.0[0], o.0[0]), f(self.0[1], o.0[1]), f(self.0[2], o.0[2]), f(self.0[3], o.0[3])])
+        }
+        #[inline(always)]
+        pub(crate) fn new(x: f32, y: f32, z: f32, w: f32) -> Self {
+            F4([x, y, z, w])
+        }
+        #[inline(always)]
+        pub(crate) fn splat(v: f32) -> Self {
+            F4([v; 4])
+        }
+        #[inline(always)]
+        pub(crate) fn to_array(self) -> [f32; 4] {
+            self.0
+        }
+        #[inline(always)]
+        pub(crate) fn load4(a: &[f32; 4]) -> Self {
+            F4(*a)
+        }
+        #[inline(always)]
+        pub(crate) fn store4(self, a: &mut [f32; 4]) {
+            *a = self.0;
+        }
+        #[inline(always)]
+        pub(crate) fn load3(a: &[f32; 3]) -> Self {
+            F4([a[0], a[1], a[2], 0.0])
+        }
+        #[inline(always)]
+        pub(crate) fn store3(self, a: &mut [f32; 3]) {
+            *a = [self.0[0], self.0[1], self.0[2]];
+        }
+        #[inline(always)]
+        pub(crate) fn recip_or_zero(self, eps: f32) -> Self {
+            F4(self.0.map(|v| if v.abs() < eps { 0.0 } else { 1.0 / v }))
+        }
+        #[inline(always)]
+        pub(crate) fn add(self, o: Self) -> Self {
+            self.map2(o, |a, b| a + b)
+        }
+        #[inline(always)]
+        pub(crate) fn sub(self, o: Self) -> Self {
+            self.map2(o, |a, b| a - b)
+        }
+        #[inline(always)]
+        pub(crate) fn mul(self, o: Self) -> Self {
+            self.map2(o, |a, b| a * b)
+        }
+        #[inline(always)]
+        pub(crate) fn rsqrt_estimate(self) -> Self {
+            F4(self.0.map(|v| 1.0 / v.sqrt()))
+        }
+        #[inline(always)]
+        pub(crate) fn flip<const X: u32, const Y: u32, const Z: u32, const W: u32>(self) -> Self {
+            let s = |b: u32, v: f32| if b != 0 { -v } else { v };
+            F4([s(X, self.0[0]), s(Y, self.0[1]), s(Z, self.0[2]), s(W, self.0[3])])
+        }
+        #[inline(always)]
+        pub(crate) fn sum(self) -> Self {
+            let a = self.0;
+            F4([(a[0] + a[1]) + (a[2] + a[3]); 4])
+        }
+        #[inline(always)]
+        pub(crate) fn swizzle<const M: i32>(self) -> Self {
+            let lane = |i: i32| self.0[((M >> (2 * i)) & 3) as usize];
+            F4([lane(0), lane(1), lane(2), lane(3)])
+        }
+        #[inline(always)]
+        pub(crate) fn and(self, mask: Self) -> Self {
+            self.map2(mask, |a, m| f32::from_bits(a.to_bits() & m.to_bits()))
+        }
+        #[inline(always)]
+        pub(crate) fn x(self) -> f32 {
+            self.0[0]
+        }
+        #[inline(always)]
+        pub(crate) fn xor(self, o: Self) -> Self {
+            self.map2(o, |a, b| f32::from_bits(a.to_bits() ^ b.to_bits()))
+        }
+    }
+}
+
+pub(crate) use lanes::F4;
+
+impl PartialEq for F4 {
+    /// Lane by lane, as `f32`s.
+    fn eq(&self, other: &Self) -> bool {
+        self.to_array() == other.to_array()
+    }
+}
+
+/// The selector of [`F4::swizzle`] (`_MM_SHUFFLE(w, z, y, x)`): lane x of the result is
+/// lane `x` of the source, and so on.
+pub(crate) const fn sel(x: i32, y: i32, z: i32, w: i32) -> i32 {
+    x | (y << 2) | (z << 4) | (w << 6)
+}
+
+/// How the lane arithmetic forms `a · b + c` and its kin: [`Plain`] as a multiply and an
+/// add, [`Fused`] as one fused multiply-add (rounded once). The job's passes are generic
+/// over it and compiled once for each.
+pub(crate) trait Fma: Copy {
+    /// `a · b + c`.
+    fn mul_add(self, a: F4, b: F4, c: F4) -> F4;
+    /// `a · b − c`.
+    fn mul_sub(self, a: F4, b: F4, c: F4) -> F4;
+    /// `c − a · b`.
+    fn neg_mul_add(self, a: F4, b: F4, c: F4) -> F4;
+}
+
+/// A multiply, then an add (every target).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plain;
+
+impl Fma for Plain {
+    #[inline(always)]
+    fn mul_add(self, a: F4, b: F4, c: F4) -> F4 {
+        a.mul(b).add(c)
+    }
+    #[inline(always)]
+    fn mul_sub(self, a: F4, b: F4, c: F4) -> F4 {
+        a.mul(b).sub(c)
+    }
+    #[inline(always)]
+    fn neg_mul_add(self, a: F4, b: F4, c: F4) -> F4 {
+        c.sub(a.mul(b))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use lanes::Fused;
+
+impl F4 {
+    /// A quaternion, `(x, y, z, w)` (one load).
+    #[inline(always)]
+    pub(crate) fn quat(q: &Quat) -> Self {
+        F4::load4(&q.as_ref().coords.data.0[0])
+    }
+
+    /// A vector, `(x, y, z, 0)`.
+    #[inline(always)]
+    pub(crate) fn vec3(v: &Vec3) -> Self {
+        F4::load3(&v.data.0[0])
+    }
+
+    /// Back to a quaternion (taken as unit: the job normalizes where it needs to).
+    #[inline(always)]
+    pub(crate) fn to_quat(self) -> Quat {
+        let [x, y, z, w] = self.to_array();
+        Quat::new_unchecked(nalgebra::Quaternion::new(w, x, y, z))
+    }
+
+    /// Back to a vector (lane `w` dropped).
+    #[inline(always)]
+    pub(crate) fn to_vec3(self) -> Vec3 {
+        let [x, y, z, _] = self.to_array();
+        Vec3::new(x, y, z)
+    }
+
+    /// Writes this quaternion over `q` (one store; taken as unit, as [`F4::to_quat`]).
+    #[inline(always)]
+    pub(crate) fn store_quat(self, q: &mut Quat) {
+        self.store4(&mut q.as_mut_unchecked().coords.data.0[0]);
+    }
+
+    /// Writes lanes x, y, z over `v`.
+    #[inline(always)]
+    pub(crate) fn store_vec3(self, v: &mut Vec3) {
+        self.store3(&mut v.data.0[0]);
+    }
+
+    /// `Transform::inverse` of `(translation, rotation, scale)` applied to point `x`:
+    /// `R⁻¹ (S⁻¹ x) + S⁻¹ R⁻¹ (−t)`, term for term.
+    #[inline(always)]
+    pub(crate) fn inverse_point<M: Fma>(translation: F4, rotation: F4, scale: F4, x: F4, m: M) -> F4 {
+        let (r, s) = (rotation.conj(), scale.recip_or_zero(anim_math::EPSILON));
+        m.mul_add(s, r.rotate(F4::splat(0.0).sub(translation), m), r.rotate(s.mul(x), m))
+    }
+
+    /// The Hamilton product `self · o` of two quaternions.
+    #[inline(always)]
+    pub(crate) fn qmul<M: Fma>(self, o: Self, m: M) -> Self {
+        // With a = self, b = o, lanes (x, y, z, w):
+        //   a.w · (bx, by, bz, bw)
+        // + a.x · ( bw, -bz,  by, -bx)
+        // + a.y · ( bz,  bw, -bx, -by)
+        // + a.z · (-by,  bx,  bw, -bz)
+        let r = self.swizzle::<{ sel(3, 3, 3, 3) }>().mul(o);
+        let kx = o.swizzle::<{ sel(3, 2, 1, 0) }>().flip::<0, 1, 0, 1>();
+        let ky = o.swizzle::<{ sel(2, 3, 0, 1) }>().flip::<0, 0, 1, 1>();
+        let kz = o.swizzle::<{ sel(1, 0, 3, 2) }>().flip::<1, 0, 0, 1>();
+        let r = m.mul_add(self.swizzle::<{ sel(0, 0, 0, 0) }>(), kx, r);
+        let r = m.mul_add(self.swizzle::<{ sel(1, 1, 1, 1) }>(), ky, r);
+        m.mul_add(self.swizzle::<{ sel(2, 2, 2, 2) }>(), kz, r)
+    }
+
+    /// The conjugate (the inverse of a unit quaternion).
+    #[inline(always)]
+    pub(crate) fn conj(self) -> Self {
+        self.flip::<1, 1, 1, 0>()
+    }
+
+    /// The four-lane dot product, in every lane.
+    #[inline(always)]
+    pub(crate) fn dot(self, o: Self) -> Self {
+        self.mul(o).sum()
+    }
+
+    /// `1 / √self` per lane, to about 2e-7 relative: the estimate (12 bits) and one Newton
+    /// step, `y · (1.5 − 0.5 · x · y²)`. A square root and a division cost about ten
+    /// times as much on the divider, and the job normalizes a quaternion per joint.
+    #[inline(always)]
+    pub(crate) fn rsqrt<M: Fma>(self, m: M) -> Self {
+        let y = self.rsqrt_estimate();
+        y.mul(m.neg_mul_add(self.mul(F4::splat(0.5)), y.mul(y), F4::splat(1.5)))
+    }
+
+    /// `self / |self|`, to about 2e-7 relative ([`F4::rsqrt`]).
+    #[inline(always)]
+    pub(crate) fn normalize<M: Fma>(self, m: M) -> Self {
+        self.mul(self.dot(self).rsqrt(m))
+    }
+
+    /// The cross product of two vectors (lane `w` of the result is 0 when both are 0).
+    #[inline(always)]
+    pub(crate) fn cross<M: Fma>(self, o: Self, m: M) -> Self {
+        let b = self.swizzle::<{ sel(2, 0, 1, 3) }>().mul(o.swizzle::<{ sel(1, 2, 0, 3) }>());
+        m.mul_sub(self.swizzle::<{ sel(1, 2, 0, 3) }>(), o.swizzle::<{ sel(2, 0, 1, 3) }>(), b)
+    }
+
+    /// `base + w·t + u × t` with `t = 2 u × v`, `u` and `w` the vector and scalar parts of
+    /// unit quaternion `self`: `base` plus `self` applied to `v` minus `v` (nalgebra's
+    /// formula for the rotation, `v + w·t + u × t`).
+    #[inline(always)]
+    fn rotate_onto<M: Fma>(self, v: Self, base: Self, m: M) -> Self {
+        // `cross` leaves lane w at 0 whatever the w lanes hold (it subtracts w · w from
+        // itself), so the quaternion serves as u as it is.
+        let t = self.cross(v, m);
+        let t = t.add(t);
+        let r = m.mul_add(self.swizzle::<{ sel(3, 3, 3, 3) }>(), t, base);
+        // + u × t, as two fused steps.
+        let r = m.mul_add(self.swizzle::<{ sel(1, 2, 0, 3) }>(), t.swizzle::<{ sel(2, 0, 1, 3) }>(), r);
+        m.neg_mul_add(self.swizzle::<{ sel(2, 0, 1, 3) }>(), t.swizzle::<{ sel(1, 2, 0, 3) }>(), r)
+    }
+
+    /// Unit quaternion `self` applied to vector `v`.
+    #[inline(always)]
+    pub(crate) fn rotate<M: Fma>(self, v: Self, m: M) -> Self {
+        self.rotate_onto(v, v, m)
+    }
+
+    /// Unit quaternion `self` applied to vector `v`, plus `offset`.
+    #[inline(always)]
+    pub(crate) fn rotate_add<M: Fma>(self, v: Self, offset: Self, m: M) -> Self {
+        self.rotate_onto(v, v.add(offset), m)
+    }
+
+    /// `nlerp(a, b, t)` of two unit quaternions: the shorter way, normalized; `a` when
+    /// the blend is degenerate (`anim_math::quat::nlerp`).
+    #[inline(always)]
+    pub(crate) fn nlerp<M: Fma>(a: Self, b: Self, t: f32, m: M) -> Self {
+        let d = a.dot(b);
+        // b's sign flipped where a · b < 0: xor with the sign bit of the dot product.
+        let b = b.xor(d.and(F4::splat(-0.0)));
+        let v = m.mul_add(b.sub(a), F4::splat(t), a);
+        let n2 = v.dot(v);
+        if n2.x() < anim_math::EPSILON * anim_math::EPSILON { a } else { v.mul(n2.rsqrt(m)) }
+    }
+}
+
+/// A constant quaternion prepared as one operand of Hamilton products: the product is
+/// linear in the other operand `v`, `v.w · K_w + v.x · K_x + v.y · K_y + v.z · K_z`, with
+/// the four `K` (signed permutations of the constant) decided once. A product with a
+/// prepared constant is then four broadcasts, four multiplies and three adds, against
+/// [`F4::qmul`]'s seven shuffles, three sign flips, four multiplies and three adds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct QConst {
+    k: [F4; 4],
+}
+
+impl QConst {
+    /// `c` as the right operand: [`QConst::apply`]`(v)` is `v · c`.
+    pub(crate) fn right(c: &Quat) -> Self {
+        let b = F4::quat(c);
+        // v · b = v.w · b + v.x · (bw, -bz, by, -bx) + v.y · (bz, bw, -bx, -by)
+        //       + v.z · (-by, bx, bw, -bz)   (F4::qmul)
+        QConst {
+            k: [
+                b.swizzle::<{ sel(3, 2, 1, 0) }>().flip::<0, 1, 0, 1>(),
+                b.swizzle::<{ sel(2, 3, 0, 1) }>().flip::<0, 0, 1, 1>(),
+                b.swizzle::<{ sel(1, 0, 3, 2) }>().flip::<1, 0, 0, 1>(),
+                b,
+            ],
+        }
+    }
+
+    /// `c` as the left operand: [`QConst::apply`]`(v)` is `c · v`.
+    pub(crate) fn left(c: &Quat) -> Self {
+        let a = F4::quat(c);
+        // a · v = v.w · a + v.x · (aw, az, -ay, -ax) + v.y · (-az, aw, ax, -ay)
+        //       + v.z · (ay, -ax, aw, -az)
+        QConst {
+            k: [
+                a.swizzle::<{ sel(3, 2, 1, 0) }>().flip::<0, 0, 1, 1>(),
+                a.swizzle::<{ sel(2, 3, 0, 1) }>().flip::<1, 0, 0, 1>(),
+                a.swizzle::<{ sel(1, 0, 3, 2) }>().flip::<0, 1, 0, 1>(),
+                a,
+            ],
+        }
+    }
+
+    /// The product with `v` (`v · c` or `c · v`, as prepared).
+    #[inline(always)]
+    pub(crate) fn apply<M: Fma>(&self, v: F4, m: M) -> F4 {
+        let [kx, ky, kz, kw] = self.k;
+        let r = v.swizzle::<{ sel(3, 3, 3, 3) }>().mul(kw);
+        let r = m.mul_add(v.swizzle::<{ sel(0, 0, 0, 0) }>(), kx, r);
+        let r = m.mul_add(v.swizzle::<{ sel(1, 1, 1, 1) }>(), ky, r);
+        m.mul_add(v.swizzle::<{ sel(2, 2, 2, 2) }>(), kz, r)
+    }
+}
+
+/// A model-space transform as the job ([`crate::job`]) keeps it: translation, rotation and scale each in a
+/// 4-lane register ([`F4`], `(x, y, z, 0)` and `(x, y, z, w)`), stored and loaded whole.
+/// A `Transform` (40 bytes, its rotation at offset 12) was copied in pieces the compiler
+/// chose, which did not match the pieces it was stored in; every such load then waited for
+/// the stores to retire (a store-forwarding stall), and those stalls were most of the
+/// job's time before it kept its transforms so.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+pub(crate) struct Slot {
+    pub translation: F4,
+    pub rotation: F4,
+    pub scale: F4,
+}
+
+impl Slot {
+    #[inline(always)]
+    pub(crate) fn identity() -> Self {
+        Slot { translation: F4::splat(0.0), rotation: F4::new(0.0, 0.0, 0.0, 1.0), scale: F4::new(1.0, 1.0, 1.0, 0.0) }
+    }
+
+    #[inline(always)]
+    pub(crate) fn get(&self) -> Transform {
+        Transform {
+            translation: self.translation.to_vec3(),
+            rotation: self.rotation.to_quat(),
+            scale: self.scale.to_vec3(),
+        }
+    }
+
+    /// [`Transform::combine`] of this (a parent's model transform) with a child's model
+    /// rotation already known (`rotation`) and its local translation and scale.
+    #[inline(always)]
+    pub(crate) fn place<M: Fma>(&self, translation: F4, rotation: F4, scale: F4, m: M) -> Slot {
+        Slot {
+            translation: self.rotation.rotate_add(self.scale.mul(translation), self.translation, m),
+            rotation,
+            scale: self.scale.mul(scale),
+        }
+    }
+
+    /// [`Transform::combine`] of this with a child's local transform `(t, r, s)`.
+    #[inline(always)]
+    pub(crate) fn combine<M: Fma>(&self, translation: F4, rotation: F4, scale: F4, m: M) -> Slot {
+        self.place(translation, self.rotation.qmul(rotation, m), scale, m)
+    }
+
+    /// [`Slot::combine`] with a local `Transform`.
+    #[inline(always)]
+    pub(crate) fn combine_local<M: Fma>(&self, local: &Transform, m: M) -> Slot {
+        self.combine(F4::vec3(&local.translation), F4::quat(&local.rotation), F4::vec3(&local.scale), m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anim_math::quat;
+
+    fn close_q(a: Quat, b: &Quat) -> bool {
+        (a.as_ref().coords - b.as_ref().coords).norm() <= 2e-6
+    }
+
+    fn samples() -> Vec<Quat> {
+        let axes = [Vec3::new(0.3, -0.8, 0.5), Vec3::new(-1.0, 0.2, 0.1), Vec3::new(0.0, 0.0, 1.0)];
+        let mut out = Vec::new();
+        for (i, axis) in axes.iter().enumerate() {
+            for k in 0..7 {
+                let angle = -3.0 + k as f32 * 1.01 + i as f32 * 0.3;
+                out.push(Quat::from_axis_angle(&nalgebra::Unit::new_normalize(*axis), angle));
+            }
+        }
+        out
+    }
+
+    /// Every operation against nalgebra's: products (all sign patterns of the Hamilton
+    /// product's terms), conjugates, rotations of vectors, normalization, nlerp both
+    /// ways round the hemisphere, and the round trips through the lanes.
+    fn lanes_match_nalgebra<M: Fma>(m: M) {
+        let qs = samples();
+        let vs = [Vec3::new(1.0, 2.0, -3.0), Vec3::new(-0.25, 0.0, 4.5), Vec3::new(0.0, -7.0, 0.5)];
+        for a in &qs {
+            assert_eq!(F4::quat(a).to_quat(), *a);
+            assert!(close_q(F4::quat(a).conj().to_quat(), &a.inverse()));
+            for b in &qs {
+                assert!(close_q(F4::quat(a).qmul(F4::quat(b), m).to_quat(), &(a * b)), "{a:?} · {b:?}");
+                for t in [0.0, 0.3, 1.0] {
+                    let want = quat::nlerp(a, b, t);
+                    assert!(close_q(F4::nlerp(F4::quat(a), F4::quat(b), t, m).to_quat(), &want), "nlerp {t}");
+                }
+            }
+            for v in &vs {
+                assert_eq!(F4::vec3(v).to_vec3(), *v);
+                let got = F4::quat(a).rotate(F4::vec3(v), m).to_vec3();
+                assert!((got - a * v).norm() <= 4e-6 * v.norm(), "{got:?} against {:?}", a * v);
+            }
+            let scaled = F4::quat(a).mul(F4::splat(3.5)).normalize(m).to_quat();
+            assert!(close_q(scaled, a));
+        }
+        let (a, b) = (F4::vec3(&vs[0]), F4::vec3(&vs[1]));
+        assert!((a.cross(b, m).to_vec3() - vs[0].cross(&vs[1])).norm() <= 1e-5);
+        assert_eq!(a.cross(b, m).to_array()[3], 0.0);
+        let t = anim_math::Transform::new(vs[0], qs[3], Vec3::new(2.0, 0.0, -0.5));
+        let x =
+            F4::inverse_point(F4::vec3(&t.translation), F4::quat(&t.rotation), F4::vec3(&t.scale), F4::vec3(&vs[1]), m);
+        assert!((x.to_vec3() - t.inverse().transform_point(&vs[1])).norm() <= 1e-5);
+        let mut q = qs[0];
+        F4::quat(&qs[5]).store_quat(&mut q);
+        assert_eq!(q, qs[5]);
+        let mut v = vs[0];
+        F4::vec3(&vs[2]).store_vec3(&mut v);
+        assert_eq!(v, vs[2]);
+        for c in &qs {
+            for v in &qs {
+                assert!(close_q(QConst::right(c).apply(F4::quat(v), m).to_quat(), &(v * c)));
+                assert!(close_q(QConst::left(c).apply(F4::quat(v), m).to_quat(), &(c * v)));
+            }
+        }
+        let signs = F4::new(1.0, -2.0, 3.0, -0.5).and(F4::splat(-0.0));
+        assert_eq!(F4::splat(2.0).xor(signs).to_array(), [2.0, -2.0, 2.0, -2.0]);
+        assert_eq!(F4::new(1.0, 2.0, 3.0, 4.0).sum().to_array(), [10.0; 4]);
+    }
+
+    /// [`lanes_match_nalgebra`] with a multiply and an add.
+    #[test]
+    fn plain_lanes_match_nalgebra() {
+        lanes_match_nalgebra(Plain);
+    }
+
+    /// [`lanes_match_nalgebra`] with fused multiply-adds (AVX2 and FMA; the kernel policy
+    /// of `anim_testkit::kernels`).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn fused_lanes_match_nalgebra() {
+        if anim_testkit::kernels::require("avx2") {
+            lanes_match_nalgebra(Fused::detect().expect("the CPU has AVX2 and FMA (checked)"));
+        }
+    }
+}
