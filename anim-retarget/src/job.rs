@@ -23,7 +23,7 @@ use crate::error::RetargetError;
 use crate::retarget::{Drive, Limb, Retargeter, TranslationSource};
 #[cfg(target_arch = "x86_64")]
 use crate::simd::Fused;
-use crate::simd::{F4, Fma, Plain, Slot};
+use crate::simd::{F4, Fma, Plain, Slot, normalize4};
 use anim_core::pose::Pose;
 use anim_ik::{TwoBoneJoints, two_bone_corrections};
 use anim_math::{Quat, Transform, Vec3};
@@ -44,20 +44,48 @@ pub struct FrameReport {
 pub struct RetargetJob {
     source_model: Vec<Slot>,
     target_model: Vec<Slot>,
+    /// Per target joint, the model rotation of a joint driven by one source joint
+    /// (computed four at a time before the forward pass; `crate::retarget::Program`).
+    driven: Vec<F4>,
     report: FrameReport,
 }
 
-/// A driven joint's model rotation `Q_t` from the source's model rotations (`None` for a
-/// joint at rest; [`Drive`]).
+/// Target joint `joint`'s model rotation `Q_t` from the source's model rotations (`None`
+/// for a joint at rest; [`Drive`]); for one driven by one source joint, computed already
+/// (`driven`).
 #[inline(always)]
-fn model_rotation<M: Fma>(model: &[Slot], drive: Drive, m: M) -> Option<F4> {
+fn model_rotation<M: Fma>(model: &[Slot], driven: &[F4], joint: usize, drive: Drive, m: M) -> Option<F4> {
     match drive {
         Drive::Rest => None,
-        Drive::Joint(s, c) => Some(c.apply(model[s].rotation, m).normalize(m)),
+        // SAFETY: `joint` is a program index into a buffer of the target's length (see
+        // `RetargetJob::pose`).
+        Drive::Joint(..) => Some(*unsafe { at(driven, joint) }),
         Drive::Lerp(a, ca, b, cb, t) => {
             Some(F4::nlerp(ca.apply(model[a].rotation, m), cb.apply(model[b].rotation, m), t, m))
         }
     }
+}
+
+/// `slice[index]` without the bounds check.
+///
+/// # Safety
+/// `index < slice.len()`.
+#[inline(always)]
+unsafe fn at<T>(slice: &[T], index: usize) -> &T {
+    debug_assert!(index < slice.len());
+    // SAFETY: the caller's promise.
+    unsafe { slice.get_unchecked(index) }
+}
+
+/// `&mut slice[index]` without the bounds check.
+///
+/// # Safety
+/// `index < slice.len()`.
+#[inline(always)]
+unsafe fn at_mut<T>(slice: &mut [T], index: usize) -> &mut T {
+    debug_assert!(index < slice.len());
+    // SAFETY: the caller's promise.
+    unsafe { slice.get_unchecked_mut(index) }
 }
 
 /// The instruction sets the posing passes are compiled for.
@@ -88,6 +116,7 @@ impl RetargetJob {
         Self {
             source_model: vec![Slot::identity(); retargeter.source.len()],
             target_model: vec![Slot::identity(); retargeter.target.len()],
+            driven: vec![F4::splat(0.0); retargeter.target.len()],
             report: FrameReport::default(),
         }
     }
@@ -125,7 +154,10 @@ impl RetargetJob {
                 return Err(RetargetError::Contact { index, value });
             }
         }
-        if self.source_model.len() != rt.source.len() || self.target_model.len() != rt.target.len() {
+        if self.source_model.len() != rt.source.len()
+            || self.target_model.len() != rt.target.len()
+            || self.driven.len() != rt.target.len()
+        {
             return Err(
                 anim_core::pose::PoseError::SkeletonMismatch { what: "retarget job", joints: rt.target.len() }.into()
             );
@@ -185,47 +217,93 @@ impl RetargetJob {
     fn pose<M: Fma>(&mut self, rt: &Retargeter, source: &Pose, out: &mut Pose, m: M) {
         let program = &rt.program;
         let source_locals = source.locals();
+        let locals = out.locals_mut();
+        // The indices in `program` are below the lengths of the skeletons they index
+        // (`Program::new` builds them from the retargeter's own skeletons), and `run_with`
+        // checked that both poses and the job's three buffers have those lengths: the
+        // loops below index without bounds checks (`at`, `at_mut`), which were a tenth of
+        // the job's instructions.
+        debug_assert!(source_locals.len() == rt.source.len() && self.source_model.len() == rt.source.len());
+        debug_assert!(locals.len() == rt.target.len() && self.target_model.len() == rt.target.len());
+        debug_assert!(self.driven.len() == rt.target.len());
+        // Every joint at rest; the steps below overwrite what moves.
+        locals.copy_from_slice(rt.target.rest_pose().locals());
         let sm = &mut self.source_model;
+        // The joint just computed, kept in registers: along a chain (a leg) it is the next
+        // joint's parent, which then does not wait for its stores to be read back.
+        let mut last = (usize::MAX, Slot::identity());
         for step in &program.source {
-            let local = &source_locals[step.joint];
+            // SAFETY (every `at` and `at_mut` below): a program index into a buffer or pose
+            // of its skeleton's length (above).
+            let local = unsafe { at(source_locals, step.joint) };
             let r = F4::quat(&local.rotation);
-            sm[step.joint] = match (step.parent, step.position) {
-                (Some(p), false) => Slot { rotation: sm[p].rotation.qmul(r, m), ..sm[step.joint] },
-                (Some(p), true) => sm[p].combine(F4::vec3(&local.translation), r, F4::vec3(&local.scale), m),
-                (None, _) => {
-                    Slot { translation: F4::vec3(&local.translation), rotation: r, scale: F4::vec3(&local.scale) }
+            let model = match step.parent {
+                None => Slot { translation: F4::vec3(&local.translation), rotation: r, scale: F4::vec3(&local.scale) },
+                Some(p) => {
+                    // SAFETY: as above.
+                    let parent = if p == last.0 { last.1 } else { *unsafe { at(sm, p) } };
+                    if step.position {
+                        parent.combine(F4::vec3(&local.translation), r, F4::vec3(&local.scale), m)
+                    } else {
+                        // Only its rotation is read; the rest is its parent's (unread).
+                        Slot { rotation: parent.rotation.qmul(r, m), ..parent }
+                    }
                 }
             };
+            // SAFETY: as above.
+            *unsafe { at_mut(sm, step.joint) } = model;
+            last = (step.joint, model);
+        }
+        // The fast path reads only the source's local rotations: here, its work can fill
+        // the waits of the chain of products above and of the blocks below.
+        for batch in &program.fast {
+            // `A · L_s · B`: no model transform read or written (crate::retarget).
+            // SAFETY: as above.
+            let q = F4::transpose(batch.source.map(|s| F4::quat(&unsafe { at(source_locals, s) }.rotation)));
+            let q = F4::transpose(normalize4(batch.b.apply(batch.a.apply(q, m), m), m));
+            for (lane, &joint) in batch.joint.iter().enumerate() {
+                // SAFETY: as above.
+                q[lane].store_quat(&mut unsafe { at_mut(locals, joint) }.rotation);
+            }
+        }
+        for batch in &program.driven {
+            // SAFETY: as above.
+            let q = F4::transpose(batch.source.map(|s| unsafe { at(&self.source_model, s) }.rotation));
+            let q = F4::transpose(normalize4(batch.c.apply(q, m), m));
+            for (lane, &joint) in batch.joint.iter().enumerate() {
+                // SAFETY: as above.
+                *unsafe { at_mut(&mut self.driven, joint) } = q[lane];
+            }
         }
         // The hips' model transform first: carried joints may come before them.
         let hips = &rt.joints[rt.target_hips];
-        let hips_rotation =
-            model_rotation(&self.source_model, hips.drive, m).unwrap_or_else(|| F4::quat(&hips.reference));
+        let hips_rotation = model_rotation(&self.source_model, &self.driven, rt.target_hips, hips.drive, m)
+            .unwrap_or_else(|| F4::quat(&hips.reference));
         let hips_position = F4::vec3(&rt.target_hips_reference).add(
             F4::vec3(&rt.scale)
                 .mul(self.source_model[rt.source_hips].translation.sub(F4::vec3(&rt.source_hips_reference))),
         );
-        let locals = out.locals_mut();
-        // Every joint at rest; the steps below overwrite what moves.
-        locals.copy_from_slice(rt.target.rest_pose().locals());
-        for step in &program.fast {
-            // `A · L_s · B`: no model transform read or written (crate::retarget).
-            let q = step.b.apply(step.a.apply(F4::quat(&source_locals[step.source].rotation), m), m);
-            q.normalize(m).store_quat(&mut locals[step.joint].rotation);
-        }
+        let mut last = (usize::MAX, Slot::identity());
         for step in &program.model {
             if let Some(model) = step.fixed {
                 // At rest under a root at rest: its local is the rest pose's, written above.
-                self.target_model[step.joint] = model;
+                // SAFETY: as above.
+                *unsafe { at_mut(&mut self.target_model, step.joint) } = model;
+                last = (step.joint, model);
                 continue;
             }
-            let parent = step.parent.map_or_else(Slot::identity, |p| self.target_model[p]);
+            let parent = match step.parent {
+                None => Slot::identity(),
+                Some(p) if p == last.0 => last.1,
+                // SAFETY: as above.
+                Some(p) => *unsafe { at(&self.target_model, p) },
+            };
             let (mut translation, mut scale) = (step.rest.translation, step.rest.scale);
             // A driven joint's model rotation is set, normalized, and its local follows
             // from it: the model rotations never inherit their parents' rounding (which,
             // the inverse being the conjugate, would double at every level).
             let (mut local_rotation, mut rotation) = (step.rest.rotation, None);
-            if let Some(q) = model_rotation(&self.source_model, step.drive, m) {
+            if let Some(q) = model_rotation(&self.source_model, &self.driven, step.joint, step.drive, m) {
                 local_rotation = parent.rotation.conj().qmul(q, m);
                 rotation = Some(q);
             }
@@ -254,15 +332,18 @@ impl RetargetJob {
                     translation = F4::inverse_point(parent.translation, parent.rotation, parent.scale, carried, m);
                 }
             }
-            let model = &mut self.target_model[step.joint];
-            match (rotation, step.position) {
-                (Some(q), true) => *model = parent.place(translation, q, scale, m),
-                (None, true) => *model = parent.combine(translation, local_rotation, scale, m),
-                // Only its rotation is read (by the joints below it).
-                (Some(q), false) => model.rotation = q,
-                (None, false) => model.rotation = parent.rotation.qmul(local_rotation, m),
-            }
-            let local = &mut locals[step.joint];
+            let model = match (rotation, step.position) {
+                (Some(q), true) => parent.place(translation, q, scale, m),
+                (None, true) => parent.combine(translation, local_rotation, scale, m),
+                // Only its rotation is read (by the joints below it); the rest is stale.
+                (Some(q), false) => Slot { rotation: q, ..parent },
+                (None, false) => Slot { rotation: parent.rotation.qmul(local_rotation, m), ..parent },
+            };
+            // SAFETY: as above.
+            *unsafe { at_mut(&mut self.target_model, step.joint) } = model;
+            last = (step.joint, model);
+            // SAFETY: as above.
+            let local = unsafe { at_mut(locals, step.joint) };
             local_rotation.store_quat(&mut local.rotation);
             if step.translation != TranslationSource::Rest || step.own.is_some() {
                 // Otherwise still the rest pose's, written above.

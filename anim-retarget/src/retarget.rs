@@ -58,7 +58,7 @@ use crate::error::RetargetError;
 use crate::map::HumanoidMap;
 use crate::profile::{Role, Side};
 use crate::rig::HumanoidRig;
-use crate::simd::{F4, Plain, QConst, Slot};
+use crate::simd::{F4, Plain, QConst, QConst4, Slot};
 use anim_core::pose::Skeleton;
 use anim_math::{Quat, Transform, Vec3, quat};
 
@@ -429,8 +429,13 @@ impl Retargeter {
 pub(crate) struct Program {
     /// The source joints whose model transforms the job reads, parents first.
     pub source: Vec<SourceStep>,
-    /// The target joints on the fast path.
-    pub fast: Vec<FastStep>,
+    /// The target joints on the fast path, four at a time (the last four padded by
+    /// repeating its last joint).
+    pub fast: Vec<FastBatch>,
+    /// The model rotations `Q_s · C` of the joints below driven by one source joint each
+    /// ([`Drive::Joint`]), four at a time (padded likewise), computed before the forward
+    /// pass that reads them.
+    pub driven: Vec<DrivenBatch>,
     /// The other target joints the job poses, through model space, parents first.
     pub model: Vec<ModelStep>,
     /// Per target joint: the job computes its model rotation (bit 0) and its model
@@ -448,13 +453,29 @@ pub(crate) struct SourceStep {
     pub position: bool,
 }
 
-/// A fast-path joint: its local rotation is `A · L_s · B`.
+/// Four fast-path joints: their local rotations are `A · L_s · B`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct FastStep {
-    pub a: QConst,
-    pub b: QConst,
-    pub source: usize,
-    pub joint: usize,
+pub(crate) struct FastBatch {
+    pub a: QConst4,
+    pub b: QConst4,
+    /// The source joints `s`.
+    pub source: [usize; 4],
+    pub joint: [usize; 4],
+}
+
+/// Four model-space joints driven by one source joint each: `Q_t = Q_s · C`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DrivenBatch {
+    pub c: QConst4,
+    /// The source joints `s`.
+    pub source: [usize; 4],
+    pub joint: [usize; 4],
+}
+
+/// `items` four at a time, the last four padded by repeating the last item (so that a
+/// padded lane computes and stores what another lane does).
+fn fours<T: Copy>(items: &[T]) -> impl Iterator<Item = [T; 4]> + '_ {
+    items.chunks(4).map(|c| std::array::from_fn(|i| c[i.min(c.len() - 1)]))
 }
 
 /// A joint posed through model space.
@@ -545,9 +566,10 @@ impl Program {
             ..Program::default()
         };
         let mut fixed: Vec<Option<Slot>> = vec![None; joints.len()];
+        let (mut fast, mut driven) = (Vec::new(), Vec::new());
         for (joint, plan) in joints.iter().enumerate().filter(|(_, plan)| plan.needed) {
             if let Some((source, a, b)) = plan.fast {
-                program.fast.push(FastStep { a: QConst::left(&a), b: QConst::right(&b), source, joint });
+                fast.push((QConst::left(&a), QConst::right(&b), source, joint));
                 continue;
             }
             if kept[joint] == 0 {
@@ -562,6 +584,9 @@ impl Program {
                 rotation: F4::quat(&plan.rest.rotation),
                 scale: F4::vec3(&plan.rest.scale),
             };
+            if let Drive::Joint(source, c) = plan.drive {
+                driven.push((c, source, joint));
+            }
             let at_rest = plan.drive == Drive::Rest && plan.translation == TranslationSource::Rest && own.is_none();
             fixed[joint] = match plan.parent {
                 _ if !at_rest => None,
@@ -579,6 +604,21 @@ impl Program {
                 fixed: fixed[joint],
             });
         }
+        program.fast = fours(&fast)
+            .map(|f| FastBatch {
+                a: QConst4::new(f.each_ref().map(|x| &x.0)),
+                b: QConst4::new(f.each_ref().map(|x| &x.1)),
+                source: f.map(|x| x.2),
+                joint: f.map(|x| x.3),
+            })
+            .collect();
+        program.driven = fours(&driven)
+            .map(|d| DrivenBatch {
+                c: QConst4::new(d.each_ref().map(|x| &x.0)),
+                source: d.map(|x| x.1),
+                joint: d.map(|x| x.2),
+            })
+            .collect();
         // A fixed joint's transform is whole, positions or not.
         for step in program.model.iter().filter(|step| step.fixed.is_some()) {
             kept[step.joint] = 3;

@@ -151,6 +151,23 @@ mod lanes {
             F4(unsafe { _mm_and_ps(self.0, mask.0) })
         }
 
+        /// The 4 × 4 transpose: lane `i` of row `j` becomes lane `j` of row `i`.
+        #[inline(always)]
+        pub(crate) fn transpose(rows: [Self; 4]) -> [Self; 4] {
+            let [a, b, c, d] = rows.map(|r| r.0);
+            // SAFETY: SSE (module note).
+            unsafe {
+                let (ab_lo, ab_hi) = (_mm_unpacklo_ps(a, b), _mm_unpackhi_ps(a, b));
+                let (cd_lo, cd_hi) = (_mm_unpacklo_ps(c, d), _mm_unpackhi_ps(c, d));
+                [
+                    F4(_mm_movelh_ps(ab_lo, cd_lo)),
+                    F4(_mm_movehl_ps(cd_lo, ab_lo)),
+                    F4(_mm_movelh_ps(ab_hi, cd_hi)),
+                    F4(_mm_movehl_ps(cd_hi, ab_hi)),
+                ]
+            }
+        }
+
         /// Lane `x`.
         #[inline(always)]
         pub(crate) fn x(self) -> f32 {
@@ -280,6 +297,10 @@ mod lanes {
             self.map2(mask, |a, m| f32::from_bits(a.to_bits() & m.to_bits()))
         }
         #[inline(always)]
+        pub(crate) fn transpose(rows: [Self; 4]) -> [Self; 4] {
+            std::array::from_fn(|i| F4(std::array::from_fn(|j| rows[j].0[i])))
+        }
+        #[inline(always)]
         pub(crate) fn x(self) -> f32 {
             self.0[0]
         }
@@ -394,13 +415,15 @@ impl F4 {
         // + a.x · ( bw, -bz,  by, -bx)
         // + a.y · ( bz,  bw, -bx, -by)
         // + a.z · (-by,  bx,  bw, -bz)
-        let r = self.swizzle::<{ sel(3, 3, 3, 3) }>().mul(o);
+        // Two independent halves, then their sum: the model rotations of a chain are a
+        // chain of these products, so their latency (three steps, not four) is the
+        // chain's.
         let kx = o.swizzle::<{ sel(3, 2, 1, 0) }>().flip::<0, 1, 0, 1>();
         let ky = o.swizzle::<{ sel(2, 3, 0, 1) }>().flip::<0, 0, 1, 1>();
         let kz = o.swizzle::<{ sel(1, 0, 3, 2) }>().flip::<1, 0, 0, 1>();
-        let r = m.mul_add(self.swizzle::<{ sel(0, 0, 0, 0) }>(), kx, r);
-        let r = m.mul_add(self.swizzle::<{ sel(1, 1, 1, 1) }>(), ky, r);
-        m.mul_add(self.swizzle::<{ sel(2, 2, 2, 2) }>(), kz, r)
+        let wx = m.mul_add(self.swizzle::<{ sel(0, 0, 0, 0) }>(), kx, self.swizzle::<{ sel(3, 3, 3, 3) }>().mul(o));
+        let yz = m.mul_add(self.swizzle::<{ sel(2, 2, 2, 2) }>(), kz, self.swizzle::<{ sel(1, 1, 1, 1) }>().mul(ky));
+        wx.add(yz)
     }
 
     /// The conjugate (the inverse of a unit quaternion).
@@ -422,12 +445,6 @@ impl F4 {
     pub(crate) fn rsqrt<M: Fma>(self, m: M) -> Self {
         let y = self.rsqrt_estimate();
         y.mul(m.neg_mul_add(self.mul(F4::splat(0.5)), y.mul(y), F4::splat(1.5)))
-    }
-
-    /// `self / |self|`, to about 2e-7 relative ([`F4::rsqrt`]).
-    #[inline(always)]
-    pub(crate) fn normalize<M: Fma>(self, m: M) -> Self {
-        self.mul(self.dot(self).rsqrt(m))
     }
 
     /// The cross product of two vectors (lane `w` of the result is 0 when both are 0).
@@ -458,10 +475,12 @@ impl F4 {
         self.rotate_onto(v, v, m)
     }
 
-    /// Unit quaternion `self` applied to vector `v`, plus `offset`.
+    /// Unit quaternion `self` applied to vector `v`, plus `offset`. The offset is added
+    /// last: along a chain of joints it is the parent's position, the one input of this
+    /// that waits on the joint before.
     #[inline(always)]
     pub(crate) fn rotate_add<M: Fma>(self, v: Self, offset: Self, m: M) -> Self {
-        self.rotate_onto(v, v.add(offset), m)
+        self.rotate_onto(v, v, m).add(offset)
     }
 
     /// `nlerp(a, b, t)` of two unit quaternions: the shorter way, normalized; `a` when
@@ -527,6 +546,50 @@ impl QConst {
         let r = m.mul_add(v.swizzle::<{ sel(1, 1, 1, 1) }>(), ky, r);
         m.mul_add(v.swizzle::<{ sel(2, 2, 2, 2) }>(), kz, r)
     }
+}
+
+/// Four [`QConst`]s side by side, for four joints at once in structure-of-arrays form:
+/// `k[t][c]` holds, in lane `j`, component `c` of the `t`-th term of the `j`-th constant.
+/// A product of four quaternions (one per lane, as four component registers) with their
+/// four constants is then sixteen multiply-adds and no shuffle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct QConst4 {
+    k: [[F4; 4]; 4],
+}
+
+impl QConst4 {
+    /// The four constants, lane `j` from `c[j]`.
+    pub(crate) fn new(c: [&QConst; 4]) -> Self {
+        let terms = c.map(|q| q.k.map(F4::to_array));
+        QConst4 {
+            k: std::array::from_fn(|t| {
+                std::array::from_fn(|comp| {
+                    F4::new(terms[0][t][comp], terms[1][t][comp], terms[2][t][comp], terms[3][t][comp])
+                })
+            }),
+        }
+    }
+
+    /// The four products, `v` and the result as component registers `[x, y, z, w]`.
+    #[inline(always)]
+    pub(crate) fn apply<M: Fma>(&self, v: [F4; 4], m: M) -> [F4; 4] {
+        let [kx, ky, kz, kw] = &self.k;
+        std::array::from_fn(|c| {
+            let r = v[3].mul(kw[c]);
+            let r = m.mul_add(v[0], kx[c], r);
+            let r = m.mul_add(v[1], ky[c], r);
+            m.mul_add(v[2], kz[c], r)
+        })
+    }
+}
+
+/// Four quaternions as component registers `[x, y, z, w]`, each divided by its norm
+/// ([`F4::rsqrt`]).
+#[inline(always)]
+pub(crate) fn normalize4<M: Fma>(q: [F4; 4], m: M) -> [F4; 4] {
+    let d = m.mul_add(q[3], q[3], m.mul_add(q[2], q[2], m.mul_add(q[1], q[1], q[0].mul(q[0]))));
+    let r = d.rsqrt(m);
+    q.map(|c| c.mul(r))
 }
 
 /// A model-space transform as the job ([`crate::job`]) keeps it: translation, rotation and scale each in a
@@ -624,7 +687,8 @@ mod tests {
                 let got = F4::quat(a).rotate(F4::vec3(v), m).to_vec3();
                 assert!((got - a * v).norm() <= 4e-6 * v.norm(), "{got:?} against {:?}", a * v);
             }
-            let scaled = F4::quat(a).mul(F4::splat(3.5)).normalize(m).to_quat();
+            let scaled = F4::quat(a).mul(F4::splat(3.5));
+            let scaled = scaled.mul(scaled.dot(scaled).rsqrt(m)).to_quat();
             assert!(close_q(scaled, a));
         }
         let (a, b) = (F4::vec3(&vs[0]), F4::vec3(&vs[1]));
@@ -644,6 +708,19 @@ mod tests {
             for v in &qs {
                 assert!(close_q(QConst::right(c).apply(F4::quat(v), m).to_quat(), &(v * c)));
                 assert!(close_q(QConst::left(c).apply(F4::quat(v), m).to_quat(), &(c * v)));
+            }
+        }
+        // Four at a time: transposed in, four constants, normalized, transposed out.
+        for w in qs.windows(4) {
+            let (cs, vs4) = ([&w[0], &w[1], &w[2], &w[3]], [w[3], w[1], w[0], w[2]]);
+            let (right, left) = (cs.map(QConst::right), cs.map(QConst::left));
+            let v = F4::transpose(vs4.map(|q| F4::quat(&q).mul(F4::splat(1.5))));
+            let r =
+                F4::transpose(normalize4(QConst4::new([&right[0], &right[1], &right[2], &right[3]]).apply(v, m), m));
+            let l = F4::transpose(normalize4(QConst4::new([&left[0], &left[1], &left[2], &left[3]]).apply(v, m), m));
+            for j in 0..4 {
+                assert!(close_q(r[j].to_quat(), &(vs4[j] * cs[j])), "lane {j}");
+                assert!(close_q(l[j].to_quat(), &(cs[j] * vs4[j])), "lane {j}");
             }
         }
         let signs = F4::new(1.0, -2.0, 3.0, -0.5).and(F4::splat(-0.0));
