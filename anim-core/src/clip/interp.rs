@@ -79,6 +79,7 @@ pub(crate) fn interpolate<'a>(group: impl Fn(usize) -> Group<'a>, t: f32, out: &
 
 /// [`interpolate`] over three slices of groups.
 #[cfg(test)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
 fn slices<'a>(tr: &'a [Interp<3>], ro: &'a [Interp<4>], sc: &'a [Interp<3>]) -> impl Fn(usize) -> Group<'a> {
     move |g| (&tr[g], &ro[g], &sc[g])
 }
@@ -231,6 +232,7 @@ mod tests {
 
     /// Random active keys for `groups` groups: times around `t`, values in [-2, 2], unit
     /// quaternions in one hemisphere.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
     fn state(seed: u32, groups: usize) -> (Vec<Interp<3>>, Vec<Interp<4>>, Vec<Interp<3>>) {
         let mut s = seed;
         let mut next = move || {

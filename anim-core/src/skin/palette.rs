@@ -223,6 +223,7 @@ impl DqPalette {
     /// [`DqPalette::scales`] as 64-byte aligned rows (nine floats, column-major, then
     /// zeros) when the palette is not rigid; empty when it is.
     #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
     pub(crate) fn scale_rows(&self) -> &[ScaleRow] {
         &self.scale_rows
     }

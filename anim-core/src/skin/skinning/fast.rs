@@ -15,9 +15,7 @@ use super::math::{Cols, apply_point, dq_point, normalized, rotate, transform_nor
 use super::source::{F32Src, Source, UnormSrc};
 pub(super) use super::source::{IT, Job, POS, RAW, UNIT};
 use crate::skin::mesh::InfluenceView;
-#[cfg(target_arch = "x86_64")]
-use anim_math::Mat4;
-use anim_math::{DualQuat, Vec3};
+use anim_math::{DualQuat, Mat4, Vec3};
 
 /// Runs linear blend skinning with `kernel` (which must be [`Kernel::available`]) for
 /// normal handling `mode` (one of the constants above; [`IT`] always runs scalar).

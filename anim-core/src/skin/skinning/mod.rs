@@ -559,6 +559,9 @@ const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
 /// The scale-aware dual-quaternion loops: AVX-512, or the scalar loop compiled for AVX2,
 /// when the CPU has them. They read the `f32` weights.
 fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
+    // Elsewhere than on x86-64 only the scalar loop exists, whatever `kernel` says.
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = kernel;
     #[cfg(target_arch = "x86_64")]
     if kernel == Kernel::Avx512 {
         let mut risky = [0u64; RISK_WORDS];

@@ -23,15 +23,18 @@ pub(crate) trait Source: Copy {
     ///
     /// # Safety
     /// `i` is below the vertex count times `per_vertex`.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
     unsafe fn joint(self, i: usize) -> usize;
 
     /// The raw weights: `f32`, `per_vertex` a vertex, or unorm16, `per_vertex − 1` a
     /// vertex (the last derived).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
     fn weights(self) -> Weights;
 }
 
 /// Where a layout's stored weights start (see [`Source::weights`]).
 #[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
 pub(crate) enum Weights {
     F32(*const f32),
     Unorm16(*const u16),
@@ -120,8 +123,10 @@ pub(crate) struct Job<'a, P> {
     /// Dual quaternions only: no vertex can flip an influence's weight (no pivot pair of
     /// the mesh, [`Influences::pivot_pairs`](crate::skin::Influences::pivot_pairs), has
     /// real parts in opposite hemispheres), so the SIMD loops skip the hemisphere tests.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
     pub coherent: bool,
     /// Dual quaternions only, when not `coherent`: one bit a joint, set for the joints whose
     /// vertices (as their first joint) may flip a weight; the others skip the tests too.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
     pub risky: &'a [u64],
 }
