@@ -1,14 +1,19 @@
 //! Quaternions and 3-vectors held in one 4-lane register each, for the per-frame job.
 //!
 //! The job's work is a few quaternion products, normalizations and vector rotations per
-//! joint. Written over nalgebra's scalar types, each product is 16 multiplies and 12 adds
-//! issued one lane at a time, and the job ran at several instructions per joint-level
-//! flop; in one register, a product is four broadcasts, three shuffles and four
-//! multiply-adds. On x86-64 the lanes are an SSE register (SSE and SSE2 are part of the
-//! x86-64 baseline, so no run-time dispatch is needed); elsewhere a plain `[f32; 4]` with
-//! the same operations.
+//! joint. Written over nalgebra's scalar types, each product was 16 multiplies and 12
+//! adds issued one lane at a time. Here:
 //!
-//! Layout: a quaternion as `(x, y, z, w)` (nalgebra's order), a vector as `(x, y, z, 0)`.
+//! - [`F4`]: four `f32` lanes, an SSE register on x86-64 (SSE and SSE2 are part of the
+//!   x86-64 baseline, so no run-time dispatch is needed for them), a plain `[f32; 4]` with
+//!   the same operations elsewhere. A quaternion is `(x, y, z, w)` (nalgebra's order), a
+//!   vector `(x, y, z, 0)`.
+//! - [`Fma`]: how `a · b + c` is formed, [`Plain`] (a multiply and an add, every target)
+//!   or `Fused` (one FMA instruction; a value exists only where the CPU has AVX2 and
+//!   FMA). The job's passes are generic over it and compiled once for each.
+//! - [`QConst`]: a constant operand of Hamilton products prepared once, and [`QConst4`],
+//!   four of them side by side for four joints at a time in structure-of-arrays form.
+//! - [`Slot`]: a model-space transform as three registers.
 
 use anim_math::{Quat, Transform, Vec3};
 
