@@ -415,17 +415,11 @@ impl F4 {
     /// The Hamilton product `self · o` of two quaternions.
     #[inline(always)]
     pub(crate) fn qmul<M: Fma>(self, o: Self, m: M) -> Self {
-        // With a = self, b = o, lanes (x, y, z, w):
-        //   a.w · (bx, by, bz, bw)
-        // + a.x · ( bw, -bz,  by, -bx)
-        // + a.y · ( bz,  bw, -bx, -by)
-        // + a.z · (-by,  bx,  bw, -bz)
-        // Two independent halves, then their sum: the model rotations of a chain are a
+        // a · b = a.x · K_x + a.y · K_y + a.z · K_z + a.w · b (`right_terms`), in two
+        // independent halves, then their sum: the model rotations of a chain are a
         // chain of these products, so their latency (three steps, not four) is the
         // chain's.
-        let kx = o.swizzle::<{ sel(3, 2, 1, 0) }>().flip::<0, 1, 0, 1>();
-        let ky = o.swizzle::<{ sel(2, 3, 0, 1) }>().flip::<0, 0, 1, 1>();
-        let kz = o.swizzle::<{ sel(1, 0, 3, 2) }>().flip::<1, 0, 0, 1>();
+        let [kx, ky, kz, _] = right_terms(o);
         let wx = m.mul_add(self.swizzle::<{ sel(0, 0, 0, 0) }>(), kx, self.swizzle::<{ sel(3, 3, 3, 3) }>().mul(o));
         let yz = m.mul_add(self.swizzle::<{ sel(2, 2, 2, 2) }>(), kz, self.swizzle::<{ sel(1, 1, 1, 1) }>().mul(ky));
         wx.add(yz)
@@ -501,6 +495,19 @@ impl F4 {
     }
 }
 
+/// The four terms `[K_x, K_y, K_z, K_w]` of products `v · b` with right operand `b`:
+/// `v · b = v.x · K_x + v.y · K_y + v.z · K_z + v.w · K_w` with
+/// `K_x = (bw, -bz, by, -bx)`, `K_y = (bz, bw, -bx, -by)`, `K_z = (-by, bx, bw, -bz)`, `K_w = b`.
+#[inline(always)]
+fn right_terms(b: F4) -> [F4; 4] {
+    [
+        b.swizzle::<{ sel(3, 2, 1, 0) }>().flip::<0, 1, 0, 1>(),
+        b.swizzle::<{ sel(2, 3, 0, 1) }>().flip::<0, 0, 1, 1>(),
+        b.swizzle::<{ sel(1, 0, 3, 2) }>().flip::<1, 0, 0, 1>(),
+        b,
+    ]
+}
+
 /// A constant quaternion prepared as one operand of Hamilton products: the product is
 /// linear in the other operand `v`, `v.w · K_w + v.x · K_x + v.y · K_y + v.z · K_z`, with
 /// the four `K` (signed permutations of the constant) decided once. A product with a
@@ -514,17 +521,7 @@ pub(crate) struct QConst {
 impl QConst {
     /// `c` as the right operand: [`QConst::apply`]`(v)` is `v · c`.
     pub(crate) fn right(c: &Quat) -> Self {
-        let b = F4::quat(c);
-        // v · b = v.w · b + v.x · (bw, -bz, by, -bx) + v.y · (bz, bw, -bx, -by)
-        //       + v.z · (-by, bx, bw, -bz)   (F4::qmul)
-        QConst {
-            k: [
-                b.swizzle::<{ sel(3, 2, 1, 0) }>().flip::<0, 1, 0, 1>(),
-                b.swizzle::<{ sel(2, 3, 0, 1) }>().flip::<0, 0, 1, 1>(),
-                b.swizzle::<{ sel(1, 0, 3, 2) }>().flip::<1, 0, 0, 1>(),
-                b,
-            ],
-        }
+        QConst { k: right_terms(F4::quat(c)) }
     }
 
     /// `c` as the left operand: [`QConst::apply`]`(v)` is `c · v`.
