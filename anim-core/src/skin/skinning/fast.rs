@@ -224,7 +224,7 @@ fn dq_scalar<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<Du
 const _: () = assert!(std::mem::size_of::<DualQuat>() == 32);
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+pub(super) mod x86 {
     use super::{Job, POS, RAW, Source, UNIT};
     use anim_math::{DualQuat, Mat4};
     use std::arch::x86_64::*;
@@ -277,7 +277,13 @@ mod x86 {
     /// As [`dq_vertex`].
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    unsafe fn blend<S: Source, const N: usize>(src: S, v: usize, n: usize, uniform: bool, pal: *const f32) -> __m256 {
+    pub(in crate::skin::skinning) unsafe fn blend<S: Source, const N: usize>(
+        src: S,
+        v: usize,
+        n: usize,
+        uniform: bool,
+        pal: *const f32,
+    ) -> __m256 {
         // SAFETY: see `dq`: indices stay inside the validated slices.
         unsafe {
             let mut acc = 0;
@@ -354,7 +360,7 @@ mod x86 {
     /// `p` is valid for 96 bytes of reads.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    unsafe fn load_soa8(p: *const f32) -> [__m256; 3] {
+    pub(in crate::skin::skinning) unsafe fn load_soa8(p: *const f32) -> [__m256; 3] {
         // SAFETY: six 16-byte loads inside the 96 bytes. Lane half 0 holds records 0 to 3,
         // half 1 records 4 to 7, as a = [x0 y0 z0 x1], b = [y1 z1 x2 y2], c = [z2 x3 y3 z3].
         let (a, b, c) = unsafe {
@@ -379,7 +385,7 @@ mod x86 {
     /// `p` is valid for 96 bytes of writes.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    unsafe fn store_soa8(p: *mut f32, [x, y, z]: [__m256; 3]) {
+    pub(in crate::skin::skinning) unsafe fn store_soa8(p: *mut f32, [x, y, z]: [__m256; 3]) {
         let xy = _mm256_shuffle_ps::<0b10_00_10_00>(x, y); // x0 x2 y0 y2
         let zx = _mm256_shuffle_ps::<0b11_01_10_00>(z, x); // z0 z2 x1 x3
         let yz = _mm256_shuffle_ps::<0b11_01_11_01>(y, z); // y1 y3 z1 z3
@@ -394,10 +400,36 @@ mod x86 {
         }
     }
 
+    /// The 8×8 transpose: `t[e]` holds element `e` of each row `rows[k]`, in lane `k`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    pub(in crate::skin::skinning) fn transpose8(rows: &[__m256; 8]) -> [__m256; 8] {
+        let mut t = [(_mm256_setzero_ps(), _mm256_setzero_ps()); 4];
+        for (k, t) in t.iter_mut().enumerate() {
+            *t = (_mm256_unpacklo_ps(rows[2 * k], rows[2 * k + 1]), _mm256_unpackhi_ps(rows[2 * k], rows[2 * k + 1]));
+        }
+        let mut s = [[_mm256_setzero_ps(); 4]; 2];
+        for (k, s) in s.iter_mut().enumerate() {
+            let (lo, hi) = (t[2 * k], t[2 * k + 1]);
+            *s = [
+                _mm256_shuffle_ps::<0x44>(lo.0, hi.0),
+                _mm256_shuffle_ps::<0xEE>(lo.0, hi.0),
+                _mm256_shuffle_ps::<0x44>(lo.1, hi.1),
+                _mm256_shuffle_ps::<0xEE>(lo.1, hi.1),
+            ];
+        }
+        let mut out = [_mm256_setzero_ps(); 8];
+        for e in 0..4 {
+            out[e] = _mm256_permute2f128_ps::<0x20>(s[0][e], s[1][e]);
+            out[4 + e] = _mm256_permute2f128_ps::<0x31>(s[0][e], s[1][e]);
+        }
+        out
+    }
+
     /// `a × b` for three-lane-group vectors (eight lanes each).
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    fn cross8(a: &[__m256; 3], b: &[__m256; 3]) -> [__m256; 3] {
+    pub(in crate::skin::skinning) fn cross8(a: &[__m256; 3], b: &[__m256; 3]) -> [__m256; 3] {
         [
             _mm256_fmsub_ps(a[1], b[2], _mm256_mul_ps(a[2], b[1])),
             _mm256_fmsub_ps(a[2], b[0], _mm256_mul_ps(a[0], b[2])),
@@ -408,7 +440,7 @@ mod x86 {
     /// `2·(w·(u×v) + u×(u×v))`, eight lanes: see [`rotation_offset`].
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    fn rotation_offset8(u: &[__m256; 3], w: __m256, v: &[__m256; 3]) -> [__m256; 3] {
+    pub(in crate::skin::skinning) fn rotation_offset8(u: &[__m256; 3], w: __m256, v: &[__m256; 3]) -> [__m256; 3] {
         let c = cross8(u, v);
         let cc = cross8(u, &c);
         let o = [_mm256_fmadd_ps(w, c[0], cc[0]), _mm256_fmadd_ps(w, c[1], cc[1]), _mm256_fmadd_ps(w, c[2], cc[2])];
@@ -455,26 +487,9 @@ mod x86 {
             blend_at!(6),
             blend_at!(7),
         ];
-        // 8×8 transpose: row k = vertex k's [rx ry rz rw dx dy dz dw].
-        let mut t = [(_mm256_setzero_ps(), _mm256_setzero_ps()); 4];
-        for (k, t) in t.iter_mut().enumerate() {
-            *t = (_mm256_unpacklo_ps(b[2 * k], b[2 * k + 1]), _mm256_unpackhi_ps(b[2 * k], b[2 * k + 1]));
-        }
-        let mut s = [[_mm256_setzero_ps(); 4]; 2];
-        for (k, s) in s.iter_mut().enumerate() {
-            let (lo, hi) = (t[2 * k], t[2 * k + 1]);
-            *s = [
-                _mm256_shuffle_ps::<0x44>(lo.0, hi.0),
-                _mm256_shuffle_ps::<0xEE>(lo.0, hi.0),
-                _mm256_shuffle_ps::<0x44>(lo.1, hi.1),
-                _mm256_shuffle_ps::<0xEE>(lo.1, hi.1),
-            ];
-        }
-        let (mut r, mut d) = ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4]);
-        for i in 0..4 {
-            r[i] = _mm256_permute2f128_ps::<0x20>(s[0][i], s[1][i]);
-            d[i] = _mm256_permute2f128_ps::<0x31>(s[0][i], s[1][i]);
-        }
+        // Row k = vertex k's [rx ry rz rw dx dy dz dw].
+        let t = transpose8(&b);
+        let (r, d) = ([t[0], t[1], t[2], t[3]], [t[4], t[5], t[6], t[7]]);
         let l2 = _mm256_fmadd_ps(
             r[0],
             r[0],

@@ -60,6 +60,8 @@ use super::palette::{DqPalette, Palette};
 use anim_math::{DualQuat, Mat3, Mat4, Transform, Vec3};
 
 #[cfg(target_arch = "x86_64")]
+mod avx2_scaled;
+#[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
 mod avx512_dq;
@@ -556,14 +558,14 @@ fn hemisphere_risk(pairs: &[u32], palette: &[DualQuat], risky: &mut [u64]) -> bo
 /// Bits of [`hemisphere_risk`]: one a possible joint index (`u16`).
 const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
 
-/// The scale-aware dual-quaternion loops: AVX-512, or the scalar loop compiled for AVX2,
-/// when the CPU has them. They read the `f32` weights.
+/// The scale-aware dual-quaternion loops: AVX-512 (sixteen vertices a step) or AVX2 + FMA
+/// (eight), when `kernel` is one of them, else the scalar loop. They read the `f32` weights.
 fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
     // Elsewhere than on x86-64 only the scalar loop exists, whatever `kernel` says.
     #[cfg(not(target_arch = "x86_64"))]
     let _ = kernel;
     #[cfg(target_arch = "x86_64")]
-    if kernel == Kernel::Avx512 {
+    if kernel != Kernel::Scalar {
         let mut risky = [0u64; RISK_WORDS];
         let normals = out.normals.is_some();
         let job = fast::Job {
@@ -579,28 +581,18 @@ fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &m
         let (joints, weights) = (input.influences.joints(), input.influences.weights());
         let rows = palette.scale_rows();
         assert_eq!(rows.len(), palette.len(), "a palette with scale has a scale row per joint");
-        // SAFETY: the caller checked that the CPU runs `Kernel::Avx512`; the input was
-        // validated, and the palette (not rigid: this function's caller checked) has one
-        // scale row a joint (asserted).
-        unsafe { avx512_scaled::run(joints, weights, job, rows) };
+        // SAFETY: the caller checked that the CPU runs `kernel` (`Kernel::Avx512`, or else
+        // `Kernel::Avx2Fma`: AVX2 and FMA); the input was validated, and the palette (not
+        // rigid: this function's caller checked) has one scale row a joint (asserted).
+        unsafe {
+            if kernel == Kernel::Avx512 {
+                avx512_scaled::run(joints, weights, job, rows);
+            } else {
+                avx2_scaled::run(joints, weights, job, rows);
+            }
+        }
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if kernel != Kernel::Scalar && avx2() {
-        // SAFETY: `avx2()` checked at run time that this CPU supports AVX2.
-        unsafe { dq_scaled_avx2(input, palette, out) };
-        return;
-    }
-    dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
-}
-
-/// The scale-aware DQ loops compiled for AVX2 (see [`lbs_avx2`]).
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn dq_scaled_avx2(input: &SkinningInput, palette: &DqPalette, out: &mut SkinningOutput) {
     dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
 }
 
