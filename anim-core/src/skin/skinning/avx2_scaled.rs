@@ -14,7 +14,7 @@
 //! copies of its inputs padded with zeros.
 //!
 //! Measured on the 80-joint fixture (AMD Zen 3, BENCHMARKS.md): 3.7× the speed of the
-//! scalar loop compiled for AVX2 that it replaces, and still about 2.5× the time of LBS:
+//! scalar loop compiled for AVX2 that it replaces, and still 2.0–2.6× the time of LBS:
 //! seventeen floats blend per influence against LBS's twelve, and the eight blended lanes
 //! outgrow the sixteen registers before the transposes. Two variants ran slower there and
 //! were dropped: a block specialized for full length (inlined, its loads hoisted further),
