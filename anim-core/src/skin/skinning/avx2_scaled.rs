@@ -10,7 +10,7 @@
 //! `normalize(rotate(r, cof(S)·n))` with `cof(S)` negated when `det S < 0`
 //! ([`anim_math::normal_matrix`]). A lane whose `cof(S)·n` has a squared length outside
 //! `[1e-30, f32::MAX]` is redone by the scalar rule, from the rescaled scale matrix
-//! ([`rescaled_normal_matrix`]). The last block, shorter than eight, runs the same code on
+//! ([`rescaled_normal_matrix`](super::math::rescaled_normal_matrix)). The last block, shorter than eight, runs the same code on
 //! copies of its inputs padded with zeros.
 //!
 //! Measured on the 80-joint fixture (AMD Zen 3, BENCHMARKS.md): 3.7× the speed of the
@@ -21,8 +21,8 @@
 //! and the AVX-512 loop's per-joint `risky` bits (the fixture's random influences mark
 //! nearly every joint, and the extra branch costs more than it skips).
 
-use super::fast::x86::{blend, cross8, load_soa8, rotation_offset8, store_soa8, transpose8};
-use super::math::{normalized, rescaled_normal_matrix, rotate};
+use super::fast::x86::{Dq8, blend, cross8, load_soa8, store_soa8, transpose8};
+use super::math::redone_dq_normal;
 use super::source::{F32Src, Job, Source};
 use crate::skin::palette::ScaleRow;
 use anim_math::{DualQuat, Mat3, Vec3};
@@ -161,34 +161,13 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
     lane!(5);
     lane!(6);
     lane!(7);
-    let t = transpose8(&b);
-    let (r, d) = ([t[0], t[1], t[2], t[3]], [t[4], t[5], t[6], t[7]]);
+    let q = Dq8::new(&transpose8(&b));
     let s = transpose_scales(&lo, &hi);
-    let l2 = _mm256_fmadd_ps(
-        r[0],
-        r[0],
-        _mm256_fmadd_ps(r[1], r[1], _mm256_fmadd_ps(r[2], r[2], _mm256_mul_ps(r[3], r[3]))),
-    );
-    let inv_l2 = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_max_ps(l2, _mm256_set1_ps(1e-30)));
-    let u = [r[0], r[1], r[2]];
-    let wr = r[3];
-    // The dual part quartered, as the scalar `dq_point` takes it.
-    let quarter = _mm256_set1_ps(0.25);
-    let dv = [_mm256_mul_ps(d[0], quarter), _mm256_mul_ps(d[1], quarter), _mm256_mul_ps(d[2], quarter)];
-    let wd = _mm256_mul_ps(d[3], quarter);
-    let c = cross8(&u, &dv);
     // SAFETY: `io` holds eight vertices.
     let p = unsafe { load_soa8(io.pos) };
     let ps = mat3_mul(&s, &p);
-    let off = rotation_offset8(&u, wr, &ps);
-    let eight = _mm256_set1_ps(8.0);
-    let mut out = [z; 3];
-    for i in 0..3 {
-        let t = _mm256_fmadd_ps(wr, dv[i], _mm256_fnmadd_ps(wd, u[i], c[i]));
-        out[i] = _mm256_fmadd_ps(_mm256_fmadd_ps(eight, t, off[i]), inv_l2, ps[i]);
-    }
     // SAFETY: as above.
-    unsafe { store_soa8(io.op, out) };
+    unsafe { store_soa8(io.op, q.point(&ps)) };
     if NORMALS {
         // SAFETY: as above.
         let m = unsafe { load_soa8(io.nin) };
@@ -196,7 +175,7 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
         let k = [cross8(&c1, &c2), cross8(&c2, &c0), cross8(&c0, &c1)];
         let det = _mm256_fmadd_ps(c0[0], k[0][0], _mm256_fmadd_ps(c0[1], k[0][1], _mm256_mul_ps(c0[2], k[0][2])));
         let flip = _mm256_and_ps(det, _mm256_set1_ps(-0.0));
-        let mut nrm = out;
+        let mut nrm = ps;
         for i in 0..3 {
             let x = _mm256_fmadd_ps(k[0][i], m[0], _mm256_fmadd_ps(k[1][i], m[1], _mm256_mul_ps(k[2][i], m[2])));
             nrm[i] = _mm256_xor_ps(x, flip);
@@ -206,23 +185,17 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
             _mm256_cmp_ps::<_CMP_GE_OQ>(n2, _mm256_set1_ps(1e-30)),
             _mm256_cmp_ps::<_CMP_LE_OQ>(n2, _mm256_set1_ps(f32::MAX)),
         );
-        let off = rotation_offset8(&u, wr, &nrm);
-        let mut rot = nrm;
-        for i in 0..3 {
-            rot[i] = _mm256_fmadd_ps(off[i], inv_l2, nrm[i]);
-        }
+        let rot = q.rotate(&nrm);
         let len2 = _mm256_fmadd_ps(rot[0], rot[0], _mm256_fmadd_ps(rot[1], rot[1], _mm256_mul_ps(rot[2], rot[2])));
         let y = rsqrt(_mm256_max_ps(len2, _mm256_set1_ps(1e-30)));
-        for i in 0..3 {
-            out[i] = _mm256_mul_ps(rot[i], y);
-        }
+        let out = [_mm256_mul_ps(rot[0], y), _mm256_mul_ps(rot[1], y), _mm256_mul_ps(rot[2], y)];
         // SAFETY: as above.
         unsafe { store_soa8(io.on, out) };
         let valid = (1u32 << len) - 1;
         let good = _mm256_movemask_ps(in_range) as u32;
         if good & valid != valid {
             // SAFETY: as above.
-            unsafe { redo_normals(len, !good & valid, &r, &s, io) };
+            unsafe { redo_normals(len, !good & valid, &q.real(), &s, io) };
         }
     }
 }
@@ -302,13 +275,10 @@ unsafe fn redo_normals(len: usize, lanes: u32, r: &[__m256; 4], s: &[__m256; 9],
     };
     for i in (0..len).filter(|&i| lanes & (1 << i) != 0) {
         let q = [lane(r[0], i), lane(r[1], i), lane(r[2], i), lane(r[3], i)];
-        let inv = 1.0 / (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).max(1e-30).sqrt();
-        let q = q.map(|c| c * inv);
         let m = Mat3::from_fn(|row, col| lane(s[3 * col + row], i));
         // SAFETY: lane i < 8 of the block's 24 floats.
         let (n, dst) = unsafe { (*io.nin.cast::<Vec3>().add(i), io.on.cast::<Vec3>().add(i)) };
-        let nrm = rescaled_normal_matrix(&m) * n;
         // SAFETY: as above.
-        unsafe { *dst = normalized(rotate(&q, [nrm.x, nrm.y, nrm.z])) };
+        unsafe { *dst = redone_dq_normal(q, &m, &n) };
     }
 }

@@ -8,11 +8,11 @@
 //! `normalize(rotate(r, cof(S)·n))` with `cof(S)` the cofactor matrix negated when
 //! `det S < 0` ([`anim_math::normal_matrix`]). A lane whose `cof(S)·n` has a squared
 //! length outside `[1e-30, f32::MAX]` (scales near 1e±10) is redone by the scalar rule, with
-//! the scale matrix rescaled first ([`rescaled_normal_matrix`]).
+//! the scale matrix rescaled first ([`rescaled_normal_matrix`](super::math::rescaled_normal_matrix)).
 
 use super::avx512::{BLOCK, Decoded, Io, block_weights};
 use super::avx512_dq::{blend, first_is_risky, load_soa, reciprocal, rotation_offset, store_soa, transpose};
-use super::math::{normalized, rescaled_normal_matrix, rotate};
+use super::math::redone_dq_normal;
 use super::source::{F32Src, Job, Source};
 use crate::skin::palette::ScaleRow;
 use anim_math::{DualQuat, Mat3, Vec3};
@@ -289,13 +289,10 @@ unsafe fn redo_normals(v: usize, len: usize, lanes: __mmask16, r: &[__m512; 4], 
     };
     for i in (0..len).filter(|&i| lanes & (1 << i) != 0) {
         let q = [lane(r[0], i), lane(r[1], i), lane(r[2], i), lane(r[3], i)];
-        let inv = 1.0 / (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).max(1e-30).sqrt();
-        let q = q.map(|c| c * inv);
         let m = Mat3::from_fn(|row, col| lane(s[3 * col + row], i));
         // SAFETY: vertex v + i exists.
         let (n, dst) = unsafe { (*io.nin.cast::<Vec3>().add(v + i), io.on.cast::<Vec3>().add(v + i)) };
-        let nrm = rescaled_normal_matrix(&m) * n;
         // SAFETY: as above.
-        unsafe { *dst = normalized(rotate(&q, [nrm.x, nrm.y, nrm.z])) };
+        unsafe { *dst = redone_dq_normal(q, &m, &n) };
     }
 }

@@ -488,48 +488,89 @@ pub(super) mod x86 {
             blend_at!(7),
         ];
         // Row k = vertex k's [rx ry rz rw dx dy dz dw].
-        let t = transpose8(&b);
-        let (r, d) = ([t[0], t[1], t[2], t[3]], [t[4], t[5], t[6], t[7]]);
-        let l2 = _mm256_fmadd_ps(
-            r[0],
-            r[0],
-            _mm256_fmadd_ps(r[1], r[1], _mm256_fmadd_ps(r[2], r[2], _mm256_mul_ps(r[3], r[3]))),
-        );
-        let inv_l2 = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_max_ps(l2, _mm256_set1_ps(1e-30)));
-        let u = [r[0], r[1], r[2]];
-        let wr = r[3];
-        // The dual part quartered (see `dq_vertex`): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
-        let quarter = _mm256_set1_ps(0.25);
-        let dq = [
-            _mm256_mul_ps(d[0], quarter),
-            _mm256_mul_ps(d[1], quarter),
-            _mm256_mul_ps(d[2], quarter),
-            _mm256_mul_ps(d[3], quarter),
-        ];
-        let dv = [dq[0], dq[1], dq[2]];
-        let c = cross8(&u, &dv);
+        let q = Dq8::new(&transpose8(&b));
         // SAFETY: the block's 24 floats of positions (and normals) exist.
         let p = unsafe { load_soa8(pos.add(3 * v)) };
-        let off = rotation_offset8(&u, wr, &p);
-        let eight = _mm256_set1_ps(8.0);
-        let mut out = [_mm256_setzero_ps(); 3];
-        for i in 0..3 {
-            let t = _mm256_fmadd_ps(wr, dv[i], _mm256_fnmadd_ps(dq[3], u[i], c[i]));
-            out[i] = _mm256_fmadd_ps(_mm256_fmadd_ps(eight, t, off[i]), inv_l2, p[i]);
-        }
         // SAFETY: as above.
-        unsafe { store_soa8(op.add(3 * v), out) };
+        unsafe { store_soa8(op.add(3 * v), q.point(&p)) };
         if NORMALS {
             // SAFETY: as above.
             let m = unsafe { load_soa8(nin.add(3 * v)) };
-            let off = rotation_offset8(&u, wr, &m);
-            let out = [
-                _mm256_fmadd_ps(off[0], inv_l2, m[0]),
-                _mm256_fmadd_ps(off[1], inv_l2, m[1]),
-                _mm256_fmadd_ps(off[2], inv_l2, m[2]),
-            ];
             // SAFETY: as above.
-            unsafe { store_soa8(on.add(3 * v), out) };
+            unsafe { store_soa8(on.add(3 * v), q.rotate(&m)) };
+        }
+    }
+
+    /// Eight blended dual quaternions, not normalized, ready to transform eight points
+    /// or vectors in structure-of-arrays form, with the formulas of [`dq_vertex`].
+    pub(in crate::skin::skinning) struct Dq8 {
+        /// Vector part of the real part.
+        u: [__m256; 3],
+        /// Scalar part of the real part.
+        wr: __m256,
+        /// `1 / |r|²` (clamped as the scalar loop clamps).
+        inv_l2: __m256,
+        /// `w_r·d_v − w_d·r_v + r_v × d_v` with the dual part quartered (see `dq_vertex`):
+        /// the translation times `l2 / 8`.
+        t: [__m256; 3],
+    }
+
+    impl Dq8 {
+        /// From the rows of [`transpose8`] of eight `[real | dual]` registers: lanes
+        /// `0..4` the real part, `4..8` the dual part.
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        pub(in crate::skin::skinning) fn new(t: &[__m256; 8]) -> Self {
+            let (r, d) = ([t[0], t[1], t[2], t[3]], [t[4], t[5], t[6], t[7]]);
+            let l2 = _mm256_fmadd_ps(
+                r[0],
+                r[0],
+                _mm256_fmadd_ps(r[1], r[1], _mm256_fmadd_ps(r[2], r[2], _mm256_mul_ps(r[3], r[3]))),
+            );
+            let inv_l2 = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_max_ps(l2, _mm256_set1_ps(1e-30)));
+            let u = [r[0], r[1], r[2]];
+            let wr = r[3];
+            let quarter = _mm256_set1_ps(0.25);
+            let dv = [_mm256_mul_ps(d[0], quarter), _mm256_mul_ps(d[1], quarter), _mm256_mul_ps(d[2], quarter)];
+            let wd = _mm256_mul_ps(d[3], quarter);
+            let c = cross8(&u, &dv);
+            let mut t = c;
+            for i in 0..3 {
+                t[i] = _mm256_fmadd_ps(wr, dv[i], _mm256_fnmadd_ps(wd, u[i], c[i]));
+            }
+            Self { u, wr, inv_l2, t }
+        }
+
+        /// The real parts, not normalized, as `[x, y, z, w]`.
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        pub(in crate::skin::skinning) fn real(&self) -> [__m256; 4] {
+            [self.u[0], self.u[1], self.u[2], self.wr]
+        }
+
+        /// The points `p` moved: rotated, then translated.
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        pub(in crate::skin::skinning) fn point(&self, p: &[__m256; 3]) -> [__m256; 3] {
+            let off = rotation_offset8(&self.u, self.wr, p);
+            let eight = _mm256_set1_ps(8.0);
+            let mut out = *p;
+            for i in 0..3 {
+                out[i] = _mm256_fmadd_ps(_mm256_fmadd_ps(eight, self.t[i], off[i]), self.inv_l2, p[i]);
+            }
+            out
+        }
+
+        /// The vectors `m` rotated.
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        pub(in crate::skin::skinning) fn rotate(&self, m: &[__m256; 3]) -> [__m256; 3] {
+            let off = rotation_offset8(&self.u, self.wr, m);
+            let mut out = *m;
+            for i in 0..3 {
+                out[i] = _mm256_fmadd_ps(off[i], self.inv_l2, m[i]);
+            }
+            out
         }
     }
 

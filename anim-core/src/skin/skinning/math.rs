@@ -141,3 +141,16 @@ pub(super) fn rotate(r: &[f32; 4], v: [f32; 3]) -> [f32; 3] {
     let u = cross(q, t);
     [v[0] + r[3] * t[0] + u[0], v[1] + r[3] * t[1] + u[1], v[2] + r[3] * t[2] + u[2]]
 }
+
+/// The scale-aware DQ normal by the rule for scale matrices so large or small that
+/// `cof(S)·n` leaves the range where it normalizes accurately: `n` through the rescaled
+/// normal matrix of `s` ([`rescaled_normal_matrix`]), rotated by the real part `q` (any
+/// length, normalized here), then normalized. The SIMD loops redo such lanes with it.
+#[cold]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // used by the x86-64 loops only
+pub(super) fn redone_dq_normal(q: [f32; 4], s: &Mat3, n: &Vec3) -> Vec3 {
+    let inv = 1.0 / (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).max(1e-30).sqrt();
+    let q = q.map(|c| c * inv);
+    let nrm = rescaled_normal_matrix(s) * n;
+    normalized(rotate(&q, [nrm.x, nrm.y, nrm.z]))
+}
