@@ -1,6 +1,6 @@
 //! Aim / look-at for one joint.
 
-use crate::chain::renormalize;
+use crate::chain::renormalize_near_unit;
 use crate::error::{IkError, check_finite_vec};
 use anim_math::{Quat, Transform, Vec3, quat};
 
@@ -39,7 +39,7 @@ pub fn aim(
     else {
         return Ok(false);
     };
-    joint.rotation = renormalize(conj_mul(&parent_world.rotation, &world));
+    joint.rotation = renormalize_near_unit(conj_mul(&parent_world.rotation, &world));
     Ok(true)
 }
 
@@ -122,7 +122,7 @@ fn pick_up(v: &Vec3, fw: &Vec3) -> Option<Vec3> {
 }
 
 /// `p⁻¹·q` for unit quaternions (the conjugate of `p` times `q`), written out.
-#[inline]
+#[inline(always)]
 fn conj_mul(p: &Quat, q: &Quat) -> Quat {
     let (a, b) = (p.as_ref(), q.as_ref());
     let (pw, px, py, pz) = (a.w, -a.i, -a.j, -a.k);

@@ -134,6 +134,18 @@ pub(crate) fn renormalize(q: Quat) -> Quat {
     if n.is_finite() && n > EPSILON { Quat::new_unchecked(c * (1.0 / n)) } else { Quat::identity() }
 }
 
+/// [`renormalize`] for a product of rotations that is unit up to rounding, as every
+/// closed-form solver writes: with `|q|² = 1 + e`, `|e| ≤ 1e-4`, one Newton step for
+/// `1/√(1 + e)` about 1, `1 − e/2`, leaves `q` unit to `3e²/8 ≤ 4e-9`, with no square
+/// root or division at the end of the solve's dependency chain. Anything further off (a
+/// drifted input rotation, a collapsed or non-finite one) takes [`renormalize`].
+#[inline(always)]
+pub(crate) fn renormalize_near_unit(q: Quat) -> Quat {
+    let c = q.into_inner();
+    let e = c.norm_squared() - 1.0;
+    if e.abs() <= 1e-4 { Quat::new_unchecked(c * (1.0 - 0.5 * e)) } else { renormalize(q) }
+}
+
 /// A chain of joints, each the child of the previous: local transforms plus the world
 /// transform of the first joint's parent (the "root" or offset).
 ///
