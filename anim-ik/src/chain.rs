@@ -2,6 +2,7 @@
 
 use crate::error::IkError;
 use anim_core::pose::{Pose, Skeleton};
+use anim_math::simd::F4;
 use anim_math::{EPSILON, Quat, Transform, Vec3, quat};
 use nalgebra::Unit;
 
@@ -144,6 +145,13 @@ pub(crate) fn renormalize_near_unit(q: Quat) -> Quat {
     let c = q.into_inner();
     let e = c.norm_squared() - 1.0;
     if e.abs() <= 1e-4 { Quat::new_unchecked(c * (1.0 - 0.5 * e)) } else { renormalize(q) }
+}
+
+/// [`renormalize_near_unit`] of a quaternion held in a 4-lane register.
+#[inline(always)]
+pub(crate) fn renormalize_near_unit4(q: F4) -> F4 {
+    let e = q.dot(q).x() - 1.0;
+    if e.abs() <= 1e-4 { q.mul(F4::splat(1.0 - 0.5 * e)) } else { F4::quat(&renormalize(q.to_quat())) }
 }
 
 /// A chain of joints, each the child of the previous: local transforms plus the world

@@ -65,6 +65,7 @@ mod fabrik;
 mod foot;
 mod ground;
 pub mod prelude;
+
 mod two_bone;
 
 pub use aim::{aim, aim_correction, aim_joint};

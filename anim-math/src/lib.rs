@@ -40,6 +40,7 @@ pub mod dual;
 pub mod interop;
 mod matrix;
 pub mod quat;
+pub mod simd;
 mod transform;
 mod types;
 

@@ -21,11 +21,11 @@
 
 use crate::error::RetargetError;
 use crate::retarget::{Drive, Limb, Retargeter, TranslationSource};
-#[cfg(target_arch = "x86_64")]
-use crate::simd::Fused;
-use crate::simd::{F4, Fma, Plain, Slot, normalize4};
 use anim_core::pose::Pose;
 use anim_ik::{TwoBoneJoints, two_bone_corrections};
+#[cfg(target_arch = "x86_64")]
+use anim_math::simd::Fused;
+use anim_math::simd::{F4, Fma, Plain, Slot, normalize4};
 use anim_math::{Quat, Transform, Vec3};
 
 /// What one frame of the job did at its contacts.
@@ -593,7 +593,7 @@ mod tests {
         if !anim_testkit::kernels::require("avx2") {
             return;
         }
-        let fused = Isa::Avx2(crate::simd::Fused::detect().expect("the CPU has AVX2 and FMA (checked)"));
+        let fused = Isa::Avx2(anim_math::simd::Fused::detect().expect("the CPU has AVX2 and FMA (checked)"));
         let man = anim_gltf::mannequin_model();
         let source = rig(&man);
         let (mut worst_angle, mut worst_move, mut frames) = ([0.0f32; 2], 0.0f32, 0);

@@ -91,7 +91,6 @@ pub mod offline;
 pub mod profile;
 pub mod retarget;
 pub mod rig;
-mod simd;
 
 pub use auto::{AutoMap, auto_map};
 pub use error::RetargetError;

@@ -58,8 +58,8 @@ use crate::error::RetargetError;
 use crate::map::HumanoidMap;
 use crate::profile::{Role, Side};
 use crate::rig::HumanoidRig;
-use crate::simd::{F4, Plain, QConst, QConst4, Slot};
 use anim_core::pose::Skeleton;
+use anim_math::simd::{F4, Plain, QConst, QConst4, Slot};
 use anim_math::{Quat, Transform, Vec3, quat};
 
 /// What can be adjusted when retargeting.

@@ -1,8 +1,9 @@
-//! Quaternions and 3-vectors held in one 4-lane register each, for the per-frame job.
+//! Quaternions and 3-vectors held in one 4-lane register each, for the runtime's hot
+//! paths: anim-retarget's per-frame job and anim-ik's two-bone solve.
 //!
-//! The job's work is a few quaternion products, normalizations and vector rotations per
+//! Their work is a few quaternion products, normalizations and vector rotations per
 //! joint. Written over nalgebra's scalar types, each product was 16 multiplies and 12
-//! adds issued one lane at a time. Here:
+//! adds issued one lane at a time, with the shuffles between them. Here:
 //!
 //! - [`F4`]: four `f32` lanes, an SSE register on x86-64 (SSE and SSE2 are part of the
 //!   x86-64 baseline, so no run-time dispatch is needed for them), a plain `[f32; 4]` with
@@ -10,12 +11,14 @@
 //!   vector `(x, y, z, 0)`.
 //! - [`Fma`]: how `a · b + c` is formed, [`Plain`] (a multiply and an add, every target)
 //!   or `Fused` (one FMA instruction; a value exists only where the CPU has AVX2 and
-//!   FMA). The job's passes are generic over it and compiled once for each.
+//!   FMA). Code generic over it is compiled once for each; the `Fused` instance only
+//!   inlines its instructions into functions built with
+//!   `#[target_feature(enable = "avx2,fma")]`.
 //! - [`QConst`]: a constant operand of Hamilton products prepared once, and [`QConst4`],
 //!   four of them side by side for four joints at a time in structure-of-arrays form.
 //! - [`Slot`]: a model-space transform as three registers.
 
-use anim_math::{Quat, Transform, Vec3};
+use crate::{Quat, Transform, Vec3};
 
 #[cfg(target_arch = "x86_64")]
 mod lanes {
@@ -25,26 +28,29 @@ mod lanes {
     /// Four `f32` lanes.
     #[derive(Clone, Copy, Debug)]
     #[repr(transparent)]
-    pub(crate) struct F4(__m128);
+    pub struct F4(__m128);
 
     // SAFETY (every `unsafe` block in this module that calls an intrinsic without a
     // pointer): the intrinsics used here need SSE or SSE2 only, which every x86-64
     // processor has and the x86-64 targets enable at compile time.
     impl F4 {
+        /// Lanes `(x, y, z, w)`.
         #[inline(always)]
-        pub(crate) fn new(x: f32, y: f32, z: f32, w: f32) -> Self {
+        pub fn new(x: f32, y: f32, z: f32, w: f32) -> Self {
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_set_ps(w, z, y, x) })
         }
 
+        /// `v` in every lane.
         #[inline(always)]
-        pub(crate) fn splat(v: f32) -> Self {
+        pub fn splat(v: f32) -> Self {
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_set1_ps(v) })
         }
 
+        /// The four lanes, x first.
         #[inline(always)]
-        pub(crate) fn to_array(self) -> [f32; 4] {
+        pub fn to_array(self) -> [f32; 4] {
             let mut a = [0.0f32; 4];
             self.store4(&mut a);
             a
@@ -52,21 +58,21 @@ mod lanes {
 
         /// One unaligned 16-byte load.
         #[inline(always)]
-        pub(crate) fn load4(a: &[f32; 4]) -> Self {
+        pub fn load4(a: &[f32; 4]) -> Self {
             // SAFETY: `a` is four readable `f32`s; the unaligned load needs no alignment.
             F4(unsafe { _mm_loadu_ps(a.as_ptr()) })
         }
 
         /// One unaligned 16-byte store.
         #[inline(always)]
-        pub(crate) fn store4(self, a: &mut [f32; 4]) {
+        pub fn store4(self, a: &mut [f32; 4]) {
             // SAFETY: `a` is four writable `f32`s; the unaligned store needs no alignment.
             unsafe { _mm_storeu_ps(a.as_mut_ptr(), self.0) }
         }
 
         /// `(a[0], a[1], a[2], 0)`, reading only the 12 bytes of `a`.
         #[inline(always)]
-        pub(crate) fn load3(a: &[f32; 3]) -> Self {
+        pub fn load3(a: &[f32; 3]) -> Self {
             // SAFETY: an 8-byte load of `a[0..2]` and a 4-byte load of `a[2]`, both inside
             // `a`; neither needs alignment. The rest is SSE (module note).
             unsafe {
@@ -77,7 +83,7 @@ mod lanes {
 
         /// Stores lanes x, y, z into `a` (12 bytes written).
         #[inline(always)]
-        pub(crate) fn store3(self, a: &mut [f32; 3]) {
+        pub fn store3(self, a: &mut [f32; 3]) {
             // SAFETY: an 8-byte store to `a[0..2]` and a 4-byte store to `a[2]`, both inside
             // `a`; neither needs alignment. The rest is SSE (module note).
             unsafe {
@@ -89,7 +95,7 @@ mod lanes {
         /// `1 / self` per lane, 0 where `|self| < eps` (as `Transform::inverse` does for
         /// scales).
         #[inline(always)]
-        pub(crate) fn recip_or_zero(self, eps: f32) -> Self {
+        pub fn recip_or_zero(self, eps: f32) -> Self {
             // SAFETY: SSE (module note).
             unsafe {
                 let abs = _mm_andnot_ps(_mm_set1_ps(-0.0), self.0);
@@ -98,34 +104,43 @@ mod lanes {
             }
         }
 
+        /// Lane-wise sum.
+        // A method, as every lane operation here, so chains read in evaluation order.
+        #[allow(clippy::should_implement_trait)]
         #[inline(always)]
-        pub(crate) fn add(self, o: Self) -> Self {
+        pub fn add(self, o: Self) -> Self {
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_add_ps(self.0, o.0) })
         }
 
+        /// Lane-wise difference.
+        // A method, as every lane operation here, so chains read in evaluation order.
+        #[allow(clippy::should_implement_trait)]
         #[inline(always)]
-        pub(crate) fn sub(self, o: Self) -> Self {
+        pub fn sub(self, o: Self) -> Self {
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_sub_ps(self.0, o.0) })
         }
 
+        /// Lane-wise product.
+        // A method, as every lane operation here, so chains read in evaluation order.
+        #[allow(clippy::should_implement_trait)]
         #[inline(always)]
-        pub(crate) fn mul(self, o: Self) -> Self {
+        pub fn mul(self, o: Self) -> Self {
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_mul_ps(self.0, o.0) })
         }
 
         /// An estimate of `1 / √self` per lane, to 12 bits ([`F4::rsqrt`] refines it).
         #[inline(always)]
-        pub(crate) fn rsqrt_estimate(self) -> Self {
+        pub fn rsqrt_estimate(self) -> Self {
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_rsqrt_ps(self.0) })
         }
 
         /// Flips the sign of the lanes whose parameter is 1 (`X` for lane x, …).
         #[inline(always)]
-        pub(crate) fn flip<const X: u32, const Y: u32, const Z: u32, const W: u32>(self) -> Self {
+        pub fn flip<const X: u32, const Y: u32, const Z: u32, const W: u32>(self) -> Self {
             let m = |b: u32| if b != 0 { -0.0f32 } else { 0.0 };
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_xor_ps(self.0, _mm_set_ps(m(W), m(Z), m(Y), m(X))) })
@@ -133,7 +148,7 @@ mod lanes {
 
         /// The sum of the four lanes in every lane.
         #[inline(always)]
-        pub(crate) fn sum(self) -> Self {
+        pub fn sum(self) -> Self {
             // SAFETY: SSE (module note).
             unsafe {
                 let v = self.0;
@@ -144,21 +159,21 @@ mod lanes {
 
         /// The lanes of `self` rearranged as selector `M` says ([`super::sel`]).
         #[inline(always)]
-        pub(crate) fn swizzle<const M: i32>(self) -> Self {
+        pub fn swizzle<const M: i32>(self) -> Self {
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_shuffle_ps::<M>(self.0, self.0) })
         }
 
         /// The bitwise and of the lanes.
         #[inline(always)]
-        pub(crate) fn and(self, mask: Self) -> Self {
+        pub fn and(self, mask: Self) -> Self {
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_and_ps(self.0, mask.0) })
         }
 
         /// The 4 × 4 transpose: lane `i` of row `j` becomes lane `j` of row `i`.
         #[inline(always)]
-        pub(crate) fn transpose(rows: [Self; 4]) -> [Self; 4] {
+        pub fn transpose(rows: [Self; 4]) -> [Self; 4] {
             let [a, b, c, d] = rows.map(|r| r.0);
             // SAFETY: SSE (module note).
             unsafe {
@@ -175,14 +190,14 @@ mod lanes {
 
         /// Lane `x`.
         #[inline(always)]
-        pub(crate) fn x(self) -> f32 {
+        pub fn x(self) -> f32 {
             // SAFETY: SSE (module note).
             unsafe { _mm_cvtss_f32(self.0) }
         }
 
         /// The bitwise exclusive or of the lanes.
         #[inline(always)]
-        pub(crate) fn xor(self, o: Self) -> Self {
+        pub fn xor(self, o: Self) -> Self {
             // SAFETY: SSE (module note).
             F4(unsafe { _mm_xor_ps(self.0, o.0) })
         }
@@ -191,12 +206,12 @@ mod lanes {
     /// Fused multiply-adds (FMA3). A value exists only where the CPU has AVX2 and FMA:
     /// [`Fused::detect`] is the only way to make one.
     #[derive(Clone, Copy, Debug)]
-    pub(crate) struct Fused(());
+    pub struct Fused(());
 
     impl Fused {
         /// `Some` when this CPU has AVX2 and FMA.
         #[inline]
-        pub(crate) fn detect() -> Option<Self> {
+        pub fn detect() -> Option<Self> {
             (std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"))
                 .then_some(Fused(()))
         }
@@ -227,96 +242,122 @@ mod lanes {
 mod lanes {
     /// Four `f32` lanes.
     #[derive(Clone, Copy, Debug)]
-    pub(crate) struct F4([f32; 4]);
+    pub struct F4([f32; 4]);
 
     impl F4 {
         #[inline(always)]
         fn map2(self, o: Self, f: impl Fn(f32, f32) -> f32) -> Self {
             F4([f(self.0[0], o.0[0]), f(self.0[1], o.0[1]), f(self.0[2], o.0[2]), f(self.0[3], o.0[3])])
         }
+        /// Lanes `(x, y, z, w)`.
         #[inline(always)]
-        pub(crate) fn new(x: f32, y: f32, z: f32, w: f32) -> Self {
+        pub fn new(x: f32, y: f32, z: f32, w: f32) -> Self {
             F4([x, y, z, w])
         }
+        /// `v` in every lane.
         #[inline(always)]
-        pub(crate) fn splat(v: f32) -> Self {
+        pub fn splat(v: f32) -> Self {
             F4([v; 4])
         }
+        /// The four lanes, x first.
         #[inline(always)]
-        pub(crate) fn to_array(self) -> [f32; 4] {
+        pub fn to_array(self) -> [f32; 4] {
             self.0
         }
+        /// One unaligned 16-byte load.
         #[inline(always)]
-        pub(crate) fn load4(a: &[f32; 4]) -> Self {
+        pub fn load4(a: &[f32; 4]) -> Self {
             F4(*a)
         }
+        /// One unaligned 16-byte store.
         #[inline(always)]
-        pub(crate) fn store4(self, a: &mut [f32; 4]) {
+        pub fn store4(self, a: &mut [f32; 4]) {
             *a = self.0;
         }
+        /// `(a[0], a[1], a[2], 0)`, reading only the 12 bytes of `a`.
         #[inline(always)]
-        pub(crate) fn load3(a: &[f32; 3]) -> Self {
+        pub fn load3(a: &[f32; 3]) -> Self {
             F4([a[0], a[1], a[2], 0.0])
         }
+        /// Stores lanes x, y, z into `a` (12 bytes written).
         #[inline(always)]
-        pub(crate) fn store3(self, a: &mut [f32; 3]) {
+        pub fn store3(self, a: &mut [f32; 3]) {
             *a = [self.0[0], self.0[1], self.0[2]];
         }
+        /// `1 / self` per lane, 0 where `|self| < eps` (as `Transform::inverse` does for
+        /// scales).
         #[inline(always)]
-        pub(crate) fn recip_or_zero(self, eps: f32) -> Self {
+        pub fn recip_or_zero(self, eps: f32) -> Self {
             F4(self.0.map(|v| if v.abs() < eps { 0.0 } else { 1.0 / v }))
         }
+        /// Lane-wise sum.
+        // A method, as every lane operation here, so chains read in evaluation order.
+        #[allow(clippy::should_implement_trait)]
         #[inline(always)]
-        pub(crate) fn add(self, o: Self) -> Self {
+        pub fn add(self, o: Self) -> Self {
             self.map2(o, |a, b| a + b)
         }
+        /// Lane-wise difference.
+        // A method, as every lane operation here, so chains read in evaluation order.
+        #[allow(clippy::should_implement_trait)]
         #[inline(always)]
-        pub(crate) fn sub(self, o: Self) -> Self {
+        pub fn sub(self, o: Self) -> Self {
             self.map2(o, |a, b| a - b)
         }
+        /// Lane-wise product.
+        // A method, as every lane operation here, so chains read in evaluation order.
+        #[allow(clippy::should_implement_trait)]
         #[inline(always)]
-        pub(crate) fn mul(self, o: Self) -> Self {
+        pub fn mul(self, o: Self) -> Self {
             self.map2(o, |a, b| a * b)
         }
+        /// An estimate of `1 / √self` per lane, to 12 bits ([`F4::rsqrt`] refines it).
         #[inline(always)]
-        pub(crate) fn rsqrt_estimate(self) -> Self {
+        pub fn rsqrt_estimate(self) -> Self {
             F4(self.0.map(|v| 1.0 / v.sqrt()))
         }
+        /// Flips the sign of the lanes whose parameter is 1 (`X` for lane x, …).
         #[inline(always)]
-        pub(crate) fn flip<const X: u32, const Y: u32, const Z: u32, const W: u32>(self) -> Self {
+        pub fn flip<const X: u32, const Y: u32, const Z: u32, const W: u32>(self) -> Self {
             let s = |b: u32, v: f32| if b != 0 { -v } else { v };
             F4([s(X, self.0[0]), s(Y, self.0[1]), s(Z, self.0[2]), s(W, self.0[3])])
         }
+        /// The sum of the four lanes in every lane.
         #[inline(always)]
-        pub(crate) fn sum(self) -> Self {
+        pub fn sum(self) -> Self {
             let a = self.0;
             F4([(a[0] + a[1]) + (a[2] + a[3]); 4])
         }
+        /// The lanes of `self` rearranged as selector `M` says ([`super::sel`]).
         #[inline(always)]
-        pub(crate) fn swizzle<const M: i32>(self) -> Self {
+        pub fn swizzle<const M: i32>(self) -> Self {
             let lane = |i: i32| self.0[((M >> (2 * i)) & 3) as usize];
             F4([lane(0), lane(1), lane(2), lane(3)])
         }
+        /// The bitwise and of the lanes.
         #[inline(always)]
-        pub(crate) fn and(self, mask: Self) -> Self {
+        pub fn and(self, mask: Self) -> Self {
             self.map2(mask, |a, m| f32::from_bits(a.to_bits() & m.to_bits()))
         }
+        /// The 4 × 4 transpose: lane `i` of row `j` becomes lane `j` of row `i`.
         #[inline(always)]
-        pub(crate) fn transpose(rows: [Self; 4]) -> [Self; 4] {
+        pub fn transpose(rows: [Self; 4]) -> [Self; 4] {
             std::array::from_fn(|i| F4(std::array::from_fn(|j| rows[j].0[i])))
         }
+        /// Lane `x`.
         #[inline(always)]
-        pub(crate) fn x(self) -> f32 {
+        pub fn x(self) -> f32 {
             self.0[0]
         }
+        /// The bitwise exclusive or of the lanes.
         #[inline(always)]
-        pub(crate) fn xor(self, o: Self) -> Self {
+        pub fn xor(self, o: Self) -> Self {
             self.map2(o, |a, b| f32::from_bits(a.to_bits() ^ b.to_bits()))
         }
     }
 }
 
-pub(crate) use lanes::F4;
+pub use lanes::F4;
 
 impl PartialEq for F4 {
     /// Lane by lane, as `f32`s.
@@ -327,14 +368,14 @@ impl PartialEq for F4 {
 
 /// The selector of [`F4::swizzle`] (`_MM_SHUFFLE(w, z, y, x)`): lane x of the result is
 /// lane `x` of the source, and so on.
-pub(crate) const fn sel(x: i32, y: i32, z: i32, w: i32) -> i32 {
+pub const fn sel(x: i32, y: i32, z: i32, w: i32) -> i32 {
     x | (y << 2) | (z << 4) | (w << 6)
 }
 
 /// How the lane arithmetic forms `a · b + c` and its kin: [`Plain`] as a multiply and an
 /// add, [`Fused`] as one fused multiply-add (rounded once). The job's passes are generic
 /// over it and compiled once for each.
-pub(crate) trait Fma: Copy {
+pub trait Fma: Copy {
     /// `a · b + c`.
     fn mul_add(self, a: F4, b: F4, c: F4) -> F4;
     /// `a · b − c`.
@@ -345,7 +386,7 @@ pub(crate) trait Fma: Copy {
 
 /// A multiply, then an add (every target).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Plain;
+pub struct Plain;
 
 impl Fma for Plain {
     #[inline(always)]
@@ -363,58 +404,58 @@ impl Fma for Plain {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use lanes::Fused;
+pub use lanes::Fused;
 
 impl F4 {
     /// A quaternion, `(x, y, z, w)` (one load).
     #[inline(always)]
-    pub(crate) fn quat(q: &Quat) -> Self {
+    pub fn quat(q: &Quat) -> Self {
         F4::load4(&q.as_ref().coords.data.0[0])
     }
 
     /// A vector, `(x, y, z, 0)`.
     #[inline(always)]
-    pub(crate) fn vec3(v: &Vec3) -> Self {
+    pub fn vec3(v: &Vec3) -> Self {
         F4::load3(&v.data.0[0])
     }
 
     /// Back to a quaternion (taken as unit: the job normalizes where it needs to).
     #[inline(always)]
-    pub(crate) fn to_quat(self) -> Quat {
+    pub fn to_quat(self) -> Quat {
         let [x, y, z, w] = self.to_array();
         Quat::new_unchecked(nalgebra::Quaternion::new(w, x, y, z))
     }
 
     /// Back to a vector (lane `w` dropped).
     #[inline(always)]
-    pub(crate) fn to_vec3(self) -> Vec3 {
+    pub fn to_vec3(self) -> Vec3 {
         let [x, y, z, _] = self.to_array();
         Vec3::new(x, y, z)
     }
 
     /// Writes this quaternion over `q` (one store; taken as unit, as [`F4::to_quat`]).
     #[inline(always)]
-    pub(crate) fn store_quat(self, q: &mut Quat) {
+    pub fn store_quat(self, q: &mut Quat) {
         self.store4(&mut q.as_mut_unchecked().coords.data.0[0]);
     }
 
     /// Writes lanes x, y, z over `v`.
     #[inline(always)]
-    pub(crate) fn store_vec3(self, v: &mut Vec3) {
+    pub fn store_vec3(self, v: &mut Vec3) {
         self.store3(&mut v.data.0[0]);
     }
 
     /// `Transform::inverse` of `(translation, rotation, scale)` applied to point `x`:
     /// `R⁻¹ (S⁻¹ x) + S⁻¹ R⁻¹ (−t)`, term for term.
     #[inline(always)]
-    pub(crate) fn inverse_point<M: Fma>(translation: F4, rotation: F4, scale: F4, x: F4, m: M) -> F4 {
-        let (r, s) = (rotation.conj(), scale.recip_or_zero(anim_math::EPSILON));
+    pub fn inverse_point<M: Fma>(translation: F4, rotation: F4, scale: F4, x: F4, m: M) -> F4 {
+        let (r, s) = (rotation.conj(), scale.recip_or_zero(crate::EPSILON));
         m.mul_add(s, r.rotate(F4::splat(0.0).sub(translation), m), r.rotate(s.mul(x), m))
     }
 
     /// The Hamilton product `self · o` of two quaternions.
     #[inline(always)]
-    pub(crate) fn qmul<M: Fma>(self, o: Self, m: M) -> Self {
+    pub fn qmul<M: Fma>(self, o: Self, m: M) -> Self {
         // a · b = a.x · K_x + a.y · K_y + a.z · K_z + a.w · b (`right_terms`), in two
         // independent halves, then their sum: the model rotations of a chain are a
         // chain of these products, so their latency (three steps, not four) is the
@@ -427,13 +468,13 @@ impl F4 {
 
     /// The conjugate (the inverse of a unit quaternion).
     #[inline(always)]
-    pub(crate) fn conj(self) -> Self {
+    pub fn conj(self) -> Self {
         self.flip::<1, 1, 1, 0>()
     }
 
     /// The four-lane dot product, in every lane.
     #[inline(always)]
-    pub(crate) fn dot(self, o: Self) -> Self {
+    pub fn dot(self, o: Self) -> Self {
         self.mul(o).sum()
     }
 
@@ -441,14 +482,14 @@ impl F4 {
     /// step, `y · (1.5 − 0.5 · x · y²)`. A square root and a division cost about ten
     /// times as much on the divider, and the job normalizes a quaternion per joint.
     #[inline(always)]
-    pub(crate) fn rsqrt<M: Fma>(self, m: M) -> Self {
+    pub fn rsqrt<M: Fma>(self, m: M) -> Self {
         let y = self.rsqrt_estimate();
         y.mul(m.neg_mul_add(self.mul(F4::splat(0.5)), y.mul(y), F4::splat(1.5)))
     }
 
     /// The cross product of two vectors (lane `w` of the result is 0 when both are 0).
     #[inline(always)]
-    pub(crate) fn cross<M: Fma>(self, o: Self, m: M) -> Self {
+    pub fn cross<M: Fma>(self, o: Self, m: M) -> Self {
         let b = self.swizzle::<{ sel(2, 0, 1, 3) }>().mul(o.swizzle::<{ sel(1, 2, 0, 3) }>());
         m.mul_sub(self.swizzle::<{ sel(1, 2, 0, 3) }>(), o.swizzle::<{ sel(2, 0, 1, 3) }>(), b)
     }
@@ -470,7 +511,7 @@ impl F4 {
 
     /// Unit quaternion `self` applied to vector `v`.
     #[inline(always)]
-    pub(crate) fn rotate<M: Fma>(self, v: Self, m: M) -> Self {
+    pub fn rotate<M: Fma>(self, v: Self, m: M) -> Self {
         self.rotate_onto(v, v, m)
     }
 
@@ -478,20 +519,20 @@ impl F4 {
     /// last: along a chain of joints it is the parent's position, the one input of this
     /// that waits on the joint before.
     #[inline(always)]
-    pub(crate) fn rotate_add<M: Fma>(self, v: Self, offset: Self, m: M) -> Self {
+    pub fn rotate_add<M: Fma>(self, v: Self, offset: Self, m: M) -> Self {
         self.rotate_onto(v, v, m).add(offset)
     }
 
     /// `nlerp(a, b, t)` of two unit quaternions: the shorter way, normalized; `a` when
     /// the blend is degenerate (`anim_math::quat::nlerp`).
     #[inline(always)]
-    pub(crate) fn nlerp<M: Fma>(a: Self, b: Self, t: f32, m: M) -> Self {
+    pub fn nlerp<M: Fma>(a: Self, b: Self, t: f32, m: M) -> Self {
         let d = a.dot(b);
         // b's sign flipped where a · b < 0: xor with the sign bit of the dot product.
         let b = b.xor(d.and(F4::splat(-0.0)));
         let v = m.mul_add(b.sub(a), F4::splat(t), a);
         let n2 = v.dot(v);
-        if n2.x() < anim_math::EPSILON * anim_math::EPSILON { a } else { v.mul(n2.rsqrt(m)) }
+        if n2.x() < crate::EPSILON * crate::EPSILON { a } else { v.mul(n2.rsqrt(m)) }
     }
 }
 
@@ -514,18 +555,18 @@ fn right_terms(b: F4) -> [F4; 4] {
 /// prepared constant is then four broadcasts, four multiplies and three adds, against
 /// [`F4::qmul`]'s seven shuffles, three sign flips, four multiplies and three adds.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct QConst {
+pub struct QConst {
     k: [F4; 4],
 }
 
 impl QConst {
     /// `c` as the right operand: [`QConst::apply`]`(v)` is `v · c`.
-    pub(crate) fn right(c: &Quat) -> Self {
+    pub fn right(c: &Quat) -> Self {
         QConst { k: right_terms(F4::quat(c)) }
     }
 
     /// `c` as the left operand: [`QConst::apply`]`(v)` is `c · v`.
-    pub(crate) fn left(c: &Quat) -> Self {
+    pub fn left(c: &Quat) -> Self {
         let a = F4::quat(c);
         // a · v = v.w · a + v.x · (aw, az, -ay, -ax) + v.y · (-az, aw, ax, -ay)
         //       + v.z · (ay, -ax, aw, -az)
@@ -541,7 +582,7 @@ impl QConst {
 
     /// The product with `v` (`v · c` or `c · v`, as prepared).
     #[inline(always)]
-    pub(crate) fn apply<M: Fma>(&self, v: F4, m: M) -> F4 {
+    pub fn apply<M: Fma>(&self, v: F4, m: M) -> F4 {
         let [kx, ky, kz, kw] = self.k;
         let r = v.swizzle::<{ sel(3, 3, 3, 3) }>().mul(kw);
         let r = m.mul_add(v.swizzle::<{ sel(0, 0, 0, 0) }>(), kx, r);
@@ -555,13 +596,13 @@ impl QConst {
 /// A product of four quaternions (one per lane, as four component registers) with their
 /// four constants is then sixteen multiply-adds and no shuffle.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct QConst4 {
+pub struct QConst4 {
     k: [[F4; 4]; 4],
 }
 
 impl QConst4 {
     /// The four constants, lane `j` from `c[j]`.
-    pub(crate) fn new(c: [&QConst; 4]) -> Self {
+    pub fn new(c: [&QConst; 4]) -> Self {
         let terms = c.map(|q| q.k.map(F4::to_array));
         QConst4 {
             k: std::array::from_fn(|t| {
@@ -574,7 +615,7 @@ impl QConst4 {
 
     /// The four products, `v` and the result as component registers `[x, y, z, w]`.
     #[inline(always)]
-    pub(crate) fn apply<M: Fma>(&self, v: [F4; 4], m: M) -> [F4; 4] {
+    pub fn apply<M: Fma>(&self, v: [F4; 4], m: M) -> [F4; 4] {
         let [kx, ky, kz, kw] = &self.k;
         std::array::from_fn(|c| {
             let r = v[3].mul(kw[c]);
@@ -588,34 +629,39 @@ impl QConst4 {
 /// Four quaternions as component registers `[x, y, z, w]`, each divided by its norm
 /// ([`F4::rsqrt`]).
 #[inline(always)]
-pub(crate) fn normalize4<M: Fma>(q: [F4; 4], m: M) -> [F4; 4] {
+pub fn normalize4<M: Fma>(q: [F4; 4], m: M) -> [F4; 4] {
     let d = m.mul_add(q[3], q[3], m.mul_add(q[2], q[2], m.mul_add(q[1], q[1], q[0].mul(q[0]))));
     let r = d.rsqrt(m);
     q.map(|c| c.mul(r))
 }
 
-/// A model-space transform as the job ([`crate::job`]) keeps it: translation, rotation and scale each in a
-/// 4-lane register ([`F4`], `(x, y, z, 0)` and `(x, y, z, w)`), stored and loaded whole.
-/// A `Transform` (40 bytes, its rotation at offset 12) was copied in pieces the compiler
-/// chose, which did not match the pieces it was stored in; every such load then waited for
-/// the stores to retire (a store-forwarding stall), and those stalls were most of the
-/// job's time before it kept its transforms so.
+/// A transform as anim-retarget's job keeps its model-space ones: translation, rotation
+/// and scale each in a 4-lane register ([`F4`], `(x, y, z, 0)` and `(x, y, z, w)`), stored
+/// and loaded whole. A `Transform` (40 bytes, its rotation at offset 12) was copied in
+/// pieces the compiler chose, which did not match the pieces it was stored in; every such
+/// load then waited for the stores to retire (a store-forwarding stall), and those stalls
+/// were most of that job's time before it kept its transforms so.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(16))]
-pub(crate) struct Slot {
+pub struct Slot {
+    /// Translation, `(x, y, z, 0)`.
     pub translation: F4,
+    /// Rotation, `(x, y, z, w)`.
     pub rotation: F4,
+    /// Scale, `(x, y, z, 0)`.
     pub scale: F4,
 }
 
 impl Slot {
+    /// The identity transform.
     #[inline(always)]
-    pub(crate) fn identity() -> Self {
+    pub fn identity() -> Self {
         Slot { translation: F4::splat(0.0), rotation: F4::new(0.0, 0.0, 0.0, 1.0), scale: F4::new(1.0, 1.0, 1.0, 0.0) }
     }
 
+    /// Back to a [`Transform`].
     #[inline(always)]
-    pub(crate) fn get(&self) -> Transform {
+    pub fn get(&self) -> Transform {
         Transform {
             translation: self.translation.to_vec3(),
             rotation: self.rotation.to_quat(),
@@ -626,7 +672,7 @@ impl Slot {
     /// [`Transform::combine`] of this (a parent's model transform) with a child's model
     /// rotation already known (`rotation`) and its local translation and scale.
     #[inline(always)]
-    pub(crate) fn place<M: Fma>(&self, translation: F4, rotation: F4, scale: F4, m: M) -> Slot {
+    pub fn place<M: Fma>(&self, translation: F4, rotation: F4, scale: F4, m: M) -> Slot {
         Slot {
             translation: self.rotation.rotate_add(self.scale.mul(translation), self.translation, m),
             rotation,
@@ -636,13 +682,13 @@ impl Slot {
 
     /// [`Transform::combine`] of this with a child's local transform `(t, r, s)`.
     #[inline(always)]
-    pub(crate) fn combine<M: Fma>(&self, translation: F4, rotation: F4, scale: F4, m: M) -> Slot {
+    pub fn combine<M: Fma>(&self, translation: F4, rotation: F4, scale: F4, m: M) -> Slot {
         self.place(translation, self.rotation.qmul(rotation, m), scale, m)
     }
 
     /// [`Slot::combine`] with a local `Transform`.
     #[inline(always)]
-    pub(crate) fn combine_local<M: Fma>(&self, local: &Transform, m: M) -> Slot {
+    pub fn combine_local<M: Fma>(&self, local: &Transform, m: M) -> Slot {
         self.combine(F4::vec3(&local.translation), F4::quat(&local.rotation), F4::vec3(&local.scale), m)
     }
 }
@@ -650,7 +696,7 @@ impl Slot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use anim_math::quat;
+    use crate::quat;
 
     fn close_q(a: Quat, b: &Quat) -> bool {
         (a.as_ref().coords - b.as_ref().coords).norm() <= 2e-6
@@ -696,7 +742,7 @@ mod tests {
         let (a, b) = (F4::vec3(&vs[0]), F4::vec3(&vs[1]));
         assert!((a.cross(b, m).to_vec3() - vs[0].cross(&vs[1])).norm() <= 1e-5);
         assert_eq!(a.cross(b, m).to_array()[3], 0.0);
-        let t = anim_math::Transform::new(vs[0], qs[3], Vec3::new(2.0, 0.0, -0.5));
+        let t = crate::Transform::new(vs[0], qs[3], Vec3::new(2.0, 0.0, -0.5));
         let x =
             F4::inverse_point(F4::vec3(&t.translation), F4::quat(&t.rotation), F4::vec3(&t.scale), F4::vec3(&vs[1]), m);
         assert!((x.to_vec3() - t.inverse().transform_point(&vs[1])).norm() <= 1e-5);
