@@ -66,10 +66,9 @@ pub fn solve_two_bone(
     let b = war.rotate_add(was.mul(F4::vec3(&middle.translation)), a, m);
     let wbr = war.qmul(F4::quat(&middle.rotation), m);
     let c = wbr.rotate_add(was.mul(F4::vec3(&middle.scale)).mul(F4::vec3(end)), b, m);
-    let Turns { total, middle: r_middle, target_distance: lat_raw, reach: scale } =
-        world_turns(&a.to_vec3(), &b.to_vec3(), &c.to_vec3(), target, pole);
+    let Turns { total: t, middle: rm, target_distance: lat_raw, reach: scale } =
+        world_turns(a, b, c, F4::vec3(target), pole);
     // New local = parent⁻¹ · (world turn · old world); the old worlds are war and wbr.
-    let (t, rm) = (F4::quat(&total), F4::quat(&r_middle));
     renormalize_near_unit4(pr.conj().qmul(t.qmul(war, m), m)).store_quat(&mut upper.rotation);
     renormalize_near_unit4(war.conj().qmul(rm.qmul(wbr, m), m)).store_quat(&mut middle.rotation);
 
@@ -98,9 +97,10 @@ pub fn solve_two_bone(
 /// through memory and is read in other pieces than it was written (a store-forwarding
 /// stall).
 #[inline(always)]
-fn world_turns(a: &Vec3, b: &Vec3, c: &Vec3, target: &Vec3, pole: Option<&Vec3>) -> Turns {
-    let m = Measures::new(a, b, c, target);
-    closed_form_turns(&m, pole).unwrap_or_else(|| general_turns(&m, pole))
+fn world_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<&Vec3>) -> Turns {
+    closed_form_turns(a, b, c, target, pole).unwrap_or_else(|| {
+        general_turns(&Measures::new(&a.to_vec3(), &b.to_vec3(), &c.to_vec3(), &target.to_vec3()), pole)
+    })
 }
 
 /// The lengths and directions both constructions start from.
@@ -161,17 +161,25 @@ impl Measures {
 /// of the leg's length of each other (`closed_form_matches_the_general_construction`), and
 /// a straighter or more folded leg takes the general path.
 #[inline(always)]
-fn closed_form_turns(m: &Measures, pole: Option<&Vec3>) -> Option<Turns> {
-    let &Measures { a, c, ab, cb, at, lab, lcb, lat_raw, scale, has_target_dir } = m;
+fn closed_form_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<&Vec3>) -> Option<Turns> {
+    let m = Plain;
+    // Positions are (x, y, z, 0), so four-lane dot products are the vectors' own.
+    let (ab, cb, at, ac) = (b.sub(a), c.sub(b), target.sub(a), c.sub(a));
+    // The four squared lengths side by side, and three of their roots in one instruction.
+    let [s0, s1, s2, s3] = F4::transpose([ab.mul(ab), cb.mul(cb), at.mul(at), ac.mul(ac)]);
+    let squares = s0.add(s1).add(s2.add(s3));
+    let [lab, lcb, lat_raw, _] = squares.sqrt().to_array();
+    let lac2 = squares.to_array()[3];
     let (lab2, lcb2) = (lab * lab, lcb * lcb);
-    let bent = ab.cross(&cb);
-    let bent2 = bent.norm_squared();
-    let ac = c - a;
-    let conditioned = has_target_dir
+    let scale = lab + lcb;
+    let bent = ab.cross(cb, m);
+    let bent2 = bent.dot(bent).x();
+    let conditioned = lat_raw > 1e-6 * scale
+        && lat_raw > 0.0
         && lab > 1e-6 * scale
         && lcb > 1e-6 * scale
         && bent2 > 2.5e-3 * lab2 * lcb2
-        && ac.norm_squared() > 1e-2 * scale * scale;
+        && lac2 > 1e-2 * scale * scale;
     if !conditioned {
         return None;
     }
@@ -181,8 +189,8 @@ fn closed_form_turns(m: &Measures, pole: Option<&Vec3>) -> Option<Turns> {
     let (ilab, ilcb) = (1.0 / lab, 1.0 / lcb);
     let inv_ll = ilab * ilcb;
     let lbent = bent2.sqrt();
-    let n = bent * (1.0 / lbent);
-    let d = ab.dot(&cb);
+    let n = bent.mul(F4::splat(1.0 / lbent));
+    let d = ab.dot(cb).x();
     // φ₀ (the knee's angle now) and φ₁ (the law-of-cosines one), with `general_turns`'
     // formula for φ₁ (near a folded knee its sine is ill-conditioned, and the two paths
     // should not differ by rounding there); both pairs are unit, and φ₀ is in (0, π)
@@ -190,20 +198,21 @@ fn closed_form_turns(m: &Measures, pole: Option<&Vec3>) -> Option<Turns> {
     let (cos_0, sin_0) = (d * inv_ll, lbent * inv_ll);
     let cos_1 = ((lat * lat - lab * lab - lcb * lcb) * (0.5 * ilab * ilcb)).clamp(-1.0, 1.0);
     let sin_1 = (1.0 - cos_1 * cos_1).max(0.0).sqrt();
-    let r_middle = rotation_cos_sin(&n, cos_1 * cos_0 + sin_1 * sin_0, sin_1 * cos_0 - cos_1 * sin_0);
+    let r_middle = axis_turn(n, half_angles_cos_sin(cos_1 * cos_0 + sin_1 * sin_0, sin_1 * cos_0 - cos_1 * sin_0));
     let (x0, y0) = (lab2 + d, lbent);
     let (x1, y1) = (lab + lcb * cos_1, lcb * sin_1);
-    let r_upper = rotation_of_pair(&n, x0 * x1 + y0 * y1, y0 * x1 - x0 * y1);
-    let post = swing(&ac, &at);
-    let mut total = post * r_upper;
+    let r_upper = axis_turn(n, half_angles_of_pair(x0 * x1 + y0 * y1, y0 * x1 - x0 * y1));
+    let post = swing4(ac, at);
+    let mut total = post.qmul(r_upper, m);
     if let Some(p) = pole {
-        let axis = at * (1.0 / lat_raw);
-        let n1 = post * n;
-        let (x, y) = (p.dot(&axis.cross(&n1)), -p.dot(&n1));
+        let p = F4::vec3(p);
+        let axis = at.mul(F4::splat(1.0 / lat_raw));
+        let n1 = post.rotate(n, m);
+        let (x, y) = (p.dot(axis.cross(n1, m)).x(), -p.dot(n1).x());
         // As in `general_turns`: the knee off the target line (its distance from it is
         // lab·lcb·sin φ₁ / |a→c'|, against 1e-5·lab), the pole off it by 1e-4 rad.
-        if y1 * y1 > 1e-10 * lat * lat && x * x + y * y > 1e-8 * p.norm_squared() {
-            total = rotation_of_pair(&axis, x, y) * total;
+        if y1 * y1 > 1e-10 * lat * lat && x * x + y * y > 1e-8 * p.dot(p).x() {
+            total = axis_turn(axis, half_angles_of_pair(x, y)).qmul(total, m);
         }
     }
     Some(Turns { total, middle: r_middle, target_distance: lat_raw, reach: scale })
@@ -291,16 +300,16 @@ fn general_turns(m: &Measures, pole: Option<&Vec3>) -> Turns {
             total = rotation_cos_sin(&axis, k.dot(&q) * ikq, axis.dot(&k.cross(&q)) * ikq) * total;
         }
     }
-    Turns { total, middle: r_middle, target_distance: lat_raw, reach: scale }
+    Turns { total: F4::quat(&total), middle: F4::quat(&r_middle), target_distance: lat_raw, reach: scale }
 }
 
 /// What [`world_turns`] finds: the two world turns, and the lengths the solve measured on
 /// the way (for [`TwoBoneResult`]).
 struct Turns {
-    /// The hip's world turn (bend, swing and pole twist).
-    total: Quat,
+    /// The hip's world turn (bend, swing and pole twist), a quaternion `(x, y, z, w)`.
+    total: F4,
     /// The knee's world turn.
-    middle: Quat,
+    middle: F4,
     /// Hip–target distance.
     target_distance: f32,
     /// Thigh plus shin length.
@@ -350,18 +359,16 @@ pub fn two_bone_corrections(
     if let Some(p) = pole {
         check_finite_vec("pole", p)?;
     }
-    let t = world_turns(&joints.upper, &joints.middle, &joints.end, target, pole);
+    let (upper, middle, end) = (F4::vec3(&joints.upper), F4::vec3(&joints.middle), F4::vec3(&joints.end));
+    let t = world_turns(upper, middle, end, F4::vec3(target), pole);
     // A world turn t of a joint with world rotation w is the local correction w⁻¹·t·w:
     // parent⁻¹·(t·w) = local·(w⁻¹·t·w), as local = parent⁻¹·w. That conjugation keeps
     // t's scalar part and turns its vector part by w⁻¹: one vector rotation instead of two
-    // quaternion products.
-    let local = |w: &Quat, turn: &Quat| {
-        let t = turn.quaternion();
-        Quat::new_unchecked(nalgebra::Quaternion::from_parts(t.w, w.inverse_transform_vector(&t.imag())))
-    };
+    // quaternion products (`F4::rotate` carries lane w through, so it is t's scalar part).
+    let local = |w: &Quat, turn: F4| F4::quat(w).conj().rotate(turn, Plain).to_quat();
     Ok(TwoBoneCorrections {
-        upper: local(&joints.upper_rotation, &t.total),
-        middle: local(&joints.middle_rotation, &t.middle),
+        upper: local(&joints.upper_rotation, t.total),
+        middle: local(&joints.middle_rotation, t.middle),
     })
 }
 
@@ -465,42 +472,90 @@ fn swing(from: &Vec3, to: &Vec3) -> Quat {
     quat::from_to(&mid, to) * quat::from_to(from, &mid)
 }
 
-/// The rotation by the angle with cosine `c` and sine `s` about the unit `axis`, from
-/// half-angle formulas (no trigonometric calls). Every caller passes a pair that is unit up
-/// to rounding (built from normalized vectors), and every result ends in a renormalized
-/// joint rotation, so the pair is not normalized again here; a vanishing pair (no defined
-/// angle) gives the identity.
+/// [`swing`] in 4-lane registers (`from` and `to` as `(x, y, z, 0)`, non-zero and finite).
+#[inline(always)]
+fn swing4(from: F4, to: F4) -> F4 {
+    if from.dot(to).x() >= 0.0 {
+        return from_to4(from, to);
+    }
+    let f = from.mul(F4::splat(1.0 / from.dot(from).x().sqrt()));
+    let mid = to.sub(f.mul(to.dot(f)));
+    let mid =
+        if mid.dot(mid).x() > 1e-12 * to.dot(to).x() { mid } else { F4::vec3(&quat::any_orthogonal(&f.to_vec3())) };
+    from_to4(mid, to).qmul(from_to4(from, mid), Plain)
+}
+
+/// `quat::from_to` in 4-lane registers, the same construction step for step (the
+/// half-way quaternion, kept in the plane past a quarter turn, without cancellation up
+/// to a half turn), for vectors `(x, y, z, 0)`.
+#[inline(always)]
+fn from_to4(from: F4, to: F4) -> F4 {
+    let (lf2, lt2) = (from.dot(from).x(), to.dot(to).x());
+    let d = from.dot(to).x();
+    let mut c = from.cross(to, Plain);
+    if d < 0.0 {
+        c = c.sub(from.mul(F4::splat(c.dot(from).x() / lf2)));
+    }
+    let c2 = c.dot(c).x();
+    let mag = (lf2 * lt2).sqrt();
+    let w = if d >= 0.0 { mag + d } else { c2 / (mag - d) };
+    let inv = 1.0 / (w * w + c2).sqrt();
+    if lf2 < 1e-24 || lt2 < 1e-24 || !inv.is_finite() || (c2 == 0.0 && d < 0.0) {
+        // Nothing to turn, or an exact half turn: the scalar construction's choices.
+        return F4::quat(&quat::from_to(&from.to_vec3(), &to.to_vec3()));
+    }
+    c.mul(F4::splat(inv)).add(F4::new(0.0, 0.0, 0.0, w * inv))
+}
+
+/// The rotation by the angle with cosine `c` and sine `s` about the unit `axis`
+/// ([`half_angles_cos_sin`]).
 #[inline]
 fn rotation_cos_sin(axis: &Vec3, c: f32, s: f32) -> Quat {
+    let (half_cos, half_sin) = half_angles_cos_sin(c, s);
+    Quat::new_unchecked(nalgebra::Quaternion::new(half_cos, axis.x * half_sin, axis.y * half_sin, axis.z * half_sin))
+}
+
+/// The rotation about the unit `axis` (`(x, y, z, 0)`) whose half angle has cosine
+/// `half.0` and sine `half.1`, as a quaternion `(x, y, z, w)`.
+#[inline(always)]
+fn axis_turn(axis: F4, (half_cos, half_sin): (f32, f32)) -> F4 {
+    axis.mul(F4::splat(half_sin)).add(F4::new(0.0, 0.0, 0.0, half_cos))
+}
+
+/// Cosine and sine of half the angle with cosine `c` and sine `s`, from half-angle
+/// formulas (no trigonometric calls). Every caller passes a pair that is unit up to
+/// rounding (built from normalized vectors), and every result ends in a renormalized joint
+/// rotation, so the pair is not normalized again here; a vanishing pair (no defined angle)
+/// gives the identity's `(1, 0)`.
+#[inline(always)]
+fn half_angles_cos_sin(c: f32, s: f32) -> (f32, f32) {
     if c * c + s * s < 1e-24 {
-        return Quat::identity();
+        return (1.0, 0.0);
     }
     let c = c.clamp(-1.0, 1.0);
     // One half-angle formula for the larger of the two, where 1 ± cos θ does not cancel,
     // and sin θ = 2·sin(θ/2)·cos(θ/2) for the other: near a half turn (cos θ → −1) it is
     // sin θ that holds the distance to π, which 1 + cos θ loses to rounding (1e-4 rad
     // for an angle 1e-3 short of π).
-    let (half_cos, half_sin) = if c > -0.5 {
+    if c > -0.5 {
         let half_cos = ((1.0 + c) * 0.5).sqrt();
         (half_cos, s * 0.5 / half_cos)
     } else {
         let half_sin = ((1.0 - c) * 0.5).sqrt().copysign(s);
         (s * 0.5 / half_sin, half_sin)
-    };
-    Quat::new_unchecked(nalgebra::Quaternion::new(half_cos, axis.x * half_sin, axis.y * half_sin, axis.z * half_sin))
+    }
 }
 
-/// The rotation about the unit `axis` by the angle of the pair `(x, y)`, of any length
-/// but not zero. The half angle's direction is `(|p| + x, y)`; past a quarter turn, where
-/// that sum cancels, the same direction is written `(|y|, (|p| − x)·sign y)` (it is the
-/// first times `y / (|p| − x)`, and a negated quaternion is the same rotation).
+/// Cosine and sine of half the angle of the pair `(x, y)`, of any length but not zero.
+/// The half angle's direction is `(|p| + x, y)`; past a quarter turn, where that sum
+/// cancels, the same direction is written `(|y|, (|p| − x)·sign y)` (it is the first times
+/// `y / (|p| − x)`, and a negated quaternion is the same rotation).
 #[inline(always)]
-fn rotation_of_pair(axis: &Vec3, x: f32, y: f32) -> Quat {
+fn half_angles_of_pair(x: f32, y: f32) -> (f32, f32) {
     let r = (x * x + y * y).sqrt();
     let (w, s) = if x >= 0.0 { (r + x, y) } else { (y.abs(), (r - x).copysign(y)) };
     let inv = 1.0 / (w * w + s * s).sqrt();
-    let hs = s * inv;
-    Quat::new_unchecked(nalgebra::Quaternion::new(w * inv, axis.x * hs, axis.y * hs, axis.z * hs))
+    (w * inv, s * inv)
 }
 
 #[cfg(test)]
@@ -542,17 +597,18 @@ mod tests {
             let target = a + dir(&mut next) * ((l1 + l2) * (0.02 + 1.3 * next()));
             let pole = (i % 3 != 0).then(|| dir(&mut next) * (0.1 + 10.0 * next()));
             let m = Measures::new(&a, &b, &c, &target);
-            let Some(f) = closed_form_turns(&m, pole.as_ref()) else { continue };
+            let (a4, b4, c4, t4) = (F4::vec3(&a), F4::vec3(&b), F4::vec3(&c), F4::vec3(&target));
+            let Some(f) = closed_form_turns(a4, b4, c4, t4, pole.as_ref()) else { continue };
             let g = general_turns(&m, pole.as_ref());
             closed += 1;
             // Where the leg ends up: rotations about an ill-conditioned axis (the target
             // line of a straightened leg) may differ, the joints they place may not.
-            let knee = |t: &Turns| a + t.total * (b - a);
-            let ankle = |t: &Turns| knee(t) + (t.total * t.middle) * (c - b);
+            let knee = |t: &Turns| a + t.total.to_quat() * (b - a);
+            let ankle = |t: &Turns| knee(t) + (t.total.to_quat() * t.middle.to_quat()) * (c - b);
             let scale = l1 + l2;
             worst_knee = worst_knee.max((knee(&f) - knee(&g)).norm() / scale);
             worst_ankle = worst_ankle.max((ankle(&f) - ankle(&g)).norm() / scale);
-            worst_middle = worst_middle.max(angle_between(&f.middle, &g.middle));
+            worst_middle = worst_middle.max(angle_between(&f.middle.to_quat(), &g.middle.to_quat()));
             // The solved chain: the knee turn moves the shin, the hip turn both bones.
             let lat = (target - a).norm();
             if lat > (l1 - l2).abs() + 1e-3 && lat < l1 + l2 - 1e-3 {
@@ -578,11 +634,32 @@ mod tests {
                 let (c, s) = (theta.cos() as f32, theta.sin() as f32);
                 let axis = Vec3::new(0.36, 0.48, 0.8);
                 let expected = Quat::from_axis_angle(&nalgebra::Unit::new_unchecked(axis), theta as f32);
-                for q in [rotation_cos_sin(&axis, c, s), rotation_of_pair(&axis, c * 3.0, s * 3.0)] {
+                for q in [
+                    rotation_cos_sin(&axis, c, s),
+                    axis_turn(F4::vec3(&axis), half_angles_of_pair(c * 3.0, s * 3.0)).to_quat(),
+                ] {
                     let error = angle_between(&q, &expected);
                     assert!(error < 1e-6, "θ = π − 1e-{k} ({sign}): off by {error} rad");
                 }
             }
+        }
+    }
+
+    /// `from_to4` is `quat::from_to` in registers: the same rotation from a few degrees to
+    /// a hair short of a half turn, for vectors of different lengths.
+    #[test]
+    fn registers_swing_as_the_scalar_construction() {
+        let axis = Vec3::new(0.36, 0.48, 0.8);
+        let from = quat::any_orthogonal(&axis) * 0.7;
+        for k in 0..=400 {
+            let angle = std::f32::consts::PI * (k as f32 / 400.0).powf(0.3) * 0.999_99;
+            let to = Quat::from_axis_angle(&nalgebra::Unit::new_unchecked(axis), angle) * from * 3.0;
+            let want = quat::from_to(&from, &to);
+            let got = from_to4(F4::vec3(&from), F4::vec3(&to)).to_quat();
+            assert!(angle_between(&got, &want) < 1e-6, "{angle} rad: {got:?} against {want:?}");
+            let swung = swing4(F4::vec3(&from), F4::vec3(&to)).to_quat();
+            assert!(angle_between(&swung, &swing(&from, &to)) < 1e-6, "{angle} rad: swing");
+            assert!(((swung * from).normalize() - to.normalize()).norm() < 1e-5, "{angle} rad: swing misses");
         }
     }
 

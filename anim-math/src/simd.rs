@@ -138,6 +138,13 @@ mod lanes {
             F4(unsafe { _mm_rsqrt_ps(self.0) })
         }
 
+        /// `√self` per lane, correctly rounded (as `f32::sqrt`).
+        #[inline(always)]
+        pub fn sqrt(self) -> Self {
+            // SAFETY: SSE (module note).
+            F4(unsafe { _mm_sqrt_ps(self.0) })
+        }
+
         /// Flips the sign of the lanes whose parameter is 1 (`X` for lane x, …).
         #[inline(always)]
         pub fn flip<const X: u32, const Y: u32, const Z: u32, const W: u32>(self) -> Self {
@@ -315,6 +322,11 @@ mod lanes {
         #[inline(always)]
         pub fn rsqrt_estimate(self) -> Self {
             F4(self.0.map(|v| 1.0 / v.sqrt()))
+        }
+        /// `√self` per lane, correctly rounded (as `f32::sqrt`).
+        #[inline(always)]
+        pub fn sqrt(self) -> Self {
+            F4(self.0.map(f32::sqrt))
         }
         /// Flips the sign of the lanes whose parameter is 1 (`X` for lane x, …).
         #[inline(always)]
@@ -774,6 +786,7 @@ mod tests {
         let signs = F4::new(1.0, -2.0, 3.0, -0.5).and(F4::splat(-0.0));
         assert_eq!(F4::splat(2.0).xor(signs).to_array(), [2.0, -2.0, 2.0, -2.0]);
         assert_eq!(F4::new(1.0, 2.0, 3.0, 4.0).sum().to_array(), [10.0; 4]);
+        assert_eq!(F4::new(4.0, 2.0, 0.0, 1e-6).sqrt().to_array(), [2.0, 2f32.sqrt(), 0.0, 1e-6f32.sqrt()]);
     }
 
     /// [`lanes_match_nalgebra`] with a multiply and an add.
