@@ -1,7 +1,8 @@
 //! Aim / look-at for one joint.
 
-use crate::chain::renormalize_near_unit;
+use crate::chain::renormalize_near_unit4;
 use crate::error::{IkError, check_finite_vec};
+use anim_math::simd::{F4, Plain};
 use anim_math::{Quat, Transform, Vec3, quat};
 
 /// Turns `joint` (a local transform under `parent_world`) so its local `forward` axis
@@ -32,14 +33,23 @@ pub fn aim(
     let Some((f, u, s)) = frame(forward, up) else {
         return Err(IkError::InvalidSetting { what: "aim forward/up axes (zero or parallel)", value: 0.0 });
     };
-    let position = parent_world.transform_point(&joint.translation);
+    // `transform_point` and the new local, parent⁻¹ · world, with each quaternion and
+    // vector in one 4-lane register (a product or a rotation in a dozen instructions).
+    let pr = F4::quat(&parent_world.rotation);
+    let position = pr
+        .rotate_add(
+            F4::vec3(&parent_world.scale).mul(F4::vec3(&joint.translation)),
+            F4::vec3(&parent_world.translation),
+            Plain,
+        )
+        .to_vec3();
     // The joint's current up is only needed when world_up gives no direction.
     let Some(world) =
         aim_world(&position, target, &(f, u, s), world_up, || parent_world.rotation * (joint.rotation * u))
     else {
         return Ok(false);
     };
-    joint.rotation = renormalize_near_unit(conj_mul(&parent_world.rotation, &world));
+    renormalize_near_unit4(pr.conj().qmul(F4::quat(&world), Plain)).store_quat(&mut joint.rotation);
     Ok(true)
 }
 
