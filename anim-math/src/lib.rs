@@ -1,6 +1,8 @@
 //! Math for skeletal animation on top of [nalgebra]: the [`Transform`] a joint carries
 //! (translation, rotation, non-uniform scale), the quaternion helpers the animation book
-//! uses ([`quat`]), and dual quaternions for skinning without scale ([`dual`]).
+//! uses ([`quat`]), dual quaternions for skinning without scale ([`dual`]), and
+//! quaternions and vectors held in one 4-lane register for the runtime's hot paths
+//! ([`simd`]).
 //!
 //! Everything is concrete `f32`. The nalgebra types are re-exported under short names so
 //! the other crates of the workspace speak one vocabulary.

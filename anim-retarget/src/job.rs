@@ -10,7 +10,7 @@
 //!    (`crate::retarget::Program`).
 //!
 //! Steps 1 and 2 are quaternion products, rotations and normalizations with each
-//! quaternion, vector and scale in one 4-lane register (`crate::simd`), compiled twice:
+//! quaternion, vector and scale in one 4-lane register (`anim_math::simd`), compiled twice:
 //! for the target's baseline and, chosen at run time, for AVX2 with fused multiply-adds.
 //! Step 3 is scalar.
 //! 3. Contacts: for every limb with a weight `w > 0`, the end joint's goal is the scaled
