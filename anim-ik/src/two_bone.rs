@@ -174,8 +174,11 @@ fn closed_form_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<&Vec3>) -> Op
     let scale = lab + lcb;
     let bent = ab.cross(cb, m);
     let bent2 = bent.dot(bent).x();
+    // (A target or leg so far out that a squared length overflows takes the general path,
+    // as any non-finite length does.)
     let conditioned = lat_raw > 1e-6 * scale
         && lat_raw > 0.0
+        && (lat_raw + scale + lac2).is_finite()
         && lab > 1e-6 * scale
         && lcb > 1e-6 * scale
         && bent2 > 2.5e-3 * lab2 * lcb2
@@ -500,8 +503,9 @@ fn from_to4(from: F4, to: F4) -> F4 {
     let mag = (lf2 * lt2).sqrt();
     let w = if d >= 0.0 { mag + d } else { c2 / (mag - d) };
     let inv = 1.0 / (w * w + c2).sqrt();
-    if lf2 < 1e-24 || lt2 < 1e-24 || !inv.is_finite() || (c2 == 0.0 && d < 0.0) {
-        // Nothing to turn, or an exact half turn: the scalar construction's choices.
+    if lf2 < 1e-24 || lt2 < 1e-24 || !(lf2 + lt2 + inv).is_finite() || (c2 == 0.0 && d < 0.0) {
+        // Nothing to turn, lengths out of range, or an exact half turn: the scalar
+        // construction's choices.
         return F4::quat(&quat::from_to(&from.to_vec3(), &to.to_vec3()));
     }
     c.mul(F4::splat(inv)).add(F4::new(0.0, 0.0, 0.0, w * inv))
@@ -660,6 +664,11 @@ mod tests {
             let swung = swing4(F4::vec3(&from), F4::vec3(&to)).to_quat();
             assert!(angle_between(&swung, &swing(&from, &to)) < 1e-6, "{angle} rad: swing");
             assert!(((swung * from).normalize() - to.normalize()).norm() < 1e-5, "{angle} rad: swing misses");
+        }
+        // Lengths whose squares overflow or vanish: the scalar construction's answer.
+        for (f, t) in [(from, from * 1e30), (from * 1e-30, from), (from, Vec3::zeros())] {
+            let got = from_to4(F4::vec3(&f), F4::vec3(&t)).to_quat();
+            assert_eq!(got, quat::from_to(&f, &t), "{f:?} → {t:?}");
         }
     }
 
