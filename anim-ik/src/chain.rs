@@ -139,8 +139,8 @@ pub(crate) fn renormalize(q: Quat) -> Quat {
 /// closed-form solver writes, held in a 4-lane register (`(x, y, z, w)`): with
 /// `|q|² = 1 + e`, `|e| ≤ 1e-4`, one Newton step for `1/√(1 + e)` about 1, `1 − e/2`,
 /// leaves `q` unit to `3e²/8 ≤ 4e-9`, with no square root or division at the end of the
-/// solve's dependency chain. Anything further off (a
-/// drifted input rotation, a collapsed or non-finite one) takes [`renormalize`].
+/// solve's dependency chain. Anything further off (a drifted input rotation, a collapsed
+/// or non-finite one) takes [`renormalize`].
 #[inline(always)]
 pub(crate) fn renormalize_near_unit4(q: F4) -> F4 {
     let e = q.dot(q).x() - 1.0;

@@ -168,8 +168,7 @@ fn closed_form_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<&Vec3>) -> Op
     // The four squared lengths side by side, and three of their roots in one instruction.
     let [s0, s1, s2, s3] = F4::transpose([ab.mul(ab), cb.mul(cb), at.mul(at), ac.mul(ac)]);
     let squares = s0.add(s1).add(s2.add(s3));
-    let [lab, lcb, lat_raw, _] = squares.sqrt().to_array();
-    let lac2 = squares.to_array()[3];
+    let ([lab, lcb, lat_raw, _], lac2) = (squares.sqrt().to_array(), squares.to_array()[3]);
     let (lab2, lcb2) = (lab * lab, lcb * lcb);
     let scale = lab + lcb;
     let bent = ab.cross(cb, m);
@@ -199,7 +198,7 @@ fn closed_form_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<&Vec3>) -> Op
     // should not differ by rounding there); both pairs are unit, and φ₀ is in (0, π)
     // since n is along thigh × shin.
     let (cos_0, sin_0) = (d * inv_ll, lbent * inv_ll);
-    let cos_1 = ((lat * lat - lab * lab - lcb * lcb) * (0.5 * ilab * ilcb)).clamp(-1.0, 1.0);
+    let cos_1 = ((lat * lat - lab2 - lcb2) * (0.5 * ilab * ilcb)).clamp(-1.0, 1.0);
     let sin_1 = (1.0 - cos_1 * cos_1).max(0.0).sqrt();
     let r_middle = axis_turn(n, half_angles_cos_sin(cos_1 * cos_0 + sin_1 * sin_0, sin_1 * cos_0 - cos_1 * sin_0));
     let (x0, y0) = (lab2 + d, lbent);
