@@ -72,9 +72,16 @@ fn aim_world(
     if lt2 <= 1e-12 * position.norm_squared().max(target.norm_squared()) {
         return None;
     }
-    let fw = to_target * (1.0 / lt2.sqrt());
-    let uw =
-        pick_up(world_up, &fw).or_else(|| pick_up(&current_up(), &fw)).unwrap_or_else(|| quat::any_orthogonal(&fw));
+    let (fw, uw) = match tilted_up(&to_target, lt2, world_up) {
+        Some(axes) => axes,
+        None => {
+            let fw = to_target * (1.0 / lt2.sqrt());
+            let uw = pick_up(world_up, &fw)
+                .or_else(|| pick_up(&current_up(), &fw))
+                .unwrap_or_else(|| quat::any_orthogonal(&fw));
+            (fw, uw)
+        }
+    };
     let sw = fw.cross(&uw);
     // The world rotation takes the local frame (f, u, s) onto (fw, uw, sw): the matrix
     // [fw uw sw]·[f u s]ᵀ, turned into a quaternion without building nalgebra types.
@@ -108,6 +115,32 @@ pub fn aim_correction(
     };
     // New local = parent⁻¹·world = local·(rotation⁻¹·world), as local = parent⁻¹·rotation.
     Ok(aim_world(position, target, &frame, world_up, || rotation * frame.1).map(|w| conj_mul(rotation, &w)))
+}
+
+/// The unit aim direction and up axis, `(d/|d|, p/|p|)` with `p = |d|²·w − d·(w·d)` (the
+/// part of `w` orthogonal to `d`, scaled by `|d|²`), when `w` leans off `d` by more than
+/// about 6° (sin² > 1e-2) and nothing overflows; `None` otherwise, for [`pick_up`]'s
+/// careful path. `lt2` is `|d|²`.
+///
+/// No step waits on a square root: the two lengths are independent, so their square roots
+/// and divisions overlap, where normalizing `d` first and projecting `w` on the result puts
+/// two of each in a row. One projection leaves `p` off orthogonal to `d` by rounding of
+/// the order of ε/sin (a few 1e-6 rad at worst above 6°), which [`pick_up`]'s second
+/// projection exists for when sin is small.
+#[inline(always)]
+fn tilted_up(d: &Vec3, lt2: f32, w: &Vec3) -> Option<(Vec3, Vec3)> {
+    let (lw2, wd) = (w.norm_squared(), w.dot(d));
+    let p = w * lt2 - d * wd;
+    let lp2 = p.norm_squared();
+    // sin² of the angle between w and d is lp2 / (lt2²·lw2). Overflowing products (huge
+    // lengths) and ones near f32's smallest normal (tiny ones, where the squares lose their
+    // digits) fail the test, as does a zero w.
+    let scale = lt2 * lt2 * lw2;
+    if scale.is_finite() && scale > 1e-30 && lp2.is_finite() && lp2 > 1e-2 * scale {
+        Some((d * (1.0 / lt2.sqrt()), p * (1.0 / lp2.sqrt())))
+    } else {
+        None
+    }
 }
 
 /// The part of `v` orthogonal to the unit `fw`, normalized, if `v` leans off `fw` by more
@@ -253,6 +286,42 @@ mod tests {
             worst = worst.max(conj_mul(&p, &q).angle_to(&(p.inverse() * q)));
         }
         assert!(worst < 1e-3, "{worst}");
+    }
+
+    /// The direct axes of a clearly tilted world up ([`tilted_up`], one projection) agree
+    /// with the careful construction (normalize, then [`pick_up`]'s two projections) over
+    /// aim and up vectors of lengths 1e-4 to 1e4, and are orthonormal to the same
+    /// tolerance; up vectors tilted less than about 6° off the aim are left to the careful
+    /// path.
+    #[test]
+    fn tilted_up_matches_the_careful_construction() {
+        let (mut worst, mut taken) = (0.0f32, 0);
+        for i in 0..20_000 {
+            let f = i as f32;
+            let d = Vec3::new((f * 0.37).sin(), (f * 0.71).cos(), (f * 0.13).sin() + 0.05)
+                * 10f32.powf(4.0 * (f * 0.017).sin());
+            let w = Vec3::new((f * 0.29).cos(), (f * 0.53).sin(), (f * 0.91).cos() + 0.05)
+                * 10f32.powf(4.0 * (f * 0.023).cos());
+            let lt2 = d.norm_squared();
+            let Some((fw, uw)) = tilted_up(&d, lt2, &w) else {
+                let fw0 = d.normalize();
+                let sin = (w.normalize() - fw0 * w.normalize().dot(&fw0)).norm();
+                assert!(sin < 0.11, "{i}: up {sin} rad off the aim left to the careful path");
+                continue;
+            };
+            taken += 1;
+            let fw0 = d * (1.0 / lt2.sqrt());
+            let uw0 = pick_up(&w, &fw0).expect("an up tilted by more than 6°");
+            worst = worst.max((fw - fw0).norm()).max((uw - uw0).norm());
+            worst = worst.max(fw.dot(&uw).abs()).max((uw.norm() - 1.0).abs()).max((fw.norm() - 1.0).abs());
+        }
+        assert!(worst < 5e-6, "{worst}");
+        assert!(taken > 18_000, "{taken}");
+        assert!(tilted_up(&Vec3::z(), 1.0, &Vec3::new(0.0, 0.09, 1.0)).is_none());
+        assert!(tilted_up(&Vec3::z(), 1.0, &Vec3::new(0.0, 0.11, 1.0)).is_some());
+        // Lengths whose squares overflow or leave the normal range take the careful path.
+        assert!(tilted_up(&(Vec3::z() * 1e13), 1e26, &Vec3::y()).is_none());
+        assert!(tilted_up(&(Vec3::z() * 1e-8), 1e-16, &Vec3::y()).is_none());
     }
 
     /// The job alone and [`aim`] are one algorithm: the correction applied to the local
