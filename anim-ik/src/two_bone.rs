@@ -54,42 +54,53 @@ pub fn solve_two_bone(
     if let Some(p) = pole {
         check_finite_vec("pole", p)?;
     }
-    // The chain in model space, `combine` and `transform_point` term for term, with each
-    // quaternion and vector in one 4-lane register (SSE: a product or a rotation is a
-    // dozen instructions, against some forty for nalgebra's scalar forms).
+    // The solve runs in the parent's frame turned to world axes: world = parent translation
+    // + parent rotation · x, so x = parent scale ⊙ (the parent-space position). There the
+    // hip sits at `ps ⊙ upper.translation` and its world rotation is its local one, so the
+    // chain costs one quaternion product and two rotations (`combine` and `transform_point`
+    // term for term, less the parent's rotation), and the target and pole are turned
+    // into it aside from the chain. Lengths and angles are the world's. Each quaternion
+    // and vector is one 4-lane register (SSE: a product or a rotation is a dozen
+    // instructions, against some forty for nalgebra's scalar forms).
     let m = Plain;
-    let (pt, pr, ps) =
-        (F4::vec3(&parent_world.translation), F4::quat(&parent_world.rotation), F4::vec3(&parent_world.scale));
-    let war = pr.qmul(F4::quat(&upper.rotation), m);
-    let a = pr.rotate_add(ps.mul(F4::vec3(&upper.translation)), pt, m);
+    let (pr, ps) = (F4::quat(&parent_world.rotation), F4::vec3(&parent_world.scale));
+    let ipr = pr.conj();
+    let ur = F4::quat(&upper.rotation);
+    let a = ps.mul(F4::vec3(&upper.translation));
     let was = ps.mul(F4::vec3(&upper.scale));
-    let b = war.rotate_add(was.mul(F4::vec3(&middle.translation)), a, m);
-    let wbr = war.qmul(F4::quat(&middle.rotation), m);
+    let b = ur.rotate_add(was.mul(F4::vec3(&middle.translation)), a, m);
+    let wbr = ur.qmul(F4::quat(&middle.rotation), m);
     let c = wbr.rotate_add(was.mul(F4::vec3(&middle.scale)).mul(F4::vec3(end)), b, m);
+    let target = ipr.rotate(F4::vec3(target).sub(F4::vec3(&parent_world.translation)), m);
     let Turns { total: t, middle: rm, target_distance: lat_raw, reach: scale } =
-        world_turns(a, b, c, F4::vec3(target), pole);
-    // New local = parent⁻¹ · (world turn · old world); the old worlds are war and wbr.
-    renormalize_near_unit4(pr.conj().qmul(t.qmul(war, m), m)).store_quat(&mut upper.rotation);
-    renormalize_near_unit4(war.conj().qmul(rm.qmul(wbr, m), m)).store_quat(&mut middle.rotation);
+        world_turns(a, b, c, target, pole.map(|p| ipr.rotate(F4::vec3(p), m)));
+    // New local = parent⁻¹ · (world turn · old world). With the world turn pr·t·pr⁻¹ of the
+    // turn t found here, that is t · upper for the hip and (upper⁻¹ · rm · upper) · middle
+    // for the knee (upper · middle is wbr).
+    renormalize_near_unit4(t.qmul(ur, m)).store_quat(&mut upper.rotation);
+    renormalize_near_unit4(ur.conj().qmul(rm.qmul(wbr, m), m)).store_quat(&mut middle.rotation);
 
     // The true miss: the chain's bones turned by what the solve writes, the knee's turn on
     // the shin and the hip's on both. The locals just written place the same bones to
-    // rounding (parent · parent⁻¹ · turn · old world), so this is the rebuilt chain without
-    // waiting for the locals: measured on the rotated bones, not predicted from the angles,
-    // so a turn that misses (rounding in its angles, a clamped reach) shows. The turns are
-    // made unit as the written rotations are (rotating by a quaternion 1e-6 off unit
-    // stretches the bones by as much).
+    // rounding (the hip's world rotation becomes parent · t · upper), so this is the
+    // rebuilt chain without waiting for the locals, in the frame of the solve (a rotation
+    // and a translation away from the world's, so the distance is the world's): measured
+    // on the rotated bones, not predicted from the angles, so a turn that misses (rounding
+    // in its angles, a clamped reach) shows. The turns are made unit as the written
+    // rotations are (rotating by a quaternion 1e-6 off unit stretches the bones by as
+    // much).
     let (t, rm) = (renormalize_near_unit4(t), renormalize_near_unit4(rm));
     let c1 = t.rotate_add(b.sub(a).add(rm.rotate(c.sub(b), m)), a, m);
-    let miss = c1.sub(F4::vec3(target));
+    let miss = c1.sub(target);
     let distance = miss.dot(miss).x().sqrt();
     let reached = lat_raw <= scale && distance <= 1e-3 * scale.max(EPSILON);
     Ok(TwoBoneResult { reached, distance })
 }
 
-/// The two world-space (model-space) turns of a solve: the hip's, which moves the whole
-/// leg, and the knee's, which moves the shin, both about the world origin of their joint.
-/// `a`, `b`, `c` are the hip, knee and ankle positions. The one algorithm behind
+/// The two turns of a solve, in the frame of its inputs (model space for the job, the
+/// parent's frame turned to world axes for [`solve_two_bone`]): the hip's, which moves the
+/// whole leg, and the knee's, which moves the shin, both about their joint. `a`, `b`, `c`
+/// are the hip, knee and ankle positions, `target` and `pole` in the same frame. The one algorithm behind
 /// [`solve_two_bone`] and [`two_bone_corrections`]; inputs are finite. A well-conditioned
 /// leg takes the closed form ([`closed_form_turns`]), every other one the general
 /// construction ([`general_turns`]); both find the same turns. Always inlined: out of line
@@ -97,9 +108,10 @@ pub fn solve_two_bone(
 /// through memory and is read in other pieces than it was written (a store-forwarding
 /// stall).
 #[inline(always)]
-fn world_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<&Vec3>) -> Turns {
+fn world_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<F4>) -> Turns {
     closed_form_turns(a, b, c, target, pole).unwrap_or_else(|| {
-        general_turns(&Measures::new(&a.to_vec3(), &b.to_vec3(), &c.to_vec3(), &target.to_vec3()), pole)
+        let pole = pole.map(F4::to_vec3);
+        general_turns(&Measures::new(&a.to_vec3(), &b.to_vec3(), &c.to_vec3(), &target.to_vec3()), pole.as_ref())
     })
 }
 
@@ -161,7 +173,7 @@ impl Measures {
 /// of the leg's length of each other (`closed_form_matches_the_general_construction`), and
 /// a straighter or more folded leg takes the general path.
 #[inline(always)]
-fn closed_form_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<&Vec3>) -> Option<Turns> {
+fn closed_form_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<F4>) -> Option<Turns> {
     let m = Plain;
     // Positions are (x, y, z, 0), so four-lane dot products are the vectors' own.
     let (ab, cb, at, ac) = (b.sub(a), c.sub(b), target.sub(a), c.sub(a));
@@ -207,7 +219,6 @@ fn closed_form_turns(a: F4, b: F4, c: F4, target: F4, pole: Option<&Vec3>) -> Op
     let post = swing4(ac, at);
     let mut total = post.qmul(r_upper, m);
     if let Some(p) = pole {
-        let p = F4::vec3(p);
         let axis = at.mul(F4::splat(1.0 / lat_raw));
         let n1 = post.rotate(n, m);
         let (x, y) = (p.dot(axis.cross(n1, m)).x(), -p.dot(n1).x());
@@ -362,7 +373,7 @@ pub fn two_bone_corrections(
         check_finite_vec("pole", p)?;
     }
     let (upper, middle, end) = (F4::vec3(&joints.upper), F4::vec3(&joints.middle), F4::vec3(&joints.end));
-    let t = world_turns(upper, middle, end, F4::vec3(target), pole);
+    let t = world_turns(upper, middle, end, F4::vec3(target), pole.map(F4::vec3));
     // A world turn t of a joint with world rotation w is the local correction w⁻¹·t·w:
     // parent⁻¹·(t·w) = local·(w⁻¹·t·w), as local = parent⁻¹·w. That conjugation keeps
     // t's scalar part and turns its vector part by w⁻¹: one vector rotation instead of two
@@ -601,7 +612,7 @@ mod tests {
             let pole = (i % 3 != 0).then(|| dir(&mut next) * (0.1 + 10.0 * next()));
             let m = Measures::new(&a, &b, &c, &target);
             let (a4, b4, c4, t4) = (F4::vec3(&a), F4::vec3(&b), F4::vec3(&c), F4::vec3(&target));
-            let Some(f) = closed_form_turns(a4, b4, c4, t4, pole.as_ref()) else { continue };
+            let Some(f) = closed_form_turns(a4, b4, c4, t4, pole.map(|p| F4::vec3(&p))) else { continue };
             let g = general_turns(&m, pole.as_ref());
             closed += 1;
             // Where the leg ends up: rotations about an ill-conditioned axis (the target
