@@ -10,7 +10,7 @@
 //! normalization, one division by the squared norm of the real part at the end.
 
 use super::avx512::{BLOCK, BlockWeights, Decoded, Io, block_weights};
-use super::source::{Job, Source};
+use super::source::{Job, Source, Weights};
 use anim_math::DualQuat;
 use std::arch::x86_64::*;
 
@@ -37,11 +37,14 @@ pub(super) unsafe fn dq<S: Source, const N: usize, const NORMALS: bool>(src: S, 
     // a test inside the block, even one that always goes the same way, keeps two blends
     // alive for every lane and cost 7% on Fox (rigid positions, Zen 5).
     // SAFETY: as the caller promised.
+    // Positions from f32 weights take the software-pipelined loop ([`blocks_pipelined`]).
+    let pipelined = !NORMALS && count > BLOCK && matches!(src.weights(), Weights::F32(_));
     unsafe {
-        if job.coherent {
-            blocks::<S, N, NORMALS, false>(src, n, job.risky, &io);
-        } else {
-            blocks::<S, N, NORMALS, true>(src, n, job.risky, &io);
+        match (pipelined, job.coherent) {
+            (true, true) => blocks_pipelined::<S, N, false>(src, n, job.risky, &io),
+            (true, false) => blocks_pipelined::<S, N, true>(src, n, job.risky, &io),
+            (false, true) => blocks::<S, N, NORMALS, false>(src, n, job.risky, &io),
+            (false, false) => blocks::<S, N, NORMALS, true>(src, n, job.risky, &io),
         }
     }
 }
@@ -64,20 +67,69 @@ unsafe fn blocks<S: Source, const N: usize, const NORMALS: bool, const CHECK: bo
     let mut v = 0;
     // SAFETY (both calls): full blocks end before the last vertex, the last block at it.
     while v + BLOCK < count {
-        unsafe { block::<S, N, NORMALS, true, CHECK>(src, v, n, BLOCK, risky, io, &mut decoded) };
+        unsafe {
+            let b = blend_block::<S, N, true, CHECK>(src, v, n, BLOCK, risky, io, &mut decoded);
+            finish::<NORMALS, true>(&b, v, BLOCK, io);
+        }
         v += BLOCK;
     }
-    unsafe { block::<S, N, NORMALS, false, CHECK>(src, v, n, count - v, risky, io, &mut decoded) };
+    unsafe {
+        let b = blend_block::<S, N, false, CHECK>(src, v, n, count - v, risky, io, &mut decoded);
+        finish::<NORMALS, false>(&b, v, count - v, io);
+    }
 }
 
-/// Skins vertices `v..v + len` (`FULL`: `len = BLOCK`); `CHECK` as in [`blocks`].
+/// [`blocks`] for positions from f32 weights (more than one block), software-pipelined:
+/// the next block's blends come before this block's transpose and transforms in the
+/// instruction stream, so the core overlaps the two (a block's transforms wait on all
+/// sixteen of its blends): 14% faster on Fox (Zen 5). With normals or decoded weights the
+/// sixteen blends held across the transforms no longer fit the registers, and this loop
+/// was 4-7% slower than [`blocks`], which they keep.
 ///
 /// # Safety
-/// As [`dq`]; `v + len <= count`, `0 < len <= BLOCK`.
+/// As [`dq`]; more than [`BLOCK`] vertices.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
+unsafe fn blocks_pipelined<S: Source, const N: usize, const CHECK: bool>(
+    src: S,
+    n: usize,
+    risky: &[u64],
+    io: &Io<f32>,
+) {
+    let count = io.count;
+    debug_assert!(count > BLOCK);
+    let mut decoded = Decoded::new();
+    // SAFETY (every call): full blocks end before the last vertex, the last block at it.
+    unsafe {
+        let mut b = blend_block::<S, N, true, CHECK>(src, 0, n, BLOCK, risky, io, &mut decoded);
+        let mut v = 0;
+        loop {
+            let next = v + BLOCK;
+            if next + BLOCK < count {
+                let following = blend_block::<S, N, true, CHECK>(src, next, n, BLOCK, risky, io, &mut decoded);
+                finish::<false, true>(&b, v, BLOCK, io);
+                (b, v) = (following, next);
+            } else {
+                let last = blend_block::<S, N, false, CHECK>(src, next, n, count - next, risky, io, &mut decoded);
+                finish::<false, true>(&b, v, BLOCK, io);
+                finish::<false, false>(&last, next, count - next, io);
+                return;
+            }
+        }
+    }
+}
+
+/// The blended dual quaternions of vertices `v..v + len` (`FULL`: `len = BLOCK`), lane by
+/// lane; `CHECK` as in [`blocks`]. Always inlined (as [`finish`]), so it is compiled into
+/// each loop with that loop's AVX-512 features: a copy of its own, called from several
+/// places, was not inlined, and the sixteen blends went through memory (15-20% slower).
+///
+/// # Safety
+/// As [`dq`]; `v + len <= count`, `0 < len <= BLOCK`; called only from functions with
+/// the AVX-512 features.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool, const CHECK: bool>(
+unsafe fn blend_block<S: Source, const N: usize, const FULL: bool, const CHECK: bool>(
     src: S,
     v: usize,
     n: usize,
@@ -85,57 +137,68 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
     risky: &[u64],
     io: &Io<f32>,
     decoded: &mut Decoded,
-) {
+) -> [__m256; BLOCK] {
     let len = if FULL { BLOCK } else { len };
     // SAFETY: as the caller promised.
-    let weights = unsafe { block_weights::<S, N, FULL>(src, v, n, len, decoded) };
-    let mut b = [_mm256_setzero_ps(); BLOCK];
-    for (i, b) in b.iter_mut().enumerate() {
-        if FULL || i < len {
-            // SAFETY: vertex v + i exists.
-            *b = unsafe {
-                if !CHECK || !first_is_risky(src, v + i, n, risky) {
+    unsafe {
+        let weights = block_weights::<S, N, FULL>(src, v, n, len, decoded);
+        let mut b = [_mm256_setzero_ps(); BLOCK];
+        for (i, b) in b.iter_mut().enumerate() {
+            if FULL || i < len {
+                // Vertex v + i exists.
+                *b = if !CHECK || !first_is_risky(src, v + i, n, risky) {
                     blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
                 } else {
                     blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
-                }
-            };
+                };
+            }
         }
+        b
     }
-    let (r, d) = transpose(&b);
-    let l2 = _mm512_fmadd_ps(
-        r[0],
-        r[0],
-        _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[2], r[2], _mm512_mul_ps(r[3], r[3]))),
-    );
-    let inv_l2 = reciprocal(_mm512_max_ps(l2, _mm512_set1_ps(1e-30)));
-    let u = [r[0], r[1], r[2]];
-    let wr = r[3];
-    // The dual part quartered (see `math::dq_point`): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
-    let quarter = _mm512_set1_ps(0.25);
-    let dv = [_mm512_mul_ps(d[0], quarter), _mm512_mul_ps(d[1], quarter), _mm512_mul_ps(d[2], quarter)];
-    let wd = _mm512_mul_ps(d[3], quarter);
-    let c = cross(&u, &dv);
-    // SAFETY: vertices v..v + len exist.
-    let p = unsafe { load_soa::<FULL>(io.pos.add(3 * v), len) };
-    let off = rotation_offset(&u, wr, &p);
-    let eight = _mm512_set1_ps(8.0);
-    let mut out = [p[0]; 3];
-    for i in 0..3 {
-        let t = _mm512_fmadd_ps(wr, dv[i], _mm512_fnmadd_ps(wd, u[i], c[i]));
-        out[i] = _mm512_fmadd_ps(_mm512_fmadd_ps(eight, t, off[i]), inv_l2, p[i]);
-    }
-    // SAFETY: as above.
-    unsafe { store_soa::<FULL>(io.op.add(3 * v), out, len) };
-    if NORMALS {
-        // SAFETY: as above.
-        let m = unsafe { load_soa::<FULL>(io.nin.add(3 * v), len) };
-        let off = rotation_offset(&u, wr, &m);
+}
+
+/// Skins vertices `v..v + len` (`FULL`: `len = BLOCK`) from their blends `b`. Always
+/// inlined (see [`blend_block`]).
+///
+/// # Safety
+/// As [`dq`]; `v + len <= count`, `0 < len <= BLOCK`; called only from functions with
+/// the AVX-512 features.
+#[inline(always)]
+unsafe fn finish<const NORMALS: bool, const FULL: bool>(b: &[__m256; BLOCK], v: usize, len: usize, io: &Io<f32>) {
+    let len = if FULL { BLOCK } else { len };
+    // SAFETY: the caller has the AVX-512 features; vertices v..v + len exist.
+    unsafe {
+        let (r, d) = transpose(b);
+        let l2 = _mm512_fmadd_ps(
+            r[0],
+            r[0],
+            _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[2], r[2], _mm512_mul_ps(r[3], r[3]))),
+        );
+        let inv_l2 = reciprocal(_mm512_max_ps(l2, _mm512_set1_ps(1e-30)));
+        let u = [r[0], r[1], r[2]];
+        let wr = r[3];
+        // The dual part quartered (see `math::dq_point`): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
+        let quarter = _mm512_set1_ps(0.25);
+        let dv = [_mm512_mul_ps(d[0], quarter), _mm512_mul_ps(d[1], quarter), _mm512_mul_ps(d[2], quarter)];
+        let wd = _mm512_mul_ps(d[3], quarter);
+        let c = cross(&u, &dv);
+        let p = load_soa::<FULL>(io.pos.add(3 * v), len);
+        let off = rotation_offset(&u, wr, &p);
+        let eight = _mm512_set1_ps(8.0);
+        let mut out = [p[0]; 3];
         for i in 0..3 {
-            out[i] = _mm512_fmadd_ps(off[i], inv_l2, m[i]);
+            let t = _mm512_fmadd_ps(wr, dv[i], _mm512_fnmadd_ps(wd, u[i], c[i]));
+            out[i] = _mm512_fmadd_ps(_mm512_fmadd_ps(eight, t, off[i]), inv_l2, p[i]);
         }
-        // SAFETY: as above.
-        unsafe { store_soa::<FULL>(io.on.add(3 * v), out, len) };
+        store_soa::<FULL>(io.op.add(3 * v), out, len);
+        if NORMALS {
+            let m = load_soa::<FULL>(io.nin.add(3 * v), len);
+            let off = rotation_offset(&u, wr, &m);
+            for i in 0..3 {
+                out[i] = _mm512_fmadd_ps(off[i], inv_l2, m[i]);
+            }
+            store_soa::<FULL>(io.on.add(3 * v), out, len);
+        }
     }
 }
 
