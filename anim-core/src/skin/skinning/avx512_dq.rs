@@ -7,7 +7,9 @@
 //! pair of the mesh can flip: [`Job::coherent`]). Sixteen blends are transposed to
 //! structure-of-arrays form (eight registers of sixteen lanes) and positions and normals
 //! are transformed sixteen at a time, with the formulas of the AVX2 loop: no
-//! normalization, one division by the squared norm of the real part at the end.
+//! normalization, one division by the squared norm of the real part at the end. Positions
+//! from `f32` weights blend the next block before transforming this one (software
+//! pipelining, [`blocks_pipelined`]).
 
 use super::avx512::{BLOCK, BlockWeights, Decoded, Io, block_weights};
 use super::source::{Job, Source, Weights};
@@ -33,12 +35,12 @@ pub(super) unsafe fn dq<S: Source, const N: usize, const NORMALS: bool>(src: S, 
         on: job.out_n.as_mut_ptr().cast::<f32>(),
         count,
     };
-    // A coherent palette (the usual case) runs a loop without the per-vertex test at all:
-    // a test inside the block, even one that always goes the same way, keeps two blends
-    // alive for every lane and cost 7% on Fox (rigid positions, Zen 5).
-    // SAFETY: as the caller promised.
-    // Positions from f32 weights take the software-pipelined loop ([`blocks_pipelined`]).
+    // A coherent palette (the usual case) runs a loop without the per-vertex test at all
+    // (a test inside the block, even one that always went the same way, cost 4-5% on
+    // Fox's unorm16 layouts, Zen 5). Positions from f32 weights take the software-pipelined
+    // loop ([`blocks_pipelined`]).
     let pipelined = !NORMALS && count > BLOCK && matches!(src.weights(), Weights::F32(_));
+    // SAFETY: as the caller promised; the pipelined loop gets more than one block.
     unsafe {
         match (pipelined, job.coherent) {
             (true, true) => blocks_pipelined::<S, N, false>(src, n, job.risky, &io),
