@@ -58,9 +58,14 @@ for b in "$@"; do
   src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
   flags=$(sed -n 's/^CMAKE_CXX_FLAGS:STRING=//p' "$cache")
   name=$(basename "$b")
-  libs=("$b/src/geometry/runtime/libozz_geometry.a" "$b/src/animation/runtime/libozz_animation.a"
-        "$b/src/base/libozz_base.a")
-  for l in "${libs[@]}"; do [ -f "$l" ] || { echo "$l is missing: build ozz first" >&2; exit 1; }; done
+  # ozz names its Release libraries with a "_r" postfix unless configured with
+  # -Dozz_build_postfix=OFF; either name is taken.
+  libs=()
+  for l in geometry/runtime/libozz_geometry animation/runtime/libozz_animation base/libozz_base; do
+    if [ -f "$b/src/$l.a" ]; then libs+=("$b/src/$l.a")
+    elif [ -f "$b/src/${l}_r.a" ]; then libs+=("$b/src/${l}_r.a")
+    else echo "$b/src/$l.a (or ${l##*/}_r.a) is missing: build ozz first" >&2; exit 1; fi
+  done
   # shellcheck disable=SC2086 # the build's flags are several words
   g++ -std=c++17 -O3 -DNDEBUG $flags -I"$src/include" scripts/vs-ozz/driver.cc "${libs[@]}" \
     -o "$out/driver-$name"
