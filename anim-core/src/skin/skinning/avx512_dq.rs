@@ -171,35 +171,83 @@ unsafe fn finish<const NORMALS: bool, const FULL: bool>(b: &[__m256; BLOCK], v: 
     // SAFETY: the caller has the AVX-512 features; vertices v..v + len exist.
     unsafe {
         let (r, d) = transpose(b);
-        let l2 = _mm512_fmadd_ps(
-            r[0],
-            r[0],
-            _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[2], r[2], _mm512_mul_ps(r[3], r[3]))),
-        );
-        let inv_l2 = reciprocal(_mm512_max_ps(l2, _mm512_set1_ps(1e-30)));
-        let u = [r[0], r[1], r[2]];
-        let wr = r[3];
-        // The dual part quartered (see `math::dq_point`): t = 8·(w_r·d_v − w_d·r_v + r_v × d_v).
-        let quarter = _mm512_set1_ps(0.25);
-        let dv = [_mm512_mul_ps(d[0], quarter), _mm512_mul_ps(d[1], quarter), _mm512_mul_ps(d[2], quarter)];
-        let wd = _mm512_mul_ps(d[3], quarter);
-        let c = cross(&u, &dv);
+        let q = Dq16::new(&r, &d);
         let p = load_soa::<FULL>(io.pos.add(3 * v), len);
-        let off = rotation_offset(&u, wr, &p);
-        let eight = _mm512_set1_ps(8.0);
-        let mut out = [p[0]; 3];
-        for i in 0..3 {
-            let t = _mm512_fmadd_ps(wr, dv[i], _mm512_fnmadd_ps(wd, u[i], c[i]));
-            out[i] = _mm512_fmadd_ps(_mm512_fmadd_ps(eight, t, off[i]), inv_l2, p[i]);
-        }
-        store_soa::<FULL>(io.op.add(3 * v), out, len);
+        store_soa::<FULL>(io.op.add(3 * v), q.point(&p), len);
         if NORMALS {
             let m = load_soa::<FULL>(io.nin.add(3 * v), len);
-            let off = rotation_offset(&u, wr, &m);
+            store_soa::<FULL>(io.on.add(3 * v), q.rotate(&m), len);
+        }
+    }
+}
+
+/// Sixteen blended dual quaternions (real parts `r`, dual parts `d`, lane by lane) as the
+/// transforms read them: the real part's vector and scalar parts, the dual part quartered
+/// (see `math::dq_point`), their cross product, and `1 / |r|²` (no normalization: points
+/// and vectors are divided by it at the end). Shared by the rigid and the scaled loop.
+pub(super) struct Dq16 {
+    u: [__m512; 3],
+    wr: __m512,
+    dv: [__m512; 3],
+    wd: __m512,
+    c: [__m512; 3],
+    inv_l2: __m512,
+}
+
+impl Dq16 {
+    /// # Safety
+    /// Called only from functions with the AVX-512 features (always inlined into them).
+    #[inline(always)]
+    pub(super) unsafe fn new(r: &[__m512; 4], d: &[__m512; 4]) -> Self {
+        // SAFETY: as the caller promised.
+        unsafe {
+            let l2 = _mm512_fmadd_ps(
+                r[0],
+                r[0],
+                _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[2], r[2], _mm512_mul_ps(r[3], r[3]))),
+            );
+            let inv_l2 = reciprocal(_mm512_max_ps(l2, _mm512_set1_ps(1e-30)));
+            let u = [r[0], r[1], r[2]];
+            let quarter = _mm512_set1_ps(0.25);
+            let dv = [_mm512_mul_ps(d[0], quarter), _mm512_mul_ps(d[1], quarter), _mm512_mul_ps(d[2], quarter)];
+            let c = cross(&u, &dv);
+            Self { u, wr: r[3], dv, wd: _mm512_mul_ps(d[3], quarter), c, inv_l2 }
+        }
+    }
+
+    /// Points `p` transformed: rotated, then translated by `t = 8·(w_r·d_v − w_d·r_v + r_v × d_v)`.
+    ///
+    /// # Safety
+    /// As [`Dq16::new`].
+    #[inline(always)]
+    pub(super) unsafe fn point(&self, p: &[__m512; 3]) -> [__m512; 3] {
+        // SAFETY: as the caller promised.
+        unsafe {
+            let off = rotation_offset(&self.u, self.wr, p);
+            let eight = _mm512_set1_ps(8.0);
+            let mut out = *p;
             for i in 0..3 {
-                out[i] = _mm512_fmadd_ps(off[i], inv_l2, m[i]);
+                let t = _mm512_fmadd_ps(self.wr, self.dv[i], _mm512_fnmadd_ps(self.wd, self.u[i], self.c[i]));
+                out[i] = _mm512_fmadd_ps(_mm512_fmadd_ps(eight, t, off[i]), self.inv_l2, p[i]);
             }
-            store_soa::<FULL>(io.on.add(3 * v), out, len);
+            out
+        }
+    }
+
+    /// Vectors `m` rotated.
+    ///
+    /// # Safety
+    /// As [`Dq16::new`].
+    #[inline(always)]
+    pub(super) unsafe fn rotate(&self, m: &[__m512; 3]) -> [__m512; 3] {
+        // SAFETY: as the caller promised.
+        unsafe {
+            let off = rotation_offset(&self.u, self.wr, m);
+            let mut out = *m;
+            for i in 0..3 {
+                out[i] = _mm512_fmadd_ps(off[i], self.inv_l2, m[i]);
+            }
+            out
         }
     }
 }

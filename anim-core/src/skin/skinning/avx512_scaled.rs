@@ -11,7 +11,7 @@
 //! the scale matrix rescaled first ([`rescaled_normal_matrix`](super::math::rescaled_normal_matrix)).
 
 use super::avx512::{BLOCK, Decoded, Io, block_weights};
-use super::avx512_dq::{blend, first_is_risky, load_soa, reciprocal, rotation_offset, store_soa, transpose};
+use super::avx512_dq::{Dq16, blend, first_is_risky, load_soa, store_soa, transpose};
 use super::math::redone_dq_normal;
 use super::source::{F32Src, Job, Source};
 use crate::skin::palette::ScaleRow;
@@ -114,30 +114,13 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
     }
     let (r, d) = transpose(&b);
     let s = transpose_scales(&rows);
-    let l2 = _mm512_fmadd_ps(
-        r[0],
-        r[0],
-        _mm512_fmadd_ps(r[1], r[1], _mm512_fmadd_ps(r[2], r[2], _mm512_mul_ps(r[3], r[3]))),
-    );
-    let inv_l2 = reciprocal(_mm512_max_ps(l2, _mm512_set1_ps(1e-30)));
-    let u = [r[0], r[1], r[2]];
-    let wr = r[3];
-    let quarter = _mm512_set1_ps(0.25);
-    let dv = [_mm512_mul_ps(d[0], quarter), _mm512_mul_ps(d[1], quarter), _mm512_mul_ps(d[2], quarter)];
-    let wd = _mm512_mul_ps(d[3], quarter);
-    let c = super::avx512_dq::cross(&u, &dv);
+    // SAFETY: this function has the AVX-512 features.
+    let q = unsafe { Dq16::new(&r, &d) };
     // SAFETY: vertices v..v + len exist.
     let p = unsafe { load_soa::<FULL>(io.pos.add(3 * v), len) };
     let ps = mat3_mul(&s, &p);
-    let off = rotation_offset(&u, wr, &ps);
-    let eight = _mm512_set1_ps(8.0);
-    let mut out = [ps[0]; 3];
-    for i in 0..3 {
-        let t = _mm512_fmadd_ps(wr, dv[i], _mm512_fnmadd_ps(wd, u[i], c[i]));
-        out[i] = _mm512_fmadd_ps(_mm512_fmadd_ps(eight, t, off[i]), inv_l2, ps[i]);
-    }
-    // SAFETY: as above.
-    unsafe { store_soa::<FULL>(io.op.add(3 * v), out, len) };
+    // SAFETY: as above (the features; vertices v..v + len exist).
+    unsafe { store_soa::<FULL>(io.op.add(3 * v), q.point(&ps), len) };
     if NORMALS {
         // SAFETY: as above.
         let m = unsafe { load_soa::<FULL>(io.nin.add(3 * v), len) };
@@ -147,7 +130,7 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
             [super::avx512_dq::cross(&c1, &c2), super::avx512_dq::cross(&c2, &c0), super::avx512_dq::cross(&c0, &c1)];
         let det = _mm512_fmadd_ps(c0[0], k[0][0], _mm512_fmadd_ps(c0[1], k[0][1], _mm512_mul_ps(c0[2], k[0][2])));
         let flip = _mm512_and_ps(det, _mm512_set1_ps(-0.0));
-        let mut nrm = out;
+        let mut nrm = p;
         for i in 0..3 {
             let x = _mm512_fmadd_ps(k[0][i], m[0], _mm512_fmadd_ps(k[1][i], m[1], _mm512_mul_ps(k[2][i], m[2])));
             nrm[i] = _mm512_xor_ps(x, flip);
@@ -155,11 +138,9 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
         let n2 = _mm512_fmadd_ps(nrm[0], nrm[0], _mm512_fmadd_ps(nrm[1], nrm[1], _mm512_mul_ps(nrm[2], nrm[2])));
         let in_range = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(n2, _mm512_set1_ps(1e-30))
             & _mm512_cmp_ps_mask::<_CMP_LE_OQ>(n2, _mm512_set1_ps(f32::MAX));
-        let off = rotation_offset(&u, wr, &nrm);
-        let mut rot = nrm;
-        for i in 0..3 {
-            rot[i] = _mm512_fmadd_ps(off[i], inv_l2, nrm[i]);
-        }
+        // SAFETY: this function has the AVX-512 features.
+        let rot = unsafe { q.rotate(&nrm) };
+        let mut out = rot;
         let len2 = _mm512_fmadd_ps(rot[0], rot[0], _mm512_fmadd_ps(rot[1], rot[1], _mm512_mul_ps(rot[2], rot[2])));
         let y = rsqrt(_mm512_max_ps(len2, _mm512_set1_ps(1e-30)));
         for i in 0..3 {
