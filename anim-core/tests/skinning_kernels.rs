@@ -12,7 +12,7 @@ use anim_core::skin::skinning::{
     Kernel, NormalMode, SkinningInput, SkinningOutput, dual_quaternion, dual_quaternion_with, linear_blend_with,
 };
 use anim_core::skin::{DqPalette, Influences, SkinningError};
-use anim_math::{Mat4, Quat, Transform, Vec3};
+use anim_math::{DualQuat, Mat4, Quat, Transform, Vec3};
 use nalgebra::Unit;
 
 use anim_testkit::rng::Rng;
@@ -355,6 +355,47 @@ fn dq_kernels_without_hemisphere_tests_match_the_scalar_loop() {
     let crossed = mesh(&|v| if v == 20 { (0, 4) } else { ((2 * (v % 4)) as u16, (2 * (v % 4) + 1) as u16) });
     assert!(!coherent(&crossed, &pal));
     check_dq("pairs (2k, 2k + 1) and (0, 4)", &crossed, &pos, &nrm, &pal, &kernels);
+}
+
+/// Whole dual quaternions negated (the same transforms) make pairs of a mesh flip without
+/// any cycle of flips: the SIMD loops then blend with a sign a joint instead of a test an
+/// influence, and still agree with the scalar loop. First the 45° palette with every other
+/// joint negated; then palettes with scale (uniform and not) turned about one axis by
+/// −0.5π to −0.92π, where reading the rotation from the matrix gives the first joints one
+/// sign and the others the opposite one (past −2π/3 the matrix's trace is negative).
+#[test]
+fn dq_kernels_with_negated_joints_match_the_scalar_loop() {
+    let kernels = dq_kernels("dq_kernels_with_negated_joints_match_the_scalar_loop");
+    let mut rng = Rng(78);
+    let joints = 7;
+    let dqs: Vec<DualQuat> = (0..joints)
+        .map(|j| {
+            let r = Quat::from_euler_angles(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), rng.range(-0.5, 0.5));
+            let q = anim_math::dual::from_transform(&Transform::new(rng.vec3(3.0), r, Vec3::new(1.0, 1.0, 1.0)));
+            if j % 2 == 1 { DualQuat::new_unchecked(-q.into_inner()) } else { q }
+        })
+        .collect();
+    let pal = DqPalette::from_rigid(&dqs);
+    for (per, verts) in [(4usize, 29usize), (4, 48), (3, 33), (2, 8), (8, 37)] {
+        let (inf, pos, nrm, _) = scene(190 + per as u32 + verts as u32, verts, per, joints);
+        assert!(!coherent(&inf, &pal), "some pair flips");
+        check_dq(&format!("negated joints, {per} influences, {verts} vertices"), &inf, &pos, &nrm, &pal, &kernels);
+    }
+    let axis = Unit::new_normalize(Vec3::new(0.2, 1.0, -0.4));
+    for uniform in [true, false] {
+        let mats: Vec<Mat4> = (0..joints)
+            .map(|j| {
+                let angle = -std::f32::consts::PI * (0.5 + 0.07 * j as f32);
+                let s = if uniform { Vec3::repeat(rng.range(0.5, 1.5)) } else { Vec3::new(0.8, 1.3, 1.1) };
+                Transform::new(rng.vec3(3.0), Quat::from_axis_angle(&axis, angle), s).to_matrix()
+            })
+            .collect();
+        let pal = DqPalette::from_matrices(&mats);
+        assert!(!pal.is_rigid());
+        let (inf, pos, nrm, _) = scene(300, 45, 4, joints);
+        assert!(!coherent(&inf, &pal), "some pair flips");
+        check_dq(&format!("turned palette with scale, uniform {uniform}"), &inf, &pos, &nrm, &pal, &kernels);
+    }
 }
 
 /// A palette with bind-space scale takes the scale-aware loops: every kernel agrees with

@@ -27,7 +27,9 @@
 //! vertex; other counts take a general loop. Renormalized normals use a reciprocal square
 //! root estimate refined by one Newton step (relative error about 1e-7). Dual-quaternion
 //! blends skip their hemisphere tests when no pair of joints that share a vertex has
-//! rotations in opposite hemispheres ([`Influences::pivot_pairs`], checked once a call).
+//! rotations in opposite hemispheres ([`Influences::pivot_pairs`], checked once a call),
+//! or when negating some joints' dual quaternions (the same transforms) makes it so: the
+//! SIMD loops then blend such a copy of the palette.
 //! Splitting a mesh by influence count (so that most vertices run the 1- or 2-influence
 //! loop) pays off more than anything else.
 //!
@@ -512,19 +514,20 @@ pub fn dual_quaternion_with(
     if input.influences.joint_bound() == 0 || out.positions.is_empty() {
         // Every vertex is unweighted.
     } else if palette.is_rigid() {
-        let mut risky = [0u64; RISK_WORDS];
         let normals = out.normals.is_some();
-        let job = fast::Job {
-            per: input.influences.per_vertex(),
-            palette: palette.dual_quats(),
-            pos: input.positions,
-            nin: input.normals.filter(|_| normals).unwrap_or(&[]),
-            out_p: &mut *out.positions,
-            out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
-            coherent: hemisphere_risk(input.influences.pivot_pairs(), palette.dual_quats(), &mut risky),
-            risky: &risky,
-        };
-        fast::dq(input.influences.view(), kernel, normals, job);
+        with_hemispheres(input.influences.pivot_pairs(), palette.dual_quats(), |h| {
+            let job = fast::Job {
+                per: input.influences.per_vertex(),
+                palette: h.palette,
+                pos: input.positions,
+                nin: input.normals.filter(|_| normals).unwrap_or(&[]),
+                out_p: &mut *out.positions,
+                out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+                coherent: h.coherent,
+                risky: h.risky,
+            };
+            fast::dq(input.influences.view(), kernel, normals, job);
+        });
     } else {
         dq_scaled(input, palette, kernel, out);
     }
@@ -532,31 +535,144 @@ pub fn dual_quaternion_with(
     Ok(())
 }
 
-/// Which vertices' hemisphere tests can flip a weight. The real parts of each pivot pair
-/// ([`Influences::pivot_pairs`]) are dotted as the scalar loops dot them; when a pair's
-/// dot is negative (or NaN), its first joint's bit is set in `risky` (one bit a joint,
-/// cleared on entry up to the palette's length). Returns true when none is: no vertex flips
-/// anything, and the SIMD loops skip every test. One pass over the pairs.
-fn hemisphere_risk(pairs: &[u32], palette: &[DualQuat], risky: &mut [u64]) -> bool {
-    let words = palette.len().div_ceil(64).min(risky.len());
-    risky[..words].fill(0);
-    let mut coherent = true;
+/// What the SIMD dual-quaternion loops blend from, for one mesh and palette
+/// ([`with_hemispheres`]).
+struct Hemispheres<'a> {
+    /// The dual quaternions to blend: the palette's, or a copy with some negated.
+    palette: &'a [DualQuat],
+    /// No vertex flips a weight against `palette`: the loops skip the hemisphere tests.
+    coherent: bool,
+    /// When not `coherent`: one bit a joint, set for the joints whose vertices (as their
+    /// first joint) may flip a weight; the others skip the tests too.
+    risky: &'a [u64],
+}
+
+/// A palette copy for [`with_hemispheres`]: 32-byte aligned entries, as the palette's own.
+#[repr(C, align(32))]
+struct SignedPalette([DualQuat; SIGN_JOINTS]);
+
+/// Runs `f` with what the SIMD loops blend from for `pairs` (a mesh's
+/// [`Influences::pivot_pairs`]) under `palette`. The pairs' real parts are dotted as the
+/// scalar loops dot them, once a call:
+///
+/// - no dot negative (or NaN): the mesh is coherent, no vertex flips anything;
+/// - else, for palettes of up to [`SIGN_JOINTS`] joints, [`hemisphere_signs`] looks for a
+///   sign a joint that accounts for every flip; if there is one, the loops blend a copy of
+///   the palette with those joints negated (the same transforms), which is coherent: each
+///   vertex blends `±` the scalar loop's blend (the sign of its first joint), and
+///   transforms points and vectors alike. Joints negated by a matrix's reading (which
+///   picks a quaternion's sign by its own rule) cost a copy of the palette, not a test
+///   an influence;
+/// - else the first joint of each negative pair is marked risky, and those vertices test.
+///
+/// The stack tables are filled only when needed: a coherent call clears no memory.
+fn with_hemispheres<R>(pairs: &[u32], palette: &[DualQuat], f: impl FnOnce(Hemispheres) -> R) -> R {
+    let dot = |pair: u32| {
+        // Pairs hold joints below `joint_bound`, which the palette covers (validated).
+        let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
+        let (p, q) = (&palette[a].as_ref().real.coords, &palette[b].as_ref().real.coords);
+        (a, q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3])
+    };
+    // Negative or NaN (a NaN dot flips nothing in the scalar loop, but marks the pair).
+    let flips = |d: f32| d < 0.0 || d.is_nan();
+    if !pairs.iter().any(|&pair| flips(dot(pair).1)) {
+        return f(Hemispheres { palette, coherent: true, risky: &[] });
+    }
+    let n = palette.len();
+    if n <= SIGN_JOINTS {
+        let mut signs = [0u32; SIGN_JOINTS];
+        if hemisphere_signs(pairs, palette, &mut signs[..n]) {
+            let mut copy = std::mem::MaybeUninit::<SignedPalette>::uninit();
+            let first = copy.as_mut_ptr().cast::<DualQuat>();
+            for (j, (q, &sign)) in palette.iter().zip(&signs[..n]).enumerate() {
+                let q = if sign == SIGN_BIT { DualQuat::new_unchecked(-q.into_inner()) } else { *q };
+                // SAFETY: j < n <= SIGN_JOINTS, inside the copy.
+                unsafe { first.add(j).write(q) };
+            }
+            // SAFETY: entries 0..n were written above; `DualQuat` has no invalid values.
+            let signed = unsafe { std::slice::from_raw_parts(first, n) };
+            return f(Hemispheres { palette: signed, coherent: true, risky: &[] });
+        }
+    }
+    let mut risky = [0u64; RISK_WORDS];
+    for &pair in pairs {
+        let (a, d) = dot(pair);
+        if flips(d) {
+            risky[a / 64] |= 1 << (a % 64);
+        }
+    }
+    f(Hemispheres { palette, coherent: false, risky: &risky })
+}
+
+/// Bits of the risky-joint table: one a possible joint index (`u16`).
+const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
+
+/// The largest palette [`with_hemispheres`] copies with signs (its tables, 36 KiB, live
+/// on the stack).
+const SIGN_JOINTS: usize = 1024;
+
+/// The `f32` sign bit, as [`hemisphere_signs`] stores a flip.
+const SIGN_BIT: u32 = 0x8000_0000;
+
+/// Looks for a sign a joint (`0` or [`SIGN_BIT`], `signs` one a palette entry) such that
+/// for every pivot pair `(a, b)`, `signs[a] ^ signs[b]` is the sign bit exactly when the
+/// scalar loop flips `b`'s weight for a vertex pivoting on `a` (their real parts' dot
+/// product negative): negating the joints whose sign is set leaves no pair to flip.
+///
+/// The signs are a two-colouring of the pairs' graph with the flips as parities: a
+/// union-find whose links carry the parity to their parent. Returns false when none exists
+/// (a cycle of pairs with an odd number of flips: three joints whose quaternions spread
+/// beyond a quarter turn of their sphere, say).
+fn hemisphere_signs(pairs: &[u32], palette: &[DualQuat], signs: &mut [u32]) -> bool {
+    let n = signs.len();
+    debug_assert!(n <= SIGN_JOINTS && n == palette.len());
+    let mut parent = [0u16; SIGN_JOINTS];
+    for (j, p) in parent[..n].iter_mut().enumerate() {
+        // `n` is at most SIGN_JOINTS, far below u16::MAX.
+        *p = j as u16;
+    }
+    // While linking, `signs[j]` is j's parity relative to `parent[j]` (0 for a root).
+    signs.fill(0);
+    // (root of `x`, parity of `x` relative to it), linking the path straight to the root.
+    let find = |parent: &mut [u16; SIGN_JOINTS], signs: &mut [u32], x: usize| -> (usize, u32) {
+        let (mut root, mut parity) = (x, 0);
+        while usize::from(parent[root]) != root {
+            parity ^= signs[root];
+            root = usize::from(parent[root]);
+        }
+        let (mut y, mut py) = (x, parity);
+        while y != root {
+            let (up, pu) = (usize::from(parent[y]), py ^ signs[y]);
+            // `root` is below `n`, so it fits a u16 as `parent`'s entries do.
+            (parent[y], signs[y]) = (root as u16, py);
+            (y, py) = (up, pu);
+        }
+        (root, parity)
+    };
     for &pair in pairs {
         // Pairs hold joints below `joint_bound`, which the palette covers (validated).
         let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
         let (p, q) = (&palette[a].as_ref().real.coords, &palette[b].as_ref().real.coords);
         let dot = q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3];
-        // Negative or NaN (a NaN dot flips nothing in the scalar loop, but marks the pair).
-        if dot < 0.0 || dot.is_nan() {
-            coherent = false;
-            risky[a / 64] |= 1 << (a % 64);
+        let flip = if dot < 0.0 { SIGN_BIT } else { 0 };
+        let (ra, pa) = find(&mut parent, signs, a);
+        let (rb, pb) = find(&mut parent, signs, b);
+        if ra == rb {
+            if pa ^ pb != flip {
+                return false;
+            }
+        } else {
+            // `ra` is below `n` (see above).
+            (parent[rb], signs[rb]) = (ra as u16, pa ^ pb ^ flip);
         }
     }
-    coherent
+    // Every joint's parity relative to its root: its sign.
+    for j in 0..n {
+        let (_, parity) = find(&mut parent, signs, j);
+        signs[j] = parity;
+    }
+    true
 }
-
-/// Bits of [`hemisphere_risk`]: one a possible joint index (`u16`).
-const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
 
 /// The scale-aware dual-quaternion loops: AVX-512 (sixteen vertices a step) or AVX2 + FMA
 /// (eight), when `kernel` is one of them, else the scalar loop. They read the `f32` weights.
@@ -566,31 +682,33 @@ fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &m
     let _ = kernel;
     #[cfg(target_arch = "x86_64")]
     if kernel != Kernel::Scalar {
-        let mut risky = [0u64; RISK_WORDS];
         let normals = out.normals.is_some();
-        let job = fast::Job {
-            per: input.influences.per_vertex(),
-            palette: palette.dual_quats(),
-            pos: input.positions,
-            nin: input.normals.filter(|_| normals).unwrap_or(&[]),
-            out_p: &mut *out.positions,
-            out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
-            coherent: hemisphere_risk(input.influences.pivot_pairs(), palette.dual_quats(), &mut risky),
-            risky: &risky,
-        };
         let (joints, weights) = (input.influences.joints(), input.influences.weights());
         let rows = palette.scale_rows();
         assert_eq!(rows.len(), palette.len(), "a palette with scale has a scale row per joint");
-        // SAFETY: the caller checked that the CPU runs `kernel` (`Kernel::Avx512`, or else
-        // `Kernel::Avx2Fma`: AVX2 and FMA); the input was validated, and the palette (not
-        // rigid: this function's caller checked) has one scale row a joint (asserted).
-        unsafe {
-            if kernel == Kernel::Avx512 {
-                avx512_scaled::run(joints, weights, job, rows);
-            } else {
-                avx2_scaled::run(joints, weights, job, rows);
+        with_hemispheres(input.influences.pivot_pairs(), palette.dual_quats(), |h| {
+            let job = fast::Job {
+                per: input.influences.per_vertex(),
+                palette: h.palette,
+                pos: input.positions,
+                nin: input.normals.filter(|_| normals).unwrap_or(&[]),
+                out_p: &mut *out.positions,
+                out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+                coherent: h.coherent,
+                risky: h.risky,
+            };
+            // SAFETY: the caller checked that the CPU runs `kernel` (`Kernel::Avx512`, or
+            // else `Kernel::Avx2Fma`: AVX2 and FMA); the input was validated, and the
+            // palette (not rigid: this function's caller checked) has one scale row a
+            // joint (asserted).
+            unsafe {
+                if kernel == Kernel::Avx512 {
+                    avx512_scaled::run(joints, weights, job, rows);
+                } else {
+                    avx2_scaled::run(joints, weights, job, rows);
+                }
             }
-        }
+        });
         return;
     }
     dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));

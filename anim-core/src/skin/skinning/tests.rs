@@ -154,3 +154,66 @@ fn palette_placement_does_not_change_the_result() {
         }
     }
 }
+
+/// A rigid palette of `n` joints turned about one axis by the given angles.
+fn turned(angles: &[f32]) -> Vec<DualQuat> {
+    let axis = anim_math::nalgebra::Unit::new_normalize(Vec3::new(0.2, 1.0, -0.4));
+    angles.iter().map(|&a| dual::from_parts(&Vec3::new(a, 0.0, 1.0), &Quat::from_axis_angle(&axis, a))).collect()
+}
+
+/// Signs exist when the negative pairs come from whole dual quaternions negated (the same
+/// transforms): every pair's parity is then its flip, and the loops blend a copy with
+/// those joints negated back, in which no pair flips. Three joints whose quaternions spread
+/// beyond a quarter turn of their sphere (a cycle with one flip) have none: their risky
+/// vertices keep the tests.
+#[test]
+fn hemisphere_signs_follow_every_pair() {
+    // Joints 0.3 rad apart, every other one negated: pairs (k, k + 1) and (k, k + 2).
+    let mut dqs = turned(&(0..12).map(|k| 0.3 * k as f32).collect::<Vec<_>>());
+    for (j, q) in dqs.iter_mut().enumerate() {
+        if j % 3 == 1 || j == 8 {
+            *q = DualQuat::new_unchecked(-q.into_inner());
+        }
+    }
+    let palette: Vec<DualQuat> = dqs.clone();
+    let pairs: Vec<u32> =
+        (0..12u32).flat_map(|a| [a + 1, a + 2].into_iter().filter(|&b| b < 12).map(move |b| a << 16 | b)).collect();
+    let mut signs = [0u32; 12];
+    assert!(hemisphere_signs(&pairs, &palette, &mut signs));
+    let real = |j: usize| palette[j].real.coords;
+    for &pair in &pairs {
+        let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
+        let flipped = real(a).dot(&real(b)) < 0.0;
+        assert_eq!((signs[a] ^ signs[b]) == SIGN_BIT, flipped, "pair ({a}, {b})");
+    }
+    with_hemispheres(&pairs, &palette, |h| {
+        // The loops blend the copy with those joints negated, in which no pair flips.
+        assert!(h.coherent && h.risky.is_empty());
+        for j in 0..12 {
+            let sign = if signs[j] == SIGN_BIT { -1.0 } else { 1.0 };
+            assert_eq!(h.palette[j].into_inner(), palette[j].into_inner() * sign, "joint {j}");
+        }
+        for &pair in &pairs {
+            let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
+            assert!(h.palette[a].real.coords.dot(&h.palette[b].real.coords) >= 0.0, "pair ({a}, {b})");
+        }
+        // The copy is aligned as the palette is (one 256-bit load an entry).
+        assert_eq!(h.palette.as_ptr() as usize % 32, 0);
+    });
+
+    // Quaternion half-angles 0, 0.4π and 0.8π (rotations by 0, 0.8π, 1.6π): (0, 1) and
+    // (1, 2) agree, (0, 2) flips. No signs: the risky vertices keep their tests.
+    let spread = turned(&[0.0, 0.8 * std::f32::consts::PI, 1.6 * std::f32::consts::PI]);
+    let pairs = [1, 2, 1 << 16 | 2];
+    assert!(spread[0].real.coords.dot(&spread[2].real.coords) < 0.0);
+    assert!(spread[0].real.coords.dot(&spread[1].real.coords) >= 0.0);
+    let mut signs = [0u32; 3];
+    assert!(!hemisphere_signs(&pairs, &spread, &mut signs));
+    with_hemispheres(&pairs, &spread, |h| {
+        assert!(!h.coherent && h.risky[0] == 1 && std::ptr::eq(h.palette, &spread[..]));
+    });
+    // A coherent mesh: the palette as it is.
+    with_hemispheres(&[1 << 16 | 2], &spread, |h| {
+        assert!(h.coherent && h.risky.is_empty() && std::ptr::eq(h.palette, &spread[..]));
+    });
+}
