@@ -231,6 +231,31 @@ fn without_scale(mats: &[Mat4]) -> Vec<Mat4> {
 /// and compares with the scalar loop, positions only and with normals, on every layout:
 /// positions within 1e-5 (float reassociation), normals within 2e-6 and unit.
 fn check_dq(what: &str, inf: &Influences, pos: &[Vec3], nrm: &[Vec3], pal: &DqPalette, kernels: &[Option<Kernel>]) {
+    compare_dq(what, inf, pos, nrm, pal, kernels, false);
+}
+
+/// [`check_dq`] with positions within 1e-5 relative to their size (plus 1e-5), for
+/// palettes whose scales move vertices far.
+fn check_dq_scaled(
+    what: &str,
+    inf: &Influences,
+    pos: &[Vec3],
+    nrm: &[Vec3],
+    pal: &DqPalette,
+    kernels: &[Option<Kernel>],
+) {
+    compare_dq(what, inf, pos, nrm, pal, kernels, true);
+}
+
+fn compare_dq(
+    what: &str,
+    inf: &Influences,
+    pos: &[Vec3],
+    nrm: &[Vec3],
+    pal: &DqPalette,
+    kernels: &[Option<Kernel>],
+    relative: bool,
+) {
     for layout in LAYOUTS {
         if layout == InfluenceLayout::U8Unorm16 && inf.joint_bound() > 256 {
             // `u8` indices cannot name these joints (refused, tested above).
@@ -253,7 +278,8 @@ fn check_dq(what: &str, inf: &Influences, pos: &[Vec3], nrm: &[Vec3], pal: &DqPa
                 let (p, n) = run(kernel);
                 for v in 0..pos.len() {
                     let what = format!("{what}, {layout:?}, normals {normals}, {kernel:?}, vertex {v}");
-                    assert!((p[v] - rp[v]).norm() < 1e-5, "{what}: {} vs {}", p[v], rp[v]);
+                    let bound = if relative { 1e-5 * (1.0 + rp[v].norm()) } else { 1e-5 };
+                    assert!((p[v] - rp[v]).norm() < bound, "{what}: {} vs {}", p[v], rp[v]);
                     if normals {
                         assert!((n[v] - rn[v]).norm() < 2e-6, "{what}: normal {} vs {}", n[v], rn[v]);
                         assert!((n[v].norm() - 1.0).abs() < 2e-6, "{what}");
@@ -278,7 +304,8 @@ fn dq_kernels(test: &str) -> Vec<Option<Kernel>> {
 /// The palette's rotations are spread over the whole sphere, so vertices flip weights
 /// (asserted: the kernels take the path with hemisphere tests). Vertex counts cover the
 /// AVX2 loop's blocks of eight and the AVX-512 loop's blocks of sixteen, alone, with a
-/// remainder of every length, and a remainder alone.
+/// remainder of every length, and a remainder alone. The same palettes with their uniform
+/// scale kept take the AVX-512 loop for uniform scales, and agree too.
 #[test]
 fn dq_kernels_match_the_scalar_loop_on_every_layout() {
     let kernels = dq_kernels("dq_kernels_match_the_scalar_loop_on_every_layout");
@@ -293,6 +320,9 @@ fn dq_kernels_match_the_scalar_loop_on_every_layout() {
             assert!(!coherent(&inf, &pal), "{per} influences, {verts} vertices: some vertex flips a weight");
         }
         check_dq(&format!("{per} influences, {verts} vertices"), &inf, &pos, &nrm, &pal, &kernels);
+        let scaled = DqPalette::from_matrices(&mats);
+        assert!(!scaled.is_rigid() && scaled.is_uniform());
+        check_dq(&format!("{per} influences, {verts} vertices, uniform scale"), &inf, &pos, &nrm, &scaled, &kernels);
     }
 }
 
@@ -301,24 +331,43 @@ fn dq_kernels_match_the_scalar_loop_on_every_layout() {
 /// palette whose rotations all lie within 45° of the identity; then one where only the
 /// pairs the mesh uses agree: joints 2k and 2k + 1 turn alike, while joint 2k + 2 lies in
 /// the hemisphere opposite joint 2k's (so the palette as a whole has no common hemisphere).
-/// A mesh that also pairs joints 0 and 2 is no longer coherent, and agrees too.
+/// A mesh that also pairs joints 0 and 2 is no longer coherent, and agrees too. The 45°
+/// palette uniformly scaled (one factor a joint, 1e-3 to 1e3) takes the AVX-512 loop for
+/// uniform scales without tests.
 #[test]
 fn dq_kernels_without_hemisphere_tests_match_the_scalar_loop() {
     let kernels = dq_kernels("dq_kernels_without_hemisphere_tests_match_the_scalar_loop");
     let mut rng = Rng(77);
     let joints = 7;
-    let mats: Vec<Mat4> = (0..joints)
+    let turns: Vec<(Vec3, Quat)> = (0..joints)
         .map(|_| {
             let r = Quat::from_euler_angles(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), rng.range(-0.5, 0.5));
-            Transform::new(rng.vec3(3.0), r, Vec3::new(1.0, 1.0, 1.0)).to_matrix()
+            (rng.vec3(3.0), r)
         })
         .collect();
+    let mats: Vec<Mat4> =
+        turns.iter().map(|&(t, r)| Transform::new(t, r, Vec3::new(1.0, 1.0, 1.0)).to_matrix()).collect();
     let pal = DqPalette::from_matrices(&mats);
     assert!(pal.is_rigid());
-    for (per, verts) in [(4usize, 29usize), (4, 32), (3, 29), (2, 8), (4, 48), (8, 37)] {
+    let scaled: Vec<Mat4> = turns
+        .iter()
+        .enumerate()
+        .map(|(j, &(t, r))| Transform::new(t, r, Vec3::repeat(10f32.powi(j as i32 - 3))).to_matrix())
+        .collect();
+    let scaled = DqPalette::from_matrices(&scaled);
+    assert!(!scaled.is_rigid() && scaled.is_uniform());
+    for (per, verts) in [(4usize, 29usize), (4, 32), (3, 29), (2, 8), (4, 48), (8, 37), (1, 17)] {
         let (inf, pos, nrm, _) = scene(90 + per as u32 + verts as u32, verts, per, joints);
         assert!(coherent(&inf, &pal), "the palette takes the path under test");
         check_dq(&format!("45° palette, {per} influences, {verts} vertices"), &inf, &pos, &nrm, &pal, &kernels);
+        check_dq_scaled(
+            &format!("45° palette scaled, {per} influences, {verts} vertices"),
+            &inf,
+            &pos,
+            &nrm,
+            &scaled,
+            &kernels,
+        );
     }
 
     // Joint 2k turns by 0.9·k·π about one axis, joint 2k + 1 by 0.2 rad more: each pair

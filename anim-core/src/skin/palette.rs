@@ -59,13 +59,24 @@ impl ScaleRow {
         ScaleRow([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
 }
 
+/// One joint of a palette whose every scale is uniform, as the AVX-512 loop for such
+/// palettes reads it: the dual quaternion's eight floats (real part `[i, j, k, w]`, then
+/// dual), the scale factor `s` (`Sᵢ = s·I`), then seven zeros, on a 64-byte line of its
+/// own: one aligned 512-bit load and one fused multiply-add an influence blend both.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(64))]
+pub(crate) struct UniformRow(pub(crate) [f32; 16]);
+
 /// A dual-quaternion skinning palette: for each joint the rigid part `qᵢ` of its palette
 /// matrix and the bind-space scale `Sᵢ` that the rigid part cannot hold (see
 /// [`SkinMethod::Dq`] for the definition and how a vertex is skinned with it).
 ///
 /// Whether any joint carries scale is decided once, when the palette is built: a rigid
 /// palette ([`DqPalette::is_rigid`]) stores identity scales and every skinning path
-/// (CPU, vertex and compute shader) skips the scale work for it.
+/// (CPU, vertex and compute shader) skips the scale work for it. A joint whose scale is
+/// uniform within [`RIGID_TOLERANCE`] (relative) stores exactly `Sᵢ = s·I`, as a rigid one
+/// stores exactly `I`; when every joint is so ([`DqPalette::is_uniform`]), the AVX-512 loop
+/// blends one scale factor a vertex instead of nine.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DqPalette {
     dual_quats: Vec<Aligned>,
@@ -73,6 +84,9 @@ pub struct DqPalette {
     /// `scales` as 64-byte rows for the SIMD loop: filled when the palette is not rigid,
     /// empty when it is.
     scale_rows: Vec<ScaleRow>,
+    /// Dual quaternions and scale factors side by side, when the palette is uniform and
+    /// not rigid; empty otherwise.
+    uniform_rows: Vec<UniformRow>,
     rigid: bool,
 }
 
@@ -86,7 +100,13 @@ impl DqPalette {
     /// An empty palette.
     #[must_use]
     pub fn new() -> Self {
-        Self { dual_quats: Vec::new(), scales: Vec::new(), scale_rows: Vec::new(), rigid: true }
+        Self {
+            dual_quats: Vec::new(),
+            scales: Vec::new(),
+            scale_rows: Vec::new(),
+            uniform_rows: Vec::new(),
+            rigid: true,
+        }
     }
 
     /// The palette of the skinning matrices `matrices` (`model(joint) · inverse_bind`).
@@ -104,6 +124,7 @@ impl DqPalette {
             dual_quats: dual_quats.iter().copied().map(Aligned).collect(),
             scales: vec![Mat3::identity(); dual_quats.len()],
             scale_rows: Vec::new(),
+            uniform_rows: Vec::new(),
             rigid: true,
         }
     }
@@ -127,6 +148,7 @@ impl DqPalette {
         }
         self.scales.resize(n, Mat3::identity());
         self.scale_rows.clear();
+        self.uniform_rows.clear();
         self.dual_quats.resize(n, Aligned(DualQuat::identity()));
         for (i, q) in self.dual_quats.iter_mut().enumerate() {
             q.0 = dual_quat(i);
@@ -156,13 +178,16 @@ impl DqPalette {
     /// and `S = Rᵀ · A`. A joint whose `A` is a rotation (orthonormal with a positive
     /// determinant, within [`RIGID_TOLERANCE`]) gets exactly `S = I` without computing it,
     /// so a rigid palette costs little more than its dual quaternions; the palette is
-    /// rigid when every joint is.
+    /// rigid when every joint is. A joint whose `S` is `s·I` within [`RIGID_TOLERANCE`]
+    /// relative to `s > 0` gets exactly `s·I` ([`uniform_factor`]).
     fn fill(&mut self, n: usize, matrix: impl Fn(usize) -> Mat4) {
         // Sized first, then written in place: cheaper than pushing two vectors per joint.
         self.dual_quats.resize(n, Aligned(DualQuat::identity()));
         self.scales.resize(n, Mat3::identity());
         self.scale_rows.clear();
+        self.uniform_rows.clear();
         let mut rigid = true;
+        let mut uniform = true;
         for (i, (q_out, s_out)) in self.dual_quats.iter_mut().map(|q| &mut q.0).zip(&mut self.scales).enumerate() {
             let m = matrix(i);
             if is_orthonormal(&m) {
@@ -179,7 +204,11 @@ impl DqPalette {
                     rigid = false;
                 }
                 let q = dual::from_rigid_matrix(&m);
-                let scale = q.rotation().to_rotation_matrix().into_inner().transpose() * m.fixed_view::<3, 3>(0, 0);
+                let mut scale = q.rotation().to_rotation_matrix().into_inner().transpose() * m.fixed_view::<3, 3>(0, 0);
+                match uniform_factor(&scale) {
+                    Some(s) => scale = Mat3::from_diagonal_element(s),
+                    None => uniform = false,
+                }
                 // In place: the row's last seven floats are zero already (see ScaleRow).
                 self.scale_rows[i].0[..9].copy_from_slice(scale.as_slice());
                 *s_out = scale;
@@ -187,6 +216,15 @@ impl DqPalette {
             }
         }
         self.rigid = rigid;
+        if !rigid && uniform {
+            self.uniform_rows.extend(self.dual_quats.iter().zip(&self.scales).map(|(q, s)| {
+                let mut row = [0.0; 16];
+                row[..4].copy_from_slice(q.0.as_ref().real.coords.as_slice());
+                row[4..8].copy_from_slice(q.0.as_ref().dual.coords.as_slice());
+                row[8] = s[(0, 0)];
+                UniformRow(row)
+            }));
+        }
     }
 
     /// Number of joints.
@@ -234,6 +272,33 @@ impl DqPalette {
     pub fn is_rigid(&self) -> bool {
         self.rigid
     }
+
+    /// True when every joint's scale is uniform: `Sᵢ = sᵢ·I` with `sᵢ > 0` (rigid joints
+    /// too, with `sᵢ = 1`). Normals then only turn, and the AVX-512 loop blends one factor
+    /// a vertex instead of a matrix.
+    #[inline]
+    #[must_use]
+    pub fn is_uniform(&self) -> bool {
+        self.rigid || !self.uniform_rows.is_empty()
+    }
+
+    /// Each joint's dual quaternion and scale factor as 64-byte rows, when the palette has
+    /// scale and all of it is uniform ([`DqPalette::is_uniform`]); empty otherwise.
+    #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
+    pub(crate) fn uniform_rows(&self) -> &[UniformRow] {
+        &self.uniform_rows
+    }
+}
+
+/// `s` when `scale` is `s·I` with `s > 0` (finite) within [`RIGID_TOLERANCE`] relative to
+/// `s`: every off-diagonal entry and every diagonal entry's difference from `s`, the mean of
+/// the diagonal. Rounding through the rotation a scale is read back from stays far below it.
+fn uniform_factor(scale: &Mat3) -> Option<f32> {
+    let s = (scale[(0, 0)] + scale[(1, 1)] + scale[(2, 2)]) / 3.0;
+    let bound = RIGID_TOLERANCE * s;
+    let close = (0..3).all(|r| (0..3).all(|c| (scale[(r, c)] - if r == c { s } else { 0.0 }).abs() <= bound));
+    (s > 0.0 && s.is_finite() && close).then_some(s)
 }
 
 /// A skinning palette in the form one [`SkinMethod`] needs: matrices for linear blend
@@ -636,6 +701,39 @@ mod tests {
             assert!(p.is_rigid() && p.scale_rows().is_empty());
             assert_eq!(p, DqPalette::from_rigid(&vec![DualQuat::identity(); n]));
         }
+    }
+
+    /// Uniform scales within the tolerance are stored exactly as `s·I`, and a palette of
+    /// them (rigid joints among them) gets its uniform rows: each joint's dual quaternion
+    /// and factor, 64-byte aligned. A scale that differs by 1e-5 between axes, a mirrored
+    /// one, or one joint stretched makes the palette non-uniform, without rows.
+    #[test]
+    fn uniform_scales_are_exact_and_get_rows() {
+        let turn = |i: usize| Mat4::new_rotation(Vec3::new(0.3, -0.2, 0.5) * i as f32);
+        let scaled = |i: usize, s: Vec3| turn(i) * Mat4::new_nonuniform_scaling(&s);
+        let mats: Vec<Mat4> =
+            (0..9).map(|i| if i % 3 == 0 { turn(i) } else { scaled(i, Vec3::repeat(0.5 + 0.7 * i as f32)) }).collect();
+        let mut p = DqPalette::from_matrices(&mats);
+        assert!(!p.is_rigid() && p.is_uniform());
+        let rows = p.uniform_rows();
+        assert_eq!(rows.len(), 9);
+        assert!((rows.as_ptr() as usize).is_multiple_of(64));
+        for (i, (row, (q, s))) in rows.iter().zip(p.dual_quats().iter().zip(p.scales())).enumerate() {
+            let f = if i % 3 == 0 { 1.0 } else { 0.5 + 0.7 * i as f32 };
+            assert!((s[(0, 0)] - f).abs() < 1e-5 * f, "joint {i}: {s}");
+            assert_eq!(*s, Mat3::from_diagonal_element(s[(0, 0)]), "joint {i}: exactly s·I");
+            assert_eq!(row.0[..4], *q.as_ref().real.coords.as_slice());
+            assert_eq!(row.0[4..8], *q.as_ref().dual.coords.as_slice());
+            assert_eq!((row.0[8], &row.0[9..]), (s[(0, 0)], &[0.0; 7][..]));
+        }
+        for odd in [Vec3::new(2.0, 2.0, 2.00002), Vec3::new(2.0, -2.0, 2.0), Vec3::new(1.0, 1.5, 1.0)] {
+            let mut m = mats.clone();
+            m[4] = scaled(4, odd);
+            p.set_from_matrices(&m);
+            assert!(!p.is_rigid() && !p.is_uniform() && p.uniform_rows().is_empty(), "{odd}");
+        }
+        p.set_from_rigid(&[DualQuat::identity()]);
+        assert!(p.is_rigid() && p.is_uniform() && p.uniform_rows().is_empty());
     }
 
     #[test]

@@ -326,7 +326,7 @@ pub(super) unsafe fn first_is_risky<S: Source>(src: S, v: usize, n: usize, risky
 /// The four-lane dot product of `a` and `b`, in every lane.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-fn dot4(a: __m128, b: __m128) -> __m128 {
+pub(super) fn dot4(a: __m128, b: __m128) -> __m128 {
     let m = _mm_mul_ps(a, b);
     let m = _mm_add_ps(m, _mm_permute_ps::<0b10_11_00_01>(m));
     _mm_add_ps(m, _mm_permute_ps::<0b01_00_11_10>(m))

@@ -9,12 +9,18 @@
 //! `det S < 0` ([`anim_math::normal_matrix`]). A lane whose `cof(S)·n` has a squared
 //! length outside `[1e-30, f32::MAX]` (scales near 1e±10) is redone by the scalar rule, with
 //! the scale matrix rescaled first ([`rescaled_normal_matrix`](super::math::rescaled_normal_matrix)).
+//!
+//! A palette whose every scale is uniform ([`DqPalette::is_uniform`](crate::skin::DqPalette::is_uniform))
+//! takes [`dq_uniform`] instead: each joint is one 64-byte row, its dual quaternion and
+//! its scale factor, so one fused multiply-add an influence blends both (the rigid loop's
+//! cost, with 512-bit registers in place of 256-bit ones); then `p' = q·(s·p)` and the
+//! normal `normalize(rotate(r, n))`, which is the general rule's for `S = s·I`, `s > 0`.
 
 use super::avx512::{BLOCK, Decoded, Io, block_weights};
-use super::avx512_dq::{Dq16, blend, first_is_risky, load_soa, store_soa, transpose};
+use super::avx512_dq::{Dq16, blend, dot4, first_is_risky, load_soa, store_soa, transpose};
 use super::math::redone_dq_normal;
 use super::source::{F32Src, Job, Source};
-use crate::skin::palette::ScaleRow;
+use crate::skin::palette::{ScaleRow, UniformRow};
 use anim_math::{DualQuat, Mat3, Vec3};
 use std::arch::x86_64::*;
 
@@ -154,6 +160,277 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
             unsafe { redo_normals(v, len, !in_range & valid, &r, &s, io) };
         }
     }
+}
+
+/// Runs [`dq_uniform`] over `f32` influences (`joints`, `weights`, `job.per` a vertex),
+/// with or without normals, specialised for 1, 2 and 4 influences.
+///
+/// # Safety
+/// As [`dq_uniform`].
+pub(super) unsafe fn run_uniform(joints: &[u16], weights: &[f32], job: Job<DualQuat>, rows: &[UniformRow]) {
+    let src = F32Src { joints, weights };
+    let normals = !job.out_n.is_empty();
+    // SAFETY: as the caller promised.
+    unsafe {
+        match (job.per, normals) {
+            (1, false) => dq_uniform::<_, 1, false>(src, job, rows),
+            (1, true) => dq_uniform::<_, 1, true>(src, job, rows),
+            (2, false) => dq_uniform::<_, 2, false>(src, job, rows),
+            (2, true) => dq_uniform::<_, 2, true>(src, job, rows),
+            (4, false) => dq_uniform::<_, 4, false>(src, job, rows),
+            (4, true) => dq_uniform::<_, 4, true>(src, job, rows),
+            (_, false) => dq_uniform::<_, 0, false>(src, job, rows),
+            (_, true) => dq_uniform::<_, 0, true>(src, job, rows),
+        }
+    }
+}
+
+/// The AVX-512 loop for palettes whose every scale is uniform: `rows` holds each joint's
+/// dual quaternion and scale factor (`job.palette`'s dual quaternions, unnegated:
+/// `job.coherent` and `job.risky` describe them).
+///
+/// # Safety
+/// As [`super::avx512::lbs`]; `rows` is as long as `job.palette`, the same joints.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+pub(super) unsafe fn dq_uniform<S: Source, const N: usize, const NORMALS: bool>(
+    src: S,
+    job: Job<DualQuat>,
+    rows: &[UniformRow],
+) {
+    let count = job.out_p.len();
+    debug_assert!(count > 0 && job.pos.len() == count && rows.len() == job.palette.len());
+    debug_assert!(!NORMALS || (job.nin.len() == count && job.out_n.len() == count));
+    let n = if N == 0 { job.per } else { N };
+    let io = Io {
+        // A row is 16 contiguous f32, 64-byte aligned.
+        pal: rows.as_ptr().cast::<f32>(),
+        pos: job.pos.as_ptr().cast::<f32>(),
+        nin: job.nin.as_ptr().cast::<f32>(),
+        op: job.out_p.as_mut_ptr().cast::<f32>(),
+        on: job.out_n.as_mut_ptr().cast::<f32>(),
+        count,
+    };
+    // SAFETY: as the caller promised.
+    unsafe {
+        if job.coherent {
+            uniform_blocks::<S, N, NORMALS, false>(src, n, job.risky, &io);
+        } else {
+            uniform_blocks::<S, N, NORMALS, true>(src, n, job.risky, &io);
+        }
+    }
+}
+
+/// Every block of the mesh, software-pipelined: the next block's blends and transposes
+/// come before this block's transforms in the instruction stream, so the core overlaps
+/// the two (a block's transforms wait on all sixteen of its blends); the next block is
+/// held as its nine transposed registers, not its sixteen rows. With `CHECK`, each vertex
+/// whose first joint is marked in `risky` takes the hemisphere tests.
+///
+/// # Safety
+/// As [`dq_uniform`].
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+unsafe fn uniform_blocks<S: Source, const N: usize, const NORMALS: bool, const CHECK: bool>(
+    src: S,
+    n: usize,
+    risky: &[u64],
+    io: &Io<f32>,
+) {
+    let count = io.count;
+    let mut decoded = Decoded::new();
+    // SAFETY (every call): full blocks end before the last vertex, the last block at it.
+    unsafe {
+        if count <= BLOCK {
+            let b = uniform_blend_block::<S, N, false, CHECK>(src, 0, n, count, risky, io, &mut decoded);
+            uniform_finish::<NORMALS, false>(&b, 0, count, io);
+            return;
+        }
+        let mut b = uniform_blend_block::<S, N, true, CHECK>(src, 0, n, BLOCK, risky, io, &mut decoded);
+        let mut v = 0;
+        loop {
+            let next = v + BLOCK;
+            if next + BLOCK < count {
+                let following = uniform_blend_block::<S, N, true, CHECK>(src, next, n, BLOCK, risky, io, &mut decoded);
+                uniform_finish::<NORMALS, true>(&b, v, BLOCK, io);
+                (b, v) = (following, next);
+            } else {
+                let last =
+                    uniform_blend_block::<S, N, false, CHECK>(src, next, n, count - next, risky, io, &mut decoded);
+                uniform_finish::<NORMALS, true>(&b, v, BLOCK, io);
+                uniform_finish::<NORMALS, false>(&last, next, count - next, io);
+                return;
+            }
+        }
+    }
+}
+
+/// Sixteen blended rows transposed: real parts, dual parts (not normalized) and scale
+/// factors, lane by lane.
+struct Blended {
+    r: [__m512; 4],
+    d: [__m512; 4],
+    s: __m512,
+}
+
+/// The blends of vertices `v..v + len` (`FULL`: `len = BLOCK`), transposed; `CHECK` as in
+/// [`uniform_blocks`]. Always inlined, as `avx512_dq`'s `blend_block`, so that it is
+/// compiled with its caller's features.
+///
+/// # Safety
+/// As [`dq_uniform`]; `v + len <= count`, `0 < len <= BLOCK`; called only from functions
+/// with the AVX-512 features.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn uniform_blend_block<S: Source, const N: usize, const FULL: bool, const CHECK: bool>(
+    src: S,
+    v: usize,
+    n: usize,
+    len: usize,
+    risky: &[u64],
+    io: &Io<f32>,
+    decoded: &mut Decoded,
+) -> Blended {
+    let len = if FULL { BLOCK } else { len };
+    // SAFETY: as the caller promised (the features; vertex v + i exists, its joints are
+    // inside the rows).
+    unsafe {
+        let weights = block_weights::<S, N, FULL>(src, v, n, len, decoded);
+        let mut b = [_mm512_setzero_ps(); BLOCK];
+        for (i, b) in b.iter_mut().enumerate() {
+            if FULL || i < len {
+                *b = if !CHECK || !first_is_risky(src, v + i, n, risky) {
+                    uniform_blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
+                } else {
+                    uniform_blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
+                };
+            }
+        }
+        let mut halves = [_mm256_setzero_ps(); BLOCK];
+        for (h, b) in halves.iter_mut().zip(&b) {
+            *h = _mm512_castps512_ps256(*b);
+        }
+        let (r, d) = transpose(&halves);
+        Blended { r, d, s: lane8(&b) }
+    }
+}
+
+/// Skins vertices `v..v + len` (`FULL`: `len = BLOCK`) from their transposed blends `b`.
+/// Always inlined (see [`uniform_blend_block`]).
+///
+/// # Safety
+/// As [`uniform_blend_block`].
+#[inline(always)]
+unsafe fn uniform_finish<const NORMALS: bool, const FULL: bool>(b: &Blended, v: usize, len: usize, io: &Io<f32>) {
+    let len = if FULL { BLOCK } else { len };
+    // SAFETY: the caller has the AVX-512 features; vertices v..v + len exist.
+    unsafe {
+        let q = Dq16::new(&b.r, &b.d);
+        let p = load_soa::<FULL>(io.pos.add(3 * v), len);
+        let ps = [_mm512_mul_ps(p[0], b.s), _mm512_mul_ps(p[1], b.s), _mm512_mul_ps(p[2], b.s)];
+        store_soa::<FULL>(io.op.add(3 * v), q.point(&ps), len);
+        if NORMALS {
+            let m = load_soa::<FULL>(io.nin.add(3 * v), len);
+            let rot = q.rotate(&m);
+            let len2 = _mm512_fmadd_ps(rot[0], rot[0], _mm512_fmadd_ps(rot[1], rot[1], _mm512_mul_ps(rot[2], rot[2])));
+            let y = rsqrt(_mm512_max_ps(len2, _mm512_set1_ps(1e-30)));
+            let unit = [_mm512_mul_ps(rot[0], y), _mm512_mul_ps(rot[1], y), _mm512_mul_ps(rot[2], y)];
+            store_soa::<FULL>(io.on.add(3 * v), unit, len);
+        }
+    }
+}
+
+/// Vertex `v`'s blended row (block lane `i`): the dual quaternion in lanes 0 to 7, not
+/// normalized, the scale factor in lane 8. With `TEST`, an influence whose real part's dot
+/// product with the first influence's is negative has its dual quaternion's lanes negated
+/// (not its scale factor's), as [`blend`] does.
+///
+/// # Safety
+/// As [`blend`]; every joint index is inside the rows at `pal` (64-byte aligned, 16 floats
+/// a joint).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+unsafe fn uniform_blend<S: Source, const N: usize, const TEST: bool>(
+    src: S,
+    v: usize,
+    i: usize,
+    n: usize,
+    w: &super::avx512::BlockWeights,
+    pal: *const f32,
+) -> __m512 {
+    // SAFETY: as the caller promised; each row is a whole aligned 64 bytes.
+    unsafe {
+        let weight = |k: usize, acc: &mut u32| -> __m512 {
+            if !w.unorm {
+                _mm512_set1_ps(*w.stored.add(i * w.stride + k))
+            } else if w.stored.is_null() {
+                _mm512_set1_ps(src.get(v, n, k, acc).1)
+            } else if k + 1 == n {
+                _mm512_set1_ps(*w.derived.add(i))
+            } else {
+                _mm512_set1_ps(*w.stored.add(i * w.stride + k))
+            }
+        };
+        let mut acc = 0;
+        let base = v * n;
+        let q0 = _mm512_load_ps(pal.add(16 * src.joint(base)));
+        let pivot = _mm512_castps512_ps128(q0);
+        let sign = _mm_set1_ps(-0.0);
+        let mut b = _mm512_mul_ps(weight(0, &mut acc), q0);
+        for k in 1..n {
+            let q = _mm512_load_ps(pal.add(16 * src.joint(base + k)));
+            let q = if TEST {
+                // The first influence is its own pivot (dot |r|² ≥ 0): never flipped.
+                let flip = _mm_and_ps(dot4(_mm512_castps512_ps128(q), pivot), sign);
+                _mm512_xor_ps(q, _mm512_maskz_broadcast_f32x4(0x00FF, flip))
+            } else {
+                q
+            };
+            b = _mm512_fmadd_ps(weight(k, &mut acc), q, b);
+        }
+        b
+    }
+}
+
+/// Lane 8 of each of sixteen rows, as one register (lane `i` from row `i`): a tree of
+/// two-source permutes, pairs of rows first.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn lane8(b: &[__m512; BLOCK]) -> __m512 {
+    // Level 1 puts lane 8 of rows 2k and 2k + 1 in lanes 0 and 1; each later level joins
+    // the lanes filled so far of two registers.
+    let first = _mm512_setr_epi32(8, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    let mut t = [_mm512_setzero_ps(); 8];
+    for (k, t) in t.iter_mut().enumerate() {
+        *t = _mm512_permutex2var_ps(b[2 * k], first, b[2 * k + 1]);
+    }
+    for (level, join) in JOIN.iter().enumerate() {
+        // SAFETY: 16 i32.
+        let idx = unsafe { _mm512_loadu_si512(join.as_ptr().cast()) };
+        for k in 0..(4 >> level) {
+            t[k] = _mm512_permutex2var_ps(t[2 * k], idx, t[2 * k + 1]);
+        }
+    }
+    t[0]
+}
+
+/// For [`lane8`]'s levels after the first: the `w` lanes filled in each of two registers,
+/// side by side (`w` = 2, 4, 8).
+const JOIN: [[i32; 16]; 3] = [join(2), join(4), join(8)];
+
+const fn join(w: i32) -> [i32; 16] {
+    let mut idx = [0i32; 16];
+    let mut l = 0;
+    while l < 16 {
+        idx[l as usize] = if l < w {
+            l
+        } else if l < 2 * w {
+            16 + l - w
+        } else {
+            0
+        };
+        l += 1;
+    }
+    idx
 }
 
 /// Vertex `v`'s blended scale matrix (block lane `i`): `Σ wₖ·Sₖ` in lanes 0 to 8

@@ -58,7 +58,7 @@
 
 use super::error::SkinningError;
 use super::mesh::{InfluenceLayout, Influences};
-use super::palette::{DqPalette, Palette};
+use super::palette::{DqPalette, Palette, UniformRow};
 use anim_math::{DualQuat, Mat3, Mat4, Transform, Vec3};
 
 #[cfg(target_arch = "x86_64")]
@@ -515,7 +515,7 @@ pub fn dual_quaternion_with(
         // Every vertex is unweighted.
     } else if palette.is_rigid() {
         let normals = out.normals.is_some();
-        with_hemispheres(input.influences.pivot_pairs(), palette.dual_quats(), |h| {
+        with_hemispheres::<_, SIGN_JOINTS, _>(input.influences.pivot_pairs(), palette.dual_quats(), |h| {
             let job = fast::Job {
                 per: input.influences.per_vertex(),
                 palette: h.palette,
@@ -535,11 +535,49 @@ pub fn dual_quaternion_with(
     Ok(())
 }
 
+/// A palette entry the SIMD dual-quaternion loops blend: a dual quaternion, or a uniform
+/// row (a dual quaternion and a scale factor).
+trait Entry: Copy {
+    /// The real part, `[i, j, k, w]`.
+    fn real(&self) -> [f32; 4];
+    /// The same transform with the other sign: the dual quaternion negated.
+    #[must_use]
+    fn negated(&self) -> Self;
+}
+
+impl Entry for DualQuat {
+    #[inline]
+    fn real(&self) -> [f32; 4] {
+        let r = &self.as_ref().real.coords;
+        [r[0], r[1], r[2], r[3]]
+    }
+
+    #[inline]
+    fn negated(&self) -> Self {
+        DualQuat::new_unchecked(-self.into_inner())
+    }
+}
+
+impl Entry for UniformRow {
+    #[inline]
+    fn real(&self) -> [f32; 4] {
+        [self.0[0], self.0[1], self.0[2], self.0[3]]
+    }
+
+    #[inline]
+    fn negated(&self) -> Self {
+        let mut row = *self;
+        // The dual quaternion's eight floats; the scale factor keeps its sign.
+        row.0[..8].iter_mut().for_each(|x| *x = -*x);
+        row
+    }
+}
+
 /// What the SIMD dual-quaternion loops blend from, for one mesh and palette
 /// ([`with_hemispheres`]).
-struct Hemispheres<'a> {
-    /// The dual quaternions to blend: the palette's, or a copy with some negated.
-    palette: &'a [DualQuat],
+struct Hemispheres<'a, T> {
+    /// The entries to blend: the palette's, or a copy with some negated.
+    palette: &'a [T],
     /// No vertex flips a weight against `palette`: the loops skip the hemisphere tests.
     coherent: bool,
     /// When not `coherent`: one bit a joint, set for the joints whose vertices (as their
@@ -547,57 +585,80 @@ struct Hemispheres<'a> {
     risky: &'a [u64],
 }
 
-/// A palette copy for [`with_hemispheres`]: 32-byte aligned entries, as the palette's own.
-#[repr(C, align(32))]
-struct SignedPalette([DualQuat; SIGN_JOINTS]);
+/// A palette copy for [`with_hemispheres`]: up to `CAP` entries on a 64-byte boundary,
+/// so each is aligned as in the palette (32 bytes a dual quaternion, 64 a uniform row).
+#[repr(C, align(64))]
+struct Copied<T, const CAP: usize>([std::mem::MaybeUninit<T>; CAP]);
 
 /// Runs `f` with what the SIMD loops blend from for `pairs` (a mesh's
 /// [`Influences::pivot_pairs`]) under `palette`. The pairs' real parts are dotted as the
 /// scalar loops dot them, once a call:
 ///
 /// - no dot negative (or NaN): the mesh is coherent, no vertex flips anything;
-/// - else, for palettes of up to [`SIGN_JOINTS`] joints, [`hemisphere_signs`] looks for a
-///   sign a joint that accounts for every flip; if there is one, the loops blend a copy of
-///   the palette with those joints negated (the same transforms), which is coherent: each
-///   vertex blends `±` the scalar loop's blend (the sign of its first joint), and
-///   transforms points and vectors alike. Joints negated by a matrix's reading (which
-///   picks a quaternion's sign by its own rule) cost a copy of the palette, not a test
-///   an influence;
-/// - else the first joint of each negative pair is marked risky, and those vertices test.
+/// - else, for palettes of up to `CAP` joints, [`hemisphere_signs`] picks a sign a joint
+///   that accounts for as many flips as it can (all of them when no cycle of pairs has an
+///   odd number of flips), and the loops blend a copy of the palette with those joints
+///   negated (the same transforms) when it leaves fewer pairs flipping: each vertex then
+///   blends `±` the scalar loop's blend (the sign of its first joint), which transforms
+///   points and vectors alike. Joints negated by a matrix's reading (which picks a
+///   quaternion's sign by its own rule) cost a copy of the palette, not a test an
+///   influence;
+/// - the first joint of each pair still flipping is marked risky: those vertices test.
 ///
 /// The stack tables are filled only when needed: a coherent call clears no memory.
-fn with_hemispheres<R>(pairs: &[u32], palette: &[DualQuat], f: impl FnOnce(Hemispheres) -> R) -> R {
-    let dot = |pair: u32| {
-        // Pairs hold joints below `joint_bound`, which the palette covers (validated).
-        let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
-        let (p, q) = (&palette[a].as_ref().real.coords, &palette[b].as_ref().real.coords);
-        (a, q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3])
-    };
-    // Negative or NaN (a NaN dot flips nothing in the scalar loop, but marks the pair).
-    let flips = |d: f32| d < 0.0 || d.is_nan();
-    if !pairs.iter().any(|&pair| flips(dot(pair).1)) {
+fn with_hemispheres<T: Entry, const CAP: usize, R>(
+    pairs: &[u32],
+    palette: &[T],
+    f: impl FnOnce(Hemispheres<T>) -> R,
+) -> R {
+    let flipped = pairs.iter().filter(|&&pair| pair_flips(palette, pair)).count();
+    if flipped == 0 {
         return f(Hemispheres { palette, coherent: true, risky: &[] });
     }
     let n = palette.len();
-    if n <= SIGN_JOINTS {
-        let mut signs = [0u32; SIGN_JOINTS];
-        if hemisphere_signs(pairs, palette, &mut signs[..n]) {
-            let mut copy = std::mem::MaybeUninit::<SignedPalette>::uninit();
-            let first = copy.as_mut_ptr().cast::<DualQuat>();
-            for (j, (q, &sign)) in palette.iter().zip(&signs[..n]).enumerate() {
-                let q = if sign == SIGN_BIT { DualQuat::new_unchecked(-q.into_inner()) } else { *q };
-                // SAFETY: j < n <= SIGN_JOINTS, inside the copy.
-                unsafe { first.add(j).write(q) };
-            }
-            // SAFETY: entries 0..n were written above; `DualQuat` has no invalid values.
-            let signed = unsafe { std::slice::from_raw_parts(first, n) };
+    if n <= CAP {
+        let mut signs = [0u32; CAP];
+        hemisphere_signs::<T, CAP>(pairs, palette, &mut signs[..n]);
+        let mut copy = Copied::<T, CAP>([const { std::mem::MaybeUninit::uninit() }; CAP]);
+        for ((slot, q), &sign) in copy.0.iter_mut().zip(palette).zip(&signs[..n]) {
+            slot.write(if sign == SIGN_BIT { q.negated() } else { *q });
+        }
+        // SAFETY: entries 0..n were written above (`n <= CAP`); `T` is plain floats.
+        let signed = unsafe { std::slice::from_raw_parts(copy.0.as_ptr().cast::<T>(), n) };
+        let left = pairs.iter().filter(|&&pair| pair_flips(signed, pair)).count();
+        if left == 0 {
             return f(Hemispheres { palette: signed, coherent: true, risky: &[] });
         }
+        if left < flipped {
+            return tested(pairs, signed, f);
+        }
     }
+    tested(pairs, palette, f)
+}
+
+/// The real parts' dot product of pivot pair `pair` under `palette`, as the scalar loops
+/// compute it.
+#[inline]
+fn pair_dot<T: Entry>(palette: &[T], pair: u32) -> f32 {
+    // Pairs hold joints below `joint_bound`, which the palette covers (validated).
+    let (p, q) = (palette[(pair >> 16) as usize].real(), palette[(pair & 0xFFFF) as usize].real());
+    q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3]
+}
+
+/// True when pivot pair `pair`'s dot product is negative or NaN (a NaN dot flips nothing
+/// in the scalar loop, but marks the pair).
+#[inline]
+fn pair_flips<T: Entry>(palette: &[T], pair: u32) -> bool {
+    let dot = pair_dot(palette, pair);
+    dot < 0.0 || dot.is_nan()
+}
+
+/// [`with_hemispheres`]'s last case: `f` with `palette` and its risky joints marked.
+fn tested<T: Entry, R>(pairs: &[u32], palette: &[T], f: impl FnOnce(Hemispheres<T>) -> R) -> R {
     let mut risky = [0u64; RISK_WORDS];
     for &pair in pairs {
-        let (a, d) = dot(pair);
-        if flips(d) {
+        if pair_flips(palette, pair) {
+            let a = (pair >> 16) as usize;
             risky[a / 64] |= 1 << (a % 64);
         }
     }
@@ -607,34 +668,39 @@ fn with_hemispheres<R>(pairs: &[u32], palette: &[DualQuat], f: impl FnOnce(Hemis
 /// Bits of the risky-joint table: one a possible joint index (`u16`).
 const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
 
-/// The largest palette [`with_hemispheres`] copies with signs (its tables, 36 KiB, live
-/// on the stack).
+/// The largest rigid palette [`with_hemispheres`] copies with signs (its tables, 38 KiB,
+/// live on the stack).
 const SIGN_JOINTS: usize = 1024;
+
+/// The largest palette of uniform rows [`with_hemispheres`] copies with signs (22 KiB).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the uniform rows' loop is x86-64's
+const ROW_SIGN_JOINTS: usize = 256;
 
 /// The `f32` sign bit, as [`hemisphere_signs`] stores a flip.
 const SIGN_BIT: u32 = 0x8000_0000;
 
-/// Looks for a sign a joint (`0` or [`SIGN_BIT`], `signs` one a palette entry) such that
-/// for every pivot pair `(a, b)`, `signs[a] ^ signs[b]` is the sign bit exactly when the
-/// scalar loop flips `b`'s weight for a vertex pivoting on `a` (their real parts' dot
-/// product negative): negating the joints whose sign is set leaves no pair to flip.
+/// Picks a sign a joint (`0` or [`SIGN_BIT`], `signs` one a palette entry) such that for
+/// as many pivot pairs `(a, b)` as it can, `signs[a] ^ signs[b]` is the sign bit exactly
+/// when the scalar loop flips `b`'s weight for a vertex pivoting on `a` (their real parts'
+/// dot product negative): negating the joints whose sign is set leaves those pairs
+/// unflipped. Returns true when that holds for every pair.
 ///
 /// The signs are a two-colouring of the pairs' graph with the flips as parities: a
-/// union-find whose links carry the parity to their parent. Returns false when none exists
-/// (a cycle of pairs with an odd number of flips: three joints whose quaternions spread
-/// beyond a quarter turn of their sphere, say).
-fn hemisphere_signs(pairs: &[u32], palette: &[DualQuat], signs: &mut [u32]) -> bool {
+/// union-find whose links carry the parity to their parent, over the pairs in order. A pair
+/// that closes a cycle with an odd number of flips (three joints whose quaternions spread
+/// beyond a quarter turn of their sphere, say) cannot hold with the others and is left.
+fn hemisphere_signs<T: Entry, const CAP: usize>(pairs: &[u32], palette: &[T], signs: &mut [u32]) -> bool {
     let n = signs.len();
-    debug_assert!(n <= SIGN_JOINTS && n == palette.len());
-    let mut parent = [0u16; SIGN_JOINTS];
+    debug_assert!(n <= CAP && CAP <= 1 << 16 && n == palette.len());
+    let mut parent = [0u16; CAP];
     for (j, p) in parent[..n].iter_mut().enumerate() {
-        // `n` is at most SIGN_JOINTS, far below u16::MAX.
+        // `n` is at most CAP, at most 2^16: the index fits a u16.
         *p = j as u16;
     }
     // While linking, `signs[j]` is j's parity relative to `parent[j]` (0 for a root).
     signs.fill(0);
     // (root of `x`, parity of `x` relative to it), linking the path straight to the root.
-    let find = |parent: &mut [u16; SIGN_JOINTS], signs: &mut [u32], x: usize| -> (usize, u32) {
+    let find = |parent: &mut [u16; CAP], signs: &mut [u32], x: usize| -> (usize, u32) {
         let (mut root, mut parity) = (x, 0);
         while usize::from(parent[root]) != root {
             parity ^= signs[root];
@@ -649,18 +715,14 @@ fn hemisphere_signs(pairs: &[u32], palette: &[DualQuat], signs: &mut [u32]) -> b
         }
         (root, parity)
     };
+    let mut every = true;
     for &pair in pairs {
-        // Pairs hold joints below `joint_bound`, which the palette covers (validated).
         let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
-        let (p, q) = (&palette[a].as_ref().real.coords, &palette[b].as_ref().real.coords);
-        let dot = q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3];
-        let flip = if dot < 0.0 { SIGN_BIT } else { 0 };
+        let flip = if pair_dot(palette, pair) < 0.0 { SIGN_BIT } else { 0 };
         let (ra, pa) = find(&mut parent, signs, a);
         let (rb, pb) = find(&mut parent, signs, b);
         if ra == rb {
-            if pa ^ pb != flip {
-                return false;
-            }
+            every &= pa ^ pb == flip;
         } else {
             // `ra` is below `n` (see above).
             (parent[rb], signs[rb]) = (ra as u16, pa ^ pb ^ flip);
@@ -671,7 +733,7 @@ fn hemisphere_signs(pairs: &[u32], palette: &[DualQuat], signs: &mut [u32]) -> b
         let (_, parity) = find(&mut parent, signs, j);
         signs[j] = parity;
     }
-    true
+    every
 }
 
 /// The scale-aware dual-quaternion loops: AVX-512 (sixteen vertices a step) or AVX2 + FMA
@@ -686,7 +748,27 @@ fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &m
         let (joints, weights) = (input.influences.joints(), input.influences.weights());
         let rows = palette.scale_rows();
         assert_eq!(rows.len(), palette.len(), "a palette with scale has a scale row per joint");
-        with_hemispheres(input.influences.pivot_pairs(), palette.dual_quats(), |h| {
+        let pairs = input.influences.pivot_pairs();
+        let uniform = palette.uniform_rows();
+        if kernel == Kernel::Avx512 && !uniform.is_empty() {
+            with_hemispheres::<_, ROW_SIGN_JOINTS, _>(pairs, uniform, |h| {
+                let job = fast::Job {
+                    per: input.influences.per_vertex(),
+                    palette: palette.dual_quats(),
+                    pos: input.positions,
+                    nin: input.normals.filter(|_| normals).unwrap_or(&[]),
+                    out_p: &mut *out.positions,
+                    out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+                    coherent: h.coherent,
+                    risky: h.risky,
+                };
+                // SAFETY: the caller checked that the CPU runs AVX-512; the input was
+                // validated, and the palette has one uniform row a joint (it has any).
+                unsafe { avx512_scaled::run_uniform(joints, weights, job, h.palette) };
+            });
+            return;
+        }
+        with_hemispheres::<_, SIGN_JOINTS, _>(pairs, palette.dual_quats(), |h| {
             let job = fast::Job {
                 per: input.influences.per_vertex(),
                 palette: h.palette,

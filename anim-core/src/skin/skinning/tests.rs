@@ -179,14 +179,14 @@ fn hemisphere_signs_follow_every_pair() {
     let pairs: Vec<u32> =
         (0..12u32).flat_map(|a| [a + 1, a + 2].into_iter().filter(|&b| b < 12).map(move |b| a << 16 | b)).collect();
     let mut signs = [0u32; 12];
-    assert!(hemisphere_signs(&pairs, &palette, &mut signs));
+    assert!(hemisphere_signs::<_, 16>(&pairs, &palette, &mut signs));
     let real = |j: usize| palette[j].real.coords;
     for &pair in &pairs {
         let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
         let flipped = real(a).dot(&real(b)) < 0.0;
         assert_eq!((signs[a] ^ signs[b]) == SIGN_BIT, flipped, "pair ({a}, {b})");
     }
-    with_hemispheres(&pairs, &palette, |h| {
+    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs, &palette, |h| {
         // The loops blend the copy with those joints negated, in which no pair flips.
         assert!(h.coherent && h.risky.is_empty());
         for j in 0..12 {
@@ -208,12 +208,25 @@ fn hemisphere_signs_follow_every_pair() {
     assert!(spread[0].real.coords.dot(&spread[2].real.coords) < 0.0);
     assert!(spread[0].real.coords.dot(&spread[1].real.coords) >= 0.0);
     let mut signs = [0u32; 3];
-    assert!(!hemisphere_signs(&pairs, &spread, &mut signs));
-    with_hemispheres(&pairs, &spread, |h| {
+    assert!(!hemisphere_signs::<_, 16>(&pairs, &spread, &mut signs));
+    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs, &spread, |h| {
         assert!(!h.coherent && h.risky[0] == 1 && std::ptr::eq(h.palette, &spread[..]));
     });
+    // A fourth joint, joint 0 turned a little and negated, pairs with joint 0: the signs
+    // resolve (0, 2) and (0, 3) but not (1, 2), and the loops test joint 1's vertices
+    // against the copy (one pair left flipping instead of two).
+    let mut four = spread.clone();
+    four.push(turned(&[0.1])[0].negated());
+    let pairs = [1, 2, 3, 1 << 16 | 2];
+    let mut signs = [0u32; 4];
+    assert!(!hemisphere_signs::<_, 16>(&pairs, &four, &mut signs));
+    assert_eq!(signs, [0, 0, SIGN_BIT, SIGN_BIT]);
+    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs, &four, |h| {
+        assert!(!h.coherent && h.risky[0] == 0b10, "{:b}", h.risky[0]);
+        assert_eq!(h.palette[3].into_inner(), -four[3].into_inner());
+    });
     // A coherent mesh: the palette as it is.
-    with_hemispheres(&[1 << 16 | 2], &spread, |h| {
+    with_hemispheres::<_, SIGN_JOINTS, _>(&[1 << 16 | 2], &spread, |h| {
         assert!(h.coherent && h.risky.is_empty() && std::ptr::eq(h.palette, &spread[..]));
     });
 }
