@@ -716,16 +716,25 @@ fn hemisphere_signs<T: Entry, const CAP: usize>(pairs: &[u32], palette: &[T], si
         (root, parity)
     };
     let mut every = true;
-    for &pair in pairs {
-        let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
-        let flip = if pair_dot(palette, pair) < 0.0 { SIGN_BIT } else { 0 };
-        let (ra, pa) = find(&mut parent, signs, a);
-        let (rb, pb) = find(&mut parent, signs, b);
-        if ra == rb {
-            every &= pa ^ pb == flip;
-        } else {
-            // `ra` is below `n` (see above).
-            (parent[rb], signs[rb]) = (ra as u16, pa ^ pb ^ flip);
+    // The clearest pairs first (their real parts nearly parallel or opposite): a conflict
+    // then falls on pairs nearer a quarter turn apart, whose flip is the least certain.
+    let bands = [(0.5, f32::INFINITY), (0.2, 0.5), (0.0, 0.2)];
+    for (low, high) in bands {
+        for &pair in pairs {
+            let dot = pair_dot(palette, pair);
+            if !(low..high).contains(&dot.abs()) {
+                continue;
+            }
+            let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
+            let flip = if dot < 0.0 { SIGN_BIT } else { 0 };
+            let (ra, pa) = find(&mut parent, signs, a);
+            let (rb, pb) = find(&mut parent, signs, b);
+            if ra == rb {
+                every &= pa ^ pb == flip;
+            } else {
+                // `ra` is below `n` (see above).
+                (parent[rb], signs[rb]) = (ra as u16, pa ^ pb ^ flip);
+            }
         }
     }
     // Every joint's parity relative to its root: its sign.
