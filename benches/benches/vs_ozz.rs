@@ -18,7 +18,9 @@
 //!   (`1mesh`: Fox 1728 vertices, the fixture 10,000) or a crowd's worth (`crowd100`: 100
 //!   meshes with their own palettes and outputs): `lbs4_pos`, `lbs4_pos_nrm` (normals not
 //!   renormalized, as ozz's job), `lbs4_pos_nrm_renorm` (the default), `dq_pos`,
-//!   `dq_pos_nrm`; per vertex.
+//!   `dq_pos_nrm`; per vertex. The fixture's clip scales its joints uniformly; its one mesh
+//!   also runs `dq_pos_squash` and `dq_pos_nrm_squash`, the same palette squashed in bind
+//!   space by `diag(1, 1.15, 0.9)` (a non-uniform scale on every joint).
 //! - `ik/two_bone_job`, `ik/aim_job`: the corrections alone from model-space joints
 //!   (ozz's IKTwoBoneJob and IKAimJob); `ik/two_bone`, `ik/aim`: the whole
 //!   `solve_two_bone` and `aim` from local transforms (ozz's job plus model matrices from
@@ -223,25 +225,40 @@ fn palettes(case: &Case, count: usize) -> Vec<Vec<Mat4>> {
 enum Job {
     Lbs(Option<NormalMode>),
     Dq(bool),
+    /// Dual quaternions, with normals or not, from the palette squashed in bind space.
+    DqSquash(bool),
 }
 
+/// The bind-space squash of the `*_squash` workloads.
+const SQUASH: [f32; 3] = [1.0, 1.15, 0.9];
+
 fn skinning(g: &mut BenchmarkGroup<WallTime>, case: &Case) {
-    const JOBS: [(&str, Job); 5] = [
+    const JOBS: [(&str, Job); 7] = [
         ("lbs4_pos", Job::Lbs(None)),
         ("lbs4_pos_nrm", Job::Lbs(Some(NormalMode::DirectUnnormalized))),
         ("lbs4_pos_nrm_renorm", Job::Lbs(Some(NormalMode::Direct))),
         ("dq_pos", Job::Dq(false)),
         ("dq_pos_nrm", Job::Dq(true)),
+        ("dq_pos_squash", Job::DqSquash(false)),
+        ("dq_pos_nrm_squash", Job::DqSquash(true)),
     ];
     let n = case.positions.len();
     for (size, count) in [("1mesh", 1), ("crowd100", MESHES)] {
         let palettes = palettes(case, count);
         let dq: Vec<DqPalette> = palettes.iter().map(|p| DqPalette::from_matrices(p)).collect();
+        let squash = Mat4::new_nonuniform_scaling(&Vec3::new(SQUASH[0], SQUASH[1], SQUASH[2]));
+        let squashed: Vec<DqPalette> = palettes
+            .iter()
+            .map(|p| DqPalette::from_matrices(&p.iter().map(|m| m * squash).collect::<Vec<_>>()))
+            .collect();
         let mut out_p = vec![vec![Vec3::zeros(); n]; count];
         let mut out_n = vec![vec![Vec3::zeros(); n]; count];
         g.throughput(Throughput::Elements((n * count) as u64));
         for (job_name, job) in JOBS {
-            let normals = matches!(job, Job::Lbs(Some(_)) | Job::Dq(true));
+            if matches!(job, Job::DqSquash(_)) && (case.name != "fix80" || count != 1) {
+                continue;
+            }
+            let normals = matches!(job, Job::Lbs(Some(_)) | Job::Dq(true) | Job::DqSquash(true));
             let input = SkinningInput {
                 influences: &case.influences,
                 positions: &case.positions,
@@ -257,6 +274,7 @@ fn skinning(g: &mut BenchmarkGroup<WallTime>, case: &Case) {
                                 linear_blend(&input, black_box(&palettes[i]), mode.unwrap_or_default(), &mut out)
                             }
                             Job::Dq(_) => dual_quaternion(&input, black_box(&dq[i]), &mut out),
+                            Job::DqSquash(_) => dual_quaternion(&input, black_box(&squashed[i]), &mut out),
                         }
                         .expect("the mesh fits its palette");
                     }

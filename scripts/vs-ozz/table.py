@@ -124,10 +124,13 @@ def main():
     print()
     print("| DQ skinning, cost against LBS (time ratio) | DQ ns | LBS ns | cost | target | |")
     print("|---|---|---|---|---|---|")
-    for case, label in [("fox", "Fox (rigid palette)"), ("fix80", "80-joint fixture (palette with scale)")]:
+    for case, label, squash in [("fox", "Fox (rigid palette)", ""),
+                                ("fix80", "80-joint fixture (palette with uniform scale)", ""),
+                                ("fix80", "80-joint fixture squashed by diag(1, 1.15, 0.9) (non-uniform scale)",
+                                 "_squash")]:
         for size in ["1mesh", "crowd100"] if case == "fox" else ["1mesh"]:
-            for dq, lbs, what in [("dq_pos", "lbs4_pos", "positions"),
-                                  ("dq_pos_nrm", "lbs4_pos_nrm_renorm", "positions + normals")]:
+            for dq, lbs, what in [("dq_pos" + squash, "lbs4_pos", "positions"),
+                                  ("dq_pos_nrm" + squash, "lbs4_pos_nrm_renorm", "positions + normals")]:
                 d, l = our(f"vs_ozz/{case}/w5_{dq}/{size}"), our(f"vs_ozz/{case}/w5_{lbs}/{size}")
                 cost = None if d is None or l is None else d / l
                 met = "" if cost is None else ("met" if cost <= 1.3 else "**missed**")
