@@ -611,21 +611,28 @@ fn with_hemispheres<T: Entry, const CAP: usize, R>(
     palette: &[T],
     f: impl FnOnce(Hemispheres<T>) -> R,
 ) -> R {
-    let flipped = pairs.iter().filter(|&&pair| pair_flips(palette, pair)).count();
+    let (mut flipped, mut nan) = (0, false);
+    for &pair in pairs {
+        let dot = pair_dot(palette, pair);
+        flipped += usize::from(dot < 0.0 || dot.is_nan());
+        nan |= dot.is_nan();
+    }
     if flipped == 0 {
         return f(Hemispheres { palette, coherent: true, risky: &[] });
     }
     let n = palette.len();
     if n <= CAP {
         let mut signs = [0u32; CAP];
-        hemisphere_signs::<T, CAP>(pairs, palette, &mut signs[..n]);
+        let every = hemisphere_signs::<T, CAP>(pairs, palette, &mut signs[..n]);
         let mut copy = Copied::<T, CAP>([const { std::mem::MaybeUninit::uninit() }; CAP]);
         for ((slot, q), &sign) in copy.0.iter_mut().zip(palette).zip(&signs[..n]) {
             slot.write(if sign == SIGN_BIT { q.negated() } else { *q });
         }
         // SAFETY: entries 0..n were written above (`n <= CAP`); `T` is plain floats.
         let signed = unsafe { std::slice::from_raw_parts(copy.0.as_ptr().cast::<T>(), n) };
-        let left = pairs.iter().filter(|&&pair| pair_flips(signed, pair)).count();
+        // Signs that hold for every pair leave none flipping but a NaN one (negating a
+        // joint negates its dot products exactly).
+        let left = if every && !nan { 0 } else { pairs.iter().filter(|&&pair| pair_flips(signed, pair)).count() };
         if left == 0 {
             return f(Hemispheres { palette: signed, coherent: true, risky: &[] });
         }
@@ -686,19 +693,14 @@ const SIGN_BIT: u32 = 0x8000_0000;
 /// unflipped. Returns true when that holds for every pair.
 ///
 /// The signs are a two-colouring of the pairs' graph with the flips as parities: a
-/// union-find whose links carry the parity to their parent, over the pairs in order. A pair
-/// that closes a cycle with an odd number of flips (three joints whose quaternions spread
-/// beyond a quarter turn of their sphere, say) cannot hold with the others and is left.
+/// union-find whose links carry the parity to their parent. A pair that closes a cycle
+/// with an odd number of flips (three joints whose quaternions spread beyond a quarter turn
+/// of their sphere, say) cannot hold with the others and is left; when there is such a
+/// pair, the links are redone clearest pairs first (see the body).
 fn hemisphere_signs<T: Entry, const CAP: usize>(pairs: &[u32], palette: &[T], signs: &mut [u32]) -> bool {
     let n = signs.len();
     debug_assert!(n <= CAP && CAP <= 1 << 16 && n == palette.len());
     let mut parent = [0u16; CAP];
-    for (j, p) in parent[..n].iter_mut().enumerate() {
-        // `n` is at most CAP, at most 2^16: the index fits a u16.
-        *p = j as u16;
-    }
-    // While linking, `signs[j]` is j's parity relative to `parent[j]` (0 for a root).
-    signs.fill(0);
     // (root of `x`, parity of `x` relative to it), linking the path straight to the root.
     let find = |parent: &mut [u16; CAP], signs: &mut [u32], x: usize| -> (usize, u32) {
         let (mut root, mut parity) = (x, 0);
@@ -715,26 +717,45 @@ fn hemisphere_signs<T: Entry, const CAP: usize>(pairs: &[u32], palette: &[T], si
         }
         (root, parity)
     };
-    let mut every = true;
-    // The clearest pairs first (their real parts nearly parallel or opposite): a conflict
-    // then falls on pairs nearer a quarter turn apart, whose flip is the least certain.
-    let bands = [(0.5, f32::INFINITY), (0.2, 0.5), (0.0, 0.2)];
-    for (low, high) in bands {
+    // Links the pairs whose |dot| lies in `band`; false when one of them conflicts.
+    let link = |parent: &mut [u16; CAP], signs: &mut [u32], band: std::ops::Range<f32>| {
+        let mut every = true;
         for &pair in pairs {
             let dot = pair_dot(palette, pair);
-            if !(low..high).contains(&dot.abs()) {
+            if !band.contains(&dot.abs()) {
                 continue;
             }
             let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
             let flip = if dot < 0.0 { SIGN_BIT } else { 0 };
-            let (ra, pa) = find(&mut parent, signs, a);
-            let (rb, pb) = find(&mut parent, signs, b);
+            let (ra, pa) = find(parent, signs, a);
+            let (rb, pb) = find(parent, signs, b);
             if ra == rb {
                 every &= pa ^ pb == flip;
             } else {
                 // `ra` is below `n` (see above).
                 (parent[rb], signs[rb]) = (ra as u16, pa ^ pb ^ flip);
             }
+        }
+        every
+    };
+    let reset = |parent: &mut [u16; CAP], signs: &mut [u32]| {
+        for (j, p) in parent[..n].iter_mut().enumerate() {
+            // `n` is at most CAP, at most 2^16: the index fits a u16.
+            *p = j as u16;
+        }
+        // While linking, `signs[j]` is j's parity relative to `parent[j]` (0 for a root).
+        signs.fill(0);
+    };
+    // One pass in order settles the usual case (no conflict at all). Otherwise the
+    // clearest pairs go first (real parts nearly parallel or opposite), so that the
+    // conflicts fall on pairs nearer a quarter turn apart, whose flip is the least certain.
+    reset(&mut parent, signs);
+    let mut every = link(&mut parent, signs, 0.0..f32::INFINITY);
+    if !every {
+        reset(&mut parent, signs);
+        every = true;
+        for band in [0.5..f32::INFINITY, 0.2..0.5, 0.0..0.2] {
+            every &= link(&mut parent, signs, band);
         }
     }
     // Every joint's parity relative to its root: its sign.
@@ -747,40 +768,20 @@ fn hemisphere_signs<T: Entry, const CAP: usize>(pairs: &[u32], palette: &[T], si
 
 /// The scale-aware dual-quaternion loops: AVX-512 (sixteen vertices a step) or AVX2 + FMA
 /// (eight), when `kernel` is one of them, else the scalar loop. They read the `f32` weights.
-fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
-    // Elsewhere than on x86-64 only the scalar loop exists, whatever `kernel` says.
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = kernel;
-    #[cfg(target_arch = "x86_64")]
-    if kernel != Kernel::Scalar {
-        let normals = out.normals.is_some();
-        let (joints, weights) = (input.influences.joints(), input.influences.weights());
-        let rows = palette.scale_rows();
-        assert_eq!(rows.len(), palette.len(), "a palette with scale has a scale row per joint");
-        let pairs = input.influences.pivot_pairs();
-        let uniform = palette.uniform_rows();
-        if kernel == Kernel::Avx512 && !uniform.is_empty() {
-            with_hemispheres::<_, ROW_SIGN_JOINTS, _>(pairs, uniform, |h| {
-                let job = fast::Job {
-                    per: input.influences.per_vertex(),
-                    palette: palette.dual_quats(),
-                    pos: input.positions,
-                    nin: input.normals.filter(|_| normals).unwrap_or(&[]),
-                    out_p: &mut *out.positions,
-                    out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
-                    coherent: h.coherent,
-                    risky: h.risky,
-                };
-                // SAFETY: the caller checked that the CPU runs AVX-512; the input was
-                // validated, and the palette has one uniform row a joint (it has any).
-                unsafe { avx512_scaled::run_uniform(joints, weights, job, h.palette) };
-            });
-            return;
-        }
-        with_hemispheres::<_, SIGN_JOINTS, _>(pairs, palette.dual_quats(), |h| {
+/// [`dq_scaled`]'s SIMD loops (x86-64, `kernel` not scalar).
+#[cfg(target_arch = "x86_64")]
+fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
+    let normals = out.normals.is_some();
+    let (joints, weights) = (input.influences.joints(), input.influences.weights());
+    let rows = palette.scale_rows();
+    assert_eq!(rows.len(), palette.len(), "a palette with scale has a scale row per joint");
+    let pairs = input.influences.pivot_pairs();
+    let uniform = palette.uniform_rows();
+    if kernel == Kernel::Avx512 && !uniform.is_empty() {
+        with_hemispheres::<_, ROW_SIGN_JOINTS, _>(pairs, uniform, |h| {
             let job = fast::Job {
                 per: input.influences.per_vertex(),
-                palette: h.palette,
+                palette: palette.dual_quats(),
                 pos: input.positions,
                 nin: input.normals.filter(|_| normals).unwrap_or(&[]),
                 out_p: &mut *out.positions,
@@ -788,25 +789,55 @@ fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &m
                 coherent: h.coherent,
                 risky: h.risky,
             };
-            // SAFETY: the caller checked that the CPU runs `kernel` (`Kernel::Avx512`, or
-            // else `Kernel::Avx2Fma`: AVX2 and FMA); the input was validated, and the
-            // palette (not rigid: this function's caller checked) has one scale row a
-            // joint (asserted).
-            unsafe {
-                if kernel == Kernel::Avx512 {
-                    avx512_scaled::run(joints, weights, job, rows);
-                } else {
-                    avx2_scaled::run(joints, weights, job, rows);
-                }
-            }
+            // SAFETY: the caller checked that the CPU runs AVX-512; the input was
+            // validated, and the palette has one uniform row a joint (it has any).
+            unsafe { avx512_scaled::run_uniform(joints, weights, job, h.palette) };
         });
+        return;
+    }
+    with_hemispheres::<_, SIGN_JOINTS, _>(pairs, palette.dual_quats(), |h| {
+        let job = fast::Job {
+            per: input.influences.per_vertex(),
+            palette: h.palette,
+            pos: input.positions,
+            nin: input.normals.filter(|_| normals).unwrap_or(&[]),
+            out_p: &mut *out.positions,
+            out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+            coherent: h.coherent,
+            risky: h.risky,
+        };
+        // SAFETY: the caller checked that the CPU runs `kernel` (`Kernel::Avx512`, or
+        // else `Kernel::Avx2Fma`: AVX2 and FMA); the input was validated, and the
+        // palette (not rigid: this function's caller checked) has one scale row a
+        // joint (asserted).
+        unsafe {
+            if kernel == Kernel::Avx512 {
+                avx512_scaled::run(joints, weights, job, rows);
+            } else {
+                avx2_scaled::run(joints, weights, job, rows);
+            }
+        }
+    });
+}
+
+fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
+    // Elsewhere than on x86-64 only the scalar loop exists, whatever `kernel` says.
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = kernel;
+    #[cfg(target_arch = "x86_64")]
+    if kernel != Kernel::Scalar {
+        dq_scaled_simd(input, palette, kernel, out);
         return;
     }
     dispatch!(input.influences.per_vertex(), dq_scaled_kernel(input, palette, out));
 }
 
 /// The scale-aware dual-quaternion loop ([`SkinMethod::Dq`](super::SkinMethod::Dq) steps 1 to 4).
-#[inline(always)]
+/// Compiled as a function of its own for each influence count: inlined into
+/// [`dq_scaled`], its code depended on what else that function held, and a change there
+/// (the hemisphere preparation of the SIMD loops) cost it a quarter more instructions in a
+/// default downstream build (callgrind: 477 → 599 a vertex on the fixture).
+#[inline(never)]
 fn dq_scaled_kernel<const N: usize>(input: &SkinningInput, palette: &DqPalette, out: &mut SkinningOutput) {
     let per = input.influences.per_vertex();
     let n = if N == 0 { per } else { N };
