@@ -11,6 +11,12 @@
 //! - `lbs_pos_nrm`: positions + renormalized normals (the default);
 //! - `dq_pos`, `dq_pos_nrm`: dual-quaternion positions, and positions + normals.
 //!
+//! `skinning_signs`: DQ positions of the fixture's mesh from a rigid palette of turns within
+//! ±0.5 rad about each axis (`coherent`: no pivot pair flips), and the same transforms with
+//! every other joint's dual quaternion negated (`negated`: pairs flip, as when quaternions
+//! are read from matrices with their own sign rule), which the SIMD loops undo with a
+//! negated copy of the palette instead of testing each influence.
+//!
 //! Throughput is vertices. Run: `cargo bench -p benches --bench skinning`.
 
 use anim_core::clip::TimePolicy;
@@ -20,7 +26,7 @@ use anim_core::skin::skinning::{
     Kernel, NormalMode, SkinningInput, SkinningOutput, dual_quaternion, dual_quaternion_with, linear_blend_with,
 };
 use anim_core::skin::{DqPalette, Influences, Skin};
-use anim_math::{Mat4, Vec3};
+use anim_math::{DualQuat, Mat4, Quat, Vec3, dual};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -167,10 +173,46 @@ fn run(c: &mut Criterion, group: &str, setup: &Setup) {
     g.finish();
 }
 
+/// The `skinning_signs` group (see the crate docs).
+fn signs(c: &mut Criterion) {
+    let (positions, _, influences) = benches::mesh(10_000, 4, 80);
+    let mut state = 12_345u32;
+    let mut next = move || {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (state >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+    };
+    let turns: Vec<DualQuat> = (0..80)
+        .map(|_| {
+            let q = Quat::from_euler_angles(next(), next(), next());
+            dual::from_parts(&Vec3::new(next(), next(), next()), &q)
+        })
+        .collect();
+    let negated: Vec<DualQuat> = turns
+        .iter()
+        .enumerate()
+        .map(|(j, q)| if j % 2 == 1 { DualQuat::new_unchecked(-q.into_inner()) } else { *q })
+        .collect();
+    let input = SkinningInput { influences: &influences, positions: &positions, normals: None };
+    let mut out_p = vec![Vec3::zeros(); positions.len()];
+    let mut g = c.benchmark_group("skinning_signs");
+    g.throughput(Throughput::Elements(positions.len() as u64));
+    for (name, dqs) in [("coherent", &turns), ("negated", &negated)] {
+        let palette = DqPalette::from_rigid(dqs);
+        g.bench_function(format!("dq_pos/{name}"), |b| {
+            b.iter(|| {
+                let mut out = SkinningOutput { positions: &mut out_p, normals: None };
+                dual_quaternion(&input, black_box(&palette), &mut out).expect("valid input");
+            })
+        });
+    }
+    g.finish();
+}
+
 fn skinning(c: &mut Criterion) {
     run(c, "skinning_fox", &fox(1));
     run(c, "skinning_fox_crowd", &fox(CROWD));
     run(c, "skinning_fixture", &fixture());
+    signs(c);
 }
 
 criterion_group!(benches, skinning);

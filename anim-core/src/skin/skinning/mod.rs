@@ -515,7 +515,7 @@ pub fn dual_quaternion_with(
         // Every vertex is unweighted.
     } else if palette.is_rigid() {
         let normals = out.normals.is_some();
-        with_hemispheres::<_, SIGN_JOINTS, _>(input.influences.pivot_pairs(), palette.dual_quats(), |h| {
+        let mut run = |h: Hemispheres<DualQuat>| {
             let job = fast::Job {
                 per: input.influences.per_vertex(),
                 palette: h.palette,
@@ -527,7 +527,13 @@ pub fn dual_quaternion_with(
                 risky: h.risky,
             };
             fast::dq(input.influences.view(), kernel, normals, job);
-        });
+        };
+        if kernel == Kernel::Scalar {
+            // The scalar loop tests every influence itself.
+            run(Hemispheres { palette: palette.dual_quats(), coherent: false, risky: &[] });
+        } else {
+            with_hemispheres::<_, SIGN_JOINTS, _>(input.influences.pivot_pairs(), palette.dual_quats(), run);
+        }
     } else {
         dq_scaled(input, palette, kernel, out);
     }
@@ -679,7 +685,8 @@ const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
 /// live on the stack).
 const SIGN_JOINTS: usize = 1024;
 
-/// The largest palette of uniform rows [`with_hemispheres`] copies with signs (22 KiB).
+/// The largest palette of uniform rows [`with_hemispheres`] copies with signs (its tables,
+/// 18 KiB, on the stack).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the uniform rows' loop is x86-64's
 const ROW_SIGN_JOINTS: usize = 256;
 
@@ -766,8 +773,6 @@ fn hemisphere_signs<T: Entry, const CAP: usize>(pairs: &[u32], palette: &[T], si
     every
 }
 
-/// The scale-aware dual-quaternion loops: AVX-512 (sixteen vertices a step) or AVX2 + FMA
-/// (eight), when `kernel` is one of them, else the scalar loop. They read the `f32` weights.
 /// [`dq_scaled`]'s SIMD loops (x86-64, `kernel` not scalar).
 #[cfg(target_arch = "x86_64")]
 fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
@@ -820,6 +825,8 @@ fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, ou
     });
 }
 
+/// The scale-aware dual-quaternion loops: AVX-512 (sixteen vertices a step) or AVX2 + FMA
+/// (eight), when `kernel` is one of them, else the scalar loop. They read the `f32` weights.
 fn dq_scaled(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
     // Elsewhere than on x86-64 only the scalar loop exists, whatever `kernel` says.
     #[cfg(not(target_arch = "x86_64"))]
