@@ -1,5 +1,6 @@
 //! Unit tests of the skinning loops (moved out of `mod.rs` to keep it under 800 lines).
 
+use super::hemispheres::{Entry, SIGN_BIT, hemisphere_signs};
 use super::*;
 use anim_math::{Quat, dual};
 
