@@ -520,16 +520,7 @@ pub fn dual_quaternion_with(
     } else if palette.is_rigid() {
         let normals = out.normals.is_some();
         let mut run = |h: Hemispheres<DualQuat>| {
-            let job = fast::Job {
-                per: input.influences.per_vertex(),
-                palette: h.palette,
-                pos: input.positions,
-                nin: input.normals.filter(|_| normals).unwrap_or(&[]),
-                out_p: &mut *out.positions,
-                out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
-                coherent: h.coherent,
-                risky: h.risky,
-            };
+            let job = dq_job(input, out, h.palette, h.coherent, h.risky);
             fast::dq(input.influences.view(), kernel, normals, job);
         };
         if kernel == Kernel::Scalar {
@@ -545,10 +536,31 @@ pub fn dual_quaternion_with(
     Ok(())
 }
 
+/// The dual-quaternion loops' job: `input` into `out` (normals when both have them),
+/// blending `palette` with the hemisphere facts `coherent` and `risky`.
+fn dq_job<'a>(
+    input: &SkinningInput<'a>,
+    out: &'a mut SkinningOutput,
+    palette: &'a [DualQuat],
+    coherent: bool,
+    risky: &'a [u64],
+) -> fast::Job<'a, DualQuat> {
+    let normals = out.normals.is_some();
+    fast::Job {
+        per: input.influences.per_vertex(),
+        palette,
+        pos: input.positions,
+        nin: input.normals.filter(|_| normals).unwrap_or(&[]),
+        out_p: &mut *out.positions,
+        out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
+        coherent,
+        risky,
+    }
+}
+
 /// [`dq_scaled`]'s SIMD loops (x86-64, `kernel` not scalar).
 #[cfg(target_arch = "x86_64")]
 fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
-    let normals = out.normals.is_some();
     let (joints, weights) = (input.influences.joints(), input.influences.weights());
     let rows = palette.scale_rows();
     assert_eq!(rows.len(), palette.len(), "a palette with scale has a scale row per joint");
@@ -556,16 +568,7 @@ fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, ou
     let uniform = palette.uniform_rows();
     if kernel == Kernel::Avx512 && !uniform.is_empty() {
         with_hemispheres::<_, ROW_SIGN_JOINTS, _>(pairs, uniform, |h| {
-            let job = fast::Job {
-                per: input.influences.per_vertex(),
-                palette: palette.dual_quats(),
-                pos: input.positions,
-                nin: input.normals.filter(|_| normals).unwrap_or(&[]),
-                out_p: &mut *out.positions,
-                out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
-                coherent: h.coherent,
-                risky: h.risky,
-            };
+            let job = dq_job(input, out, palette.dual_quats(), h.coherent, h.risky);
             // SAFETY: the caller checked that the CPU runs AVX-512; the input was
             // validated, and the palette has one uniform row a joint (it has any).
             unsafe { avx512_scaled::run_uniform(joints, weights, job, h.palette) };
@@ -573,16 +576,7 @@ fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, ou
         return;
     }
     with_hemispheres::<_, SIGN_JOINTS, _>(pairs, palette.dual_quats(), |h| {
-        let job = fast::Job {
-            per: input.influences.per_vertex(),
-            palette: h.palette,
-            pos: input.positions,
-            nin: input.normals.filter(|_| normals).unwrap_or(&[]),
-            out_p: &mut *out.positions,
-            out_n: out.normals.as_deref_mut().unwrap_or(&mut []),
-            coherent: h.coherent,
-            risky: h.risky,
-        };
+        let job = dq_job(input, out, h.palette, h.coherent, h.risky);
         // SAFETY: the caller checked that the CPU runs `kernel` (`Kernel::Avx512`, or
         // else `Kernel::Avx2Fma`: AVX2 and FMA); the input was validated, and the
         // palette (not rigid: this function's caller checked) has one scale row a
