@@ -447,6 +447,63 @@ fn dq_kernels_with_negated_joints_match_the_scalar_loop() {
     }
 }
 
+/// Three joints turned about one axis by 0, 0.8π and 1.6π (quaternion half-angles 0, 0.4π
+/// and 0.8π: a cycle of pairs with one flip, which no sign a joint removes) shared by six
+/// vertices of a mesh of 405 whose other joints turn less than 0.3 rad. The AVX-512 loops
+/// then test only the blocks of sixteen vertices that hold one of those six; every kernel
+/// agrees with the scalar loop, on every layout, for the rigid palette and with scale,
+/// uniform and not (a block left untested would blend its flipping vertex wrongly).
+#[test]
+fn dq_kernels_test_the_blocks_of_flipping_vertices() {
+    let kernels = dq_kernels("dq_kernels_test_the_blocks_of_flipping_vertices");
+    let mut rng = Rng(79);
+    let joints = 10;
+    let axis = Unit::new_normalize(Vec3::new(0.2, 1.0, -0.4));
+    let turns: Vec<(Vec3, Quat)> = (0..joints)
+        .map(|j| {
+            let r = if j < 3 {
+                Quat::from_axis_angle(&axis, 0.8 * std::f32::consts::PI * j as f32)
+            } else {
+                Quat::from_euler_angles(rng.range(-0.1, 0.1), rng.range(-0.1, 0.1), rng.range(-0.1, 0.1))
+            };
+            (rng.vec3(3.0), r)
+        })
+        .collect();
+    let verts = 16 * 25 + 5;
+    let pairs = [(0usize, 0u16, 1u16), (17, 1, 2), (100, 2, 0), (203, 1, 2), (399, 2, 1), (404, 0, 2)];
+    let (mut js, mut ws) = (Vec::new(), Vec::new());
+    for v in 0..verts {
+        match pairs.iter().find(|p| p.0 == v) {
+            Some(&(_, a, b)) => {
+                js.extend([a, b, 3, 4]);
+                ws.extend([0.5, 0.4, 0.05, 0.05]);
+            }
+            None => {
+                js.extend((0..4).map(|_| 3 + (rng.next_f32() * 7.0) as u16 % 7));
+                ws.extend((0..4).map(|_| rng.range(0.05, 1.0)));
+            }
+        }
+    }
+    let inf = Influences::new(4, js, ws, joints).unwrap();
+    let (_, pos, nrm, _) = scene(401, verts, 4, joints);
+    let scales = [None, Some(Vec3::repeat(1.0)), Some(Vec3::new(0.8, 1.3, 1.1))];
+    for scale in scales {
+        let mats: Vec<Mat4> = turns
+            .iter()
+            .map(|&(t, r)| {
+                // Uniform: a factor a joint.
+                let s =
+                    scale.map_or(Vec3::repeat(1.0), |s| if s.x == s.y { Vec3::repeat(rng.range(0.5, 1.5)) } else { s });
+                Transform::new(t, r, s).to_matrix()
+            })
+            .collect();
+        let pal = DqPalette::from_matrices(&mats);
+        assert_eq!(pal.is_rigid(), scale.is_none());
+        assert!(!coherent(&inf, &pal), "some pair flips");
+        check_dq_scaled(&format!("a few flipping vertices, scale {scale:?}"), &inf, &pos, &nrm, &pal, &kernels);
+    }
+}
+
 /// A palette with bind-space scale takes the scale-aware loops: every kernel agrees with
 /// the scalar loop, positions within 1e-5 relative to their size (plus 1e-5), normals within
 /// 2e-6 and unit, on every layout (the loops read the `f32` weights), with and without

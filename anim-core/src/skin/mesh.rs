@@ -46,6 +46,11 @@ pub struct Influences {
     /// Every (first joint, other weighted joint) pair of a vertex, once, as
     /// `first << 16 | other`, sorted: the hemisphere tests dual-quaternion skinning makes.
     pivot_pairs: Vec<u32>,
+    /// The vertices that make any pivot pair, grouped by first joint (ascending within a
+    /// group): joint `j`'s are `pivot_vertices[pivot_starts[j]..pivot_starts[j + 1]]`.
+    pivot_vertices: Vec<u32>,
+    /// `joint_bound + 1` offsets into `pivot_vertices`.
+    pivot_starts: Vec<u32>,
 }
 
 /// The largest unorm16 value: a stored weight `k` decodes to `k / 65535`.
@@ -109,6 +114,35 @@ fn pivot_pairs(per: usize, joints: &[u16], weights: &[f32]) -> Vec<u32> {
     pairs.dedup();
     pairs.shrink_to_fit();
     pairs
+}
+
+/// The vertices with a pivot pair (a weighted slot after the first whose joint differs
+/// from the first's), grouped by first joint: `(vertices, starts)` as in
+/// [`Influences::pivot_vertices`].
+fn pivot_vertices(per: usize, joints: &[u16], weights: &[f32], joint_bound: usize) -> (Vec<u32>, Vec<u32>) {
+    let pairs = |js: &[u16], ws: &[f32]| js.iter().zip(ws).skip(1).any(|(&j, &w)| w != 0.0 && j != js[0]);
+    let mut starts = vec![0u32; joint_bound + 1];
+    for (js, ws) in joints.chunks_exact(per).zip(weights.chunks_exact(per)) {
+        if pairs(js, ws) {
+            // Below the bound: a weighted first joint is, and an unweighted slot holds joint
+            // 0 while another slot of the vertex is weighted.
+            starts[usize::from(js[0]) + 1] += 1;
+        }
+    }
+    for j in 0..joint_bound {
+        starts[j + 1] += starts[j];
+    }
+    let mut next = starts.clone();
+    let mut vertices = vec![0u32; starts[joint_bound] as usize];
+    for (v, (js, ws)) in joints.chunks_exact(per).zip(weights.chunks_exact(per)).enumerate() {
+        if pairs(js, ws) {
+            let slot = &mut next[usize::from(js[0])];
+            // Vertex indices fit a u32 (checked by `Influences::new`).
+            vertices[*slot as usize] = v as u32;
+            *slot += 1;
+        }
+    }
+    (vertices, starts)
 }
 
 /// Quantizes one vertex's weights (summing to 1, or all zero) to unorm16 values that sum
@@ -213,7 +247,18 @@ impl Influences {
             }
         }
         let pivot_pairs = pivot_pairs(per_vertex, &joints, &weights);
-        Ok(Self { per_vertex, joints, weights, unweighted, joint_bound, packed: Packed::None, pivot_pairs })
+        let (pivot_vertices, pivot_starts) = pivot_vertices(per_vertex, &joints, &weights, joint_bound);
+        Ok(Self {
+            per_vertex,
+            joints,
+            weights,
+            unweighted,
+            joint_bound,
+            packed: Packed::None,
+            pivot_pairs,
+            pivot_vertices,
+            pivot_starts,
+        })
     }
 
     /// Every pair (joint of a vertex's first slot, joint of another of its slots with a
@@ -224,6 +269,17 @@ impl Influences {
     #[inline]
     pub fn pivot_pairs(&self) -> &[u32] {
         &self.pivot_pairs
+    }
+
+    /// The vertices whose first slot is `joint` and that make a pivot pair (see
+    /// [`Influences::pivot_pairs`]), ascending: those a flip of one of `joint`'s pairs can
+    /// touch. Empty for a joint at or past [`Influences::joint_bound`].
+    #[inline]
+    pub(crate) fn pivot_vertices(&self, joint: usize) -> &[u32] {
+        match (self.pivot_starts.get(joint), self.pivot_starts.get(joint + 1)) {
+            (Some(&a), Some(&b)) => &self.pivot_vertices[a as usize..b as usize],
+            _ => &[],
+        }
     }
 
     /// These influences with a compact copy in `layout` for the CPU skinning loops (or

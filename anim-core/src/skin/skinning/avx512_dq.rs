@@ -12,6 +12,7 @@
 //! pipelining, [`blocks_pipelined`]).
 
 use super::avx512::{BLOCK, BlockWeights, Decoded, Io, block_weights};
+use super::hemispheres::{MARK_BLOCK, RISK_WORDS};
 use super::source::{Job, Source, Weights};
 use anim_math::DualQuat;
 use std::arch::x86_64::*;
@@ -145,13 +146,14 @@ unsafe fn blend_block<S: Source, const N: usize, const FULL: bool, const CHECK: 
     unsafe {
         let weights = block_weights::<S, N, FULL>(src, v, n, len, decoded);
         let mut b = [_mm256_setzero_ps(); BLOCK];
+        let tests = if CHECK { block_tests(v, risky) } else { Tests::None };
         for (i, b) in b.iter_mut().enumerate() {
             if FULL || i < len {
                 // Vertex v + i exists.
-                *b = if !CHECK || !first_is_risky(src, v + i, n, risky) {
-                    blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
-                } else {
+                *b = if tests.vertex(src, v + i, n, risky) {
                     blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
+                } else {
+                    blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
                 };
             }
         }
@@ -310,6 +312,48 @@ pub(super) unsafe fn blend<S: Source, const N: usize, const TEST: bool>(
         b
     }
 }
+
+/// Which vertices of a block test their influences' hemispheres.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tests {
+    /// None of them: no vertex of the block pivots on a risky joint.
+    None,
+    /// All of them: the block is marked (some vertex pivots on a risky joint).
+    All,
+    /// Those whose first joint is risky: the mesh's blocks are not marked.
+    Risky,
+}
+
+impl Tests {
+    /// Whether vertex `v` tests.
+    ///
+    /// # Safety
+    /// As [`first_is_risky`].
+    #[inline(always)]
+    pub(super) unsafe fn vertex<S: Source>(self, src: S, v: usize, n: usize, risky: &[u64]) -> bool {
+        match self {
+            Tests::None => false,
+            Tests::All => true,
+            // SAFETY: as the caller promised.
+            Tests::Risky => unsafe { first_is_risky(src, v, n, risky) },
+        }
+    }
+}
+
+/// [`Tests`] for the block starting at vertex `v` (a multiple of [`BLOCK`]) from `risky`,
+/// the joints' bits followed, when the mesh's blocks are marked, by the blocks' bits.
+#[inline(always)]
+pub(super) fn block_tests(v: usize, risky: &[u64]) -> Tests {
+    match risky.get(RISK_WORDS..) {
+        Some(blocks) if !blocks.is_empty() => {
+            let b = v / BLOCK;
+            if blocks[b / 64] & (1 << (b % 64)) != 0 { Tests::All } else { Tests::None }
+        }
+        _ => Tests::Risky,
+    }
+}
+
+const _: () = assert!(BLOCK == MARK_BLOCK, "the blocks marked are the loops' blocks");
 
 /// True when vertex `v`'s first joint is marked in `risky` (see [`Job::risky`]).
 ///

@@ -17,7 +17,7 @@
 //! normal `normalize(rotate(r, n))`, which is the general rule's for `S = s·I`, `s > 0`.
 
 use super::avx512::{BLOCK, Decoded, Io, block_weights};
-use super::avx512_dq::{Dq16, blend, dot4, first_is_risky, load_soa, store_soa, transpose};
+use super::avx512_dq::{Dq16, Tests, blend, block_tests, dot4, load_soa, store_soa, transpose};
 use super::math::redone_dq_normal;
 use super::source::{F32Src, Job, Source};
 use crate::skin::palette::{ScaleRow, UniformRow};
@@ -105,14 +105,15 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
     let weights = unsafe { block_weights::<S, N, FULL>(src, v, n, len, decoded) };
     let mut b = [_mm256_setzero_ps(); BLOCK];
     let mut rows = [_mm512_setzero_ps(); BLOCK];
+    let tests = if coherent { Tests::None } else { block_tests(v, risky) };
     for i in 0..BLOCK {
         if FULL || i < len {
             // SAFETY: vertex v + i exists; its joints are inside the palette and `scales`.
             unsafe {
-                b[i] = if coherent || !first_is_risky(src, v + i, n, risky) {
-                    blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
-                } else {
+                b[i] = if tests.vertex(src, v + i, n, risky) {
                     blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
+                } else {
+                    blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
                 };
                 rows[i] = scale_blend::<S>(src, v + i, i, n, &weights, sc);
             }
@@ -296,12 +297,13 @@ unsafe fn uniform_blend_block<S: Source, const N: usize, const FULL: bool, const
     unsafe {
         let weights = block_weights::<S, N, FULL>(src, v, n, len, decoded);
         let mut b = [_mm512_setzero_ps(); BLOCK];
+        let tests = if CHECK { block_tests(v, risky) } else { Tests::None };
         for (i, b) in b.iter_mut().enumerate() {
             if FULL || i < len {
-                *b = if !CHECK || !first_is_risky(src, v + i, n, risky) {
-                    uniform_blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
-                } else {
+                *b = if tests.vertex(src, v + i, n, risky) {
                     uniform_blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
+                } else {
+                    uniform_blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
                 };
             }
         }

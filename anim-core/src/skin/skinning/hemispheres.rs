@@ -1,8 +1,10 @@
 //! Which vertices of a mesh flip an influence's weight under a dual-quaternion palette,
 //! decided once a call for the SIMD loops: a coherent mesh skips every hemisphere test; a
 //! palette whose flips one sign a joint explains is blended from a negated copy instead
-//! ([`with_hemispheres`], [`hemisphere_signs`]); the rest test the risky vertices.
+//! ([`with_hemispheres`], [`hemisphere_signs`]); the rest test the vertices of their risky
+//! joints, or the AVX-512 loops whole blocks of sixteen that hold one.
 
+use crate::skin::mesh::Influences;
 use crate::skin::palette::UniformRow;
 use anim_math::DualQuat;
 
@@ -51,8 +53,11 @@ pub(super) struct Hemispheres<'a, T> {
     pub(super) palette: &'a [T],
     /// No vertex flips a weight against `palette`: the loops skip the hemisphere tests.
     pub(super) coherent: bool,
-    /// When not `coherent`: one bit a joint, set for the joints whose vertices (as their
-    /// first joint) may flip a weight; the others skip the tests too.
+    /// When not `coherent`: one bit a joint ([`RISK_WORDS`] words), set for the joints
+    /// whose vertices (as their first joint) may flip a weight; the others skip the tests
+    /// too. For a mesh of at most [`MARKED_VERTICES`], [`BLOCK_WORDS`] more words follow:
+    /// one bit a block of [`MARK_BLOCK`] vertices, set for the blocks holding a vertex of a
+    /// risky joint's pairs, which the AVX-512 loops test whole, and the others not at all.
     pub(super) risky: &'a [u64],
 }
 
@@ -61,9 +66,9 @@ pub(super) struct Hemispheres<'a, T> {
 #[repr(C, align(64))]
 struct Copied<T, const CAP: usize>([std::mem::MaybeUninit<T>; CAP]);
 
-/// Runs `f` with what the SIMD loops blend from for `pairs` (a mesh's
-/// [`Influences::pivot_pairs`](crate::skin::Influences::pivot_pairs)) under `palette`. The pairs' real parts are dotted as the
-/// scalar loops dot them, once a call:
+/// Runs `f` with what the SIMD loops blend from for `influences` under `palette`. The
+/// mesh's pivot pairs ([`Influences::pivot_pairs`]) are dotted as the scalar loops dot
+/// them, once a call:
 ///
 /// - no dot negative (or NaN): the mesh is coherent, no vertex flips anything;
 /// - else, for palettes of up to `CAP` joints, [`hemisphere_signs`] picks a sign a joint
@@ -74,14 +79,19 @@ struct Copied<T, const CAP: usize>([std::mem::MaybeUninit<T>; CAP]);
 ///   points and vectors alike. Joints negated by a matrix's reading (which picks a
 ///   quaternion's sign by its own rule) cost a copy of the palette, not a test an
 ///   influence;
-/// - the first joint of each pair still flipping is marked risky: those vertices test.
+/// - the first joint of each pair still flipping is marked risky: those vertices test; the
+///   AVX-512 loops test the blocks of sixteen vertices that hold one of them (marked from
+///   [`Influences::pivot_vertices`], a bit a block), and no other vertex. A test a
+///   vertex, of a bit of its first joint, cost a sixth of the loop even when no vertex
+///   took it (10,000 vertices, 80 joints, two such pairs; BENCHMARKS.md).
 ///
 /// The stack tables are filled only when needed: a coherent call clears no memory.
 pub(super) fn with_hemispheres<T: Entry, const CAP: usize, R>(
-    pairs: &[u32],
+    influences: &Influences,
     palette: &[T],
     f: impl FnOnce(Hemispheres<T>) -> R,
 ) -> R {
+    let pairs = influences.pivot_pairs();
     let (mut flipped, mut nan) = (0, false);
     for &pair in pairs {
         let dot = pair_dot(palette, pair);
@@ -108,10 +118,10 @@ pub(super) fn with_hemispheres<T: Entry, const CAP: usize, R>(
             return f(Hemispheres { palette: signed, coherent: true, risky: &[] });
         }
         if left < flipped {
-            return tested(pairs, signed, f);
+            return tested(influences, signed, f);
         }
     }
-    tested(pairs, palette, f)
+    tested(influences, palette, f)
 }
 
 /// The real parts' dot product of pivot pair `pair` under `palette`, as the scalar loops
@@ -131,20 +141,42 @@ fn pair_flips<T: Entry>(palette: &[T], pair: u32) -> bool {
     dot < 0.0 || dot.is_nan()
 }
 
-/// [`with_hemispheres`]'s last case: `f` with `palette` and its risky joints marked.
-fn tested<T: Entry, R>(pairs: &[u32], palette: &[T], f: impl FnOnce(Hemispheres<T>) -> R) -> R {
-    let mut risky = [0u64; RISK_WORDS];
-    for &pair in pairs {
-        if pair_flips(palette, pair) {
-            let a = (pair >> 16) as usize;
+/// [`with_hemispheres`]'s last case: `f` with `palette`, its risky joints marked, and,
+/// for a mesh of at most [`MARKED_VERTICES`], the blocks of [`MARK_BLOCK`] vertices that
+/// hold a vertex of a risky joint's pairs ([`Influences::pivot_vertices`]).
+fn tested<T: Entry, R>(influences: &Influences, palette: &[T], f: impl FnOnce(Hemispheres<T>) -> R) -> R {
+    let mut risky = [0u64; RISK_WORDS + BLOCK_WORDS];
+    let mark = influences.vertex_count() <= MARKED_VERTICES;
+    let mut last = None;
+    for &pair in influences.pivot_pairs() {
+        let a = (pair >> 16) as usize;
+        if last != Some(a) && pair_flips(palette, pair) {
+            // Pairs are sorted: a joint's come together, and its vertices are marked once.
+            last = Some(a);
             risky[a / 64] |= 1 << (a % 64);
+            if mark {
+                for &v in influences.pivot_vertices(a) {
+                    let block = v as usize / MARK_BLOCK;
+                    risky[RISK_WORDS + block / 64] |= 1 << (block % 64);
+                }
+            }
         }
     }
-    f(Hemispheres { palette, coherent: false, risky: &risky })
+    let words = if mark { RISK_WORDS + BLOCK_WORDS } else { RISK_WORDS };
+    f(Hemispheres { palette, coherent: false, risky: &risky[..words] })
 }
 
+/// The vertices a block of [`Hemispheres::risky`]'s block marks: the AVX-512 loops' step.
+pub(super) const MARK_BLOCK: usize = 16;
+
+/// Words of block marks after the joints' in [`Hemispheres::risky`].
+pub(super) const BLOCK_WORDS: usize = 256;
+
+/// The most vertices a mesh has for its blocks to be marked (a bit each on the stack).
+const MARKED_VERTICES: usize = BLOCK_WORDS * 64 * MARK_BLOCK;
+
 /// Bits of the risky-joint table: one a possible joint index (`u16`).
-const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
+pub(super) const RISK_WORDS: usize = (u16::MAX as usize + 1) / 64;
 
 /// The largest rigid palette [`with_hemispheres`] copies with signs (its tables, 38 KiB,
 /// live on the stack).

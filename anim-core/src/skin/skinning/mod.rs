@@ -527,7 +527,7 @@ pub fn dual_quaternion_with(
             // The scalar loop tests every influence itself.
             run(Hemispheres { palette: palette.dual_quats(), coherent: false, risky: &[] });
         } else {
-            with_hemispheres::<_, SIGN_JOINTS, _>(input.influences.pivot_pairs(), palette.dual_quats(), run);
+            with_hemispheres::<_, SIGN_JOINTS, _>(input.influences, palette.dual_quats(), run);
         }
     } else {
         dq_scaled(input, palette, kernel, out);
@@ -564,10 +564,10 @@ fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, ou
     let (joints, weights) = (input.influences.joints(), input.influences.weights());
     let rows = palette.scale_rows();
     assert_eq!(rows.len(), palette.len(), "a palette with scale has a scale row per joint");
-    let pairs = input.influences.pivot_pairs();
+    let influences = input.influences;
     let uniform = palette.uniform_rows();
     if kernel == Kernel::Avx512 && !uniform.is_empty() {
-        with_hemispheres::<_, ROW_SIGN_JOINTS, _>(pairs, uniform, |h| {
+        with_hemispheres::<_, ROW_SIGN_JOINTS, _>(influences, uniform, |h| {
             let job = dq_job(input, out, palette.dual_quats(), h.coherent, h.risky);
             // SAFETY: the caller checked that the CPU runs AVX-512; the input was
             // validated, and the palette has one uniform row a joint (it has any).
@@ -575,7 +575,7 @@ fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, ou
         });
         return;
     }
-    with_hemispheres::<_, SIGN_JOINTS, _>(pairs, palette.dual_quats(), |h| {
+    with_hemispheres::<_, SIGN_JOINTS, _>(influences, palette.dual_quats(), |h| {
         let job = dq_job(input, out, h.palette, h.coherent, h.risky);
         // SAFETY: the caller checked that the CPU runs `kernel` (`Kernel::Avx512`, or
         // else `Kernel::Avx2Fma`: AVX2 and FMA); the input was validated, and the

@@ -127,6 +127,8 @@ pub(crate) struct Job<'a, P> {
     pub coherent: bool,
     /// Dual quaternions only, when not `coherent`: one bit a joint, set for the joints whose
     /// vertices (as their first joint) may flip a weight; the others skip the tests too.
+    /// Then, when the mesh's blocks are marked, a bit a block of sixteen vertices that the
+    /// AVX-512 loops test whole (see `hemispheres::Hemispheres::risky`).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
     pub risky: &'a [u64],
 }

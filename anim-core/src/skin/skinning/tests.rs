@@ -1,6 +1,6 @@
 //! Unit tests of the skinning loops (moved out of `mod.rs` to keep it under 800 lines).
 
-use super::hemispheres::{Entry, SIGN_BIT, hemisphere_signs};
+use super::hemispheres::{Entry, RISK_WORDS, SIGN_BIT, hemisphere_signs};
 use super::*;
 use anim_math::{Quat, dual};
 
@@ -162,11 +162,33 @@ fn turned(angles: &[f32]) -> Vec<DualQuat> {
     angles.iter().map(|&a| dual::from_parts(&Vec3::new(a, 0.0, 1.0), &Quat::from_axis_angle(&axis, a))).collect()
 }
 
+/// A mesh with a vertex a pivot pair `first << 16 | other` (weights 0.6 and 0.4), in order,
+/// where `None` is a vertex on joint 0 alone, for a palette of `joints`.
+fn pair_mesh(pairs: &[Option<u32>], joints: usize) -> Influences {
+    let js: Vec<u16> =
+        pairs.iter().flat_map(|p| p.map_or([0, 0], |p| [(p >> 16) as u16, (p & 0xFFFF) as u16])).collect();
+    let ws: Vec<f32> = pairs.iter().flat_map(|p| if p.is_some() { [0.6, 0.4] } else { [1.0, 0.0] }).collect();
+    Influences::new(2, js, ws, joints).unwrap()
+}
+
+/// [`pair_mesh`] with a vertex a pair.
+fn pairs_mesh(pairs: &[u32], joints: usize) -> Influences {
+    pair_mesh(&pairs.iter().map(|&p| Some(p)).collect::<Vec<_>>(), joints)
+}
+
+/// The blocks [`with_hemispheres`] marked in `risky` (after the joints' words), or `None`
+/// when it marked none.
+fn marked_blocks(risky: &[u64]) -> Option<Vec<usize>> {
+    let blocks = risky.get(RISK_WORDS..).filter(|b| !b.is_empty())?;
+    Some((0..blocks.len() * 64).filter(|&b| blocks[b / 64] & (1 << (b % 64)) != 0).collect())
+}
+
 /// Signs exist when the negative pairs come from whole dual quaternions negated (the same
 /// transforms): every pair's parity is then its flip, and the loops blend a copy with
 /// those joints negated back, in which no pair flips. Three joints whose quaternions spread
-/// beyond a quarter turn of their sphere (a cycle with one flip) have none: their risky
-/// vertices keep the tests.
+/// beyond a quarter turn of their sphere (a cycle with one flip) have none: the loops test
+/// the blocks of sixteen vertices that hold a vertex pivoting on a risky joint, and the
+/// others not at all.
 #[test]
 fn hemisphere_signs_follow_every_pair() {
     // Joints 0.3 rad apart, every other one negated: pairs (k, k + 1) and (k, k + 2).
@@ -187,7 +209,7 @@ fn hemisphere_signs_follow_every_pair() {
         let flipped = real(a).dot(&real(b)) < 0.0;
         assert_eq!((signs[a] ^ signs[b]) == SIGN_BIT, flipped, "pair ({a}, {b})");
     }
-    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs, &palette, |h| {
+    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs_mesh(&pairs, 12), &palette, |h| {
         // The loops blend the copy with those joints negated, in which no pair flips.
         assert!(h.coherent && h.risky.is_empty());
         for j in 0..12 {
@@ -210,8 +232,16 @@ fn hemisphere_signs_follow_every_pair() {
     assert!(spread[0].real.coords.dot(&spread[1].real.coords) >= 0.0);
     let mut signs = [0u32; 3];
     assert!(!hemisphere_signs::<_, 16>(&pairs, &spread, &mut signs));
-    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs, &spread, |h| {
+    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs_mesh(&pairs, 3), &spread, |h| {
         assert!(!h.coherent && h.risky[0] == 1 && std::ptr::eq(h.palette, &spread[..]));
+        assert_eq!(marked_blocks(h.risky), Some(vec![0]));
+    });
+    // Joint 0's vertices of pairs at 0, 1 and 40 (of 42): blocks 0 and 2 test, block 1 not.
+    let mut late = vec![Some(1), Some(2)];
+    late.extend([None; 38]);
+    late.extend([Some(2), Some(1 << 16 | 2)]);
+    with_hemispheres::<_, SIGN_JOINTS, _>(&pair_mesh(&late, 3), &spread, |h| {
+        assert_eq!(marked_blocks(h.risky), Some(vec![0, 2]));
     });
     // A fourth joint, joint 0 turned a little and negated, pairs with joint 0: the signs
     // resolve (0, 2) and (0, 3) but not (1, 2), and the loops test joint 1's vertices
@@ -222,12 +252,12 @@ fn hemisphere_signs_follow_every_pair() {
     let mut signs = [0u32; 4];
     assert!(!hemisphere_signs::<_, 16>(&pairs, &four, &mut signs));
     assert_eq!(signs, [0, 0, SIGN_BIT, SIGN_BIT]);
-    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs, &four, |h| {
+    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs_mesh(&pairs, 4), &four, |h| {
         assert!(!h.coherent && h.risky[0] == 0b10, "{:b}", h.risky[0]);
         assert_eq!(h.palette[3].into_inner(), -four[3].into_inner());
     });
     // A coherent mesh: the palette as it is.
-    with_hemispheres::<_, SIGN_JOINTS, _>(&[1 << 16 | 2], &spread, |h| {
+    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs_mesh(&[1 << 16 | 2], 3), &spread, |h| {
         assert!(h.coherent && h.risky.is_empty() && std::ptr::eq(h.palette, &spread[..]));
     });
 }
