@@ -71,13 +71,13 @@ unsafe fn blocks<S: Source, const N: usize, const NORMALS: bool, const CHECK: bo
     // SAFETY (both calls): full blocks end before the last vertex, the last block at it.
     while v + BLOCK < count {
         unsafe {
-            let b = blend_block::<S, N, true, CHECK>(src, v, n, BLOCK, risky, io, &mut decoded);
+            let b = blend_block::<S, N, NORMALS, true, CHECK>(src, v, n, BLOCK, risky, io, &mut decoded);
             finish::<NORMALS, true>(&b, v, BLOCK, io);
         }
         v += BLOCK;
     }
     unsafe {
-        let b = blend_block::<S, N, false, CHECK>(src, v, n, count - v, risky, io, &mut decoded);
+        let b = blend_block::<S, N, NORMALS, false, CHECK>(src, v, n, count - v, risky, io, &mut decoded);
         finish::<NORMALS, false>(&b, v, count - v, io);
     }
 }
@@ -104,16 +104,17 @@ unsafe fn blocks_pipelined<S: Source, const N: usize, const CHECK: bool>(
     let mut decoded = Decoded::new();
     // SAFETY (every call): full blocks end before the last vertex, the last block at it.
     unsafe {
-        let mut b = blend_block::<S, N, true, CHECK>(src, 0, n, BLOCK, risky, io, &mut decoded);
+        let mut b = blend_block::<S, N, false, true, CHECK>(src, 0, n, BLOCK, risky, io, &mut decoded);
         let mut v = 0;
         loop {
             let next = v + BLOCK;
             if next + BLOCK < count {
-                let following = blend_block::<S, N, true, CHECK>(src, next, n, BLOCK, risky, io, &mut decoded);
+                let following = blend_block::<S, N, false, true, CHECK>(src, next, n, BLOCK, risky, io, &mut decoded);
                 finish::<false, true>(&b, v, BLOCK, io);
                 (b, v) = (following, next);
             } else {
-                let last = blend_block::<S, N, false, CHECK>(src, next, n, count - next, risky, io, &mut decoded);
+                let last =
+                    blend_block::<S, N, false, false, CHECK>(src, next, n, count - next, risky, io, &mut decoded);
                 finish::<false, true>(&b, v, BLOCK, io);
                 finish::<false, false>(&last, next, count - next, io);
                 return;
@@ -132,7 +133,7 @@ unsafe fn blocks_pipelined<S: Source, const N: usize, const CHECK: bool>(
 /// the AVX-512 features.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn blend_block<S: Source, const N: usize, const FULL: bool, const CHECK: bool>(
+unsafe fn blend_block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool, const CHECK: bool>(
     src: S,
     v: usize,
     n: usize,
@@ -150,10 +151,11 @@ unsafe fn blend_block<S: Source, const N: usize, const FULL: bool, const CHECK: 
         for (i, b) in b.iter_mut().enumerate() {
             if FULL || i < len {
                 // Vertex v + i exists.
+                let four = Four::read::<S, N, NORMALS>(src, v + i, i, &weights);
                 *b = if tests.vertex(src, v + i, n, risky) {
-                    blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
+                    blend::<S, N, NORMALS, true>(src, v + i, i, n, &weights, four, io.pal)
                 } else {
-                    blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
+                    blend::<S, N, NORMALS, false>(src, v + i, i, n, &weights, four, io.pal)
                 };
             }
         }
@@ -263,6 +265,78 @@ pub(super) fn reciprocal(x: __m512) -> __m512 {
     _mm512_mul_ps(y, _mm512_fnmadd_ps(x, y, _mm512_set1_ps(2.0)))
 }
 
+/// A vertex's four joint indices (sixteen bits each, from the lowest) and four weights
+/// (lanes 0 to 3), read with one load each for the blends of four influences in the loops
+/// without normals. Read slot by slot, a blend issues three loads an influence (index,
+/// weight broadcast, palette entry), and those loops were bound by loads: with these, the
+/// uniform-scale loop ran 13% faster on the 80-joint fixture, the rigid one 9% on Fox
+/// (BENCHMARKS.md). With normals the same reads made the loops slower (the permutes that
+/// broadcast the weights compete with the transforms'), and they read slot by slot.
+#[derive(Clone, Copy)]
+pub(super) struct Four {
+    joints: u64,
+    weights: __m128,
+}
+
+impl Four {
+    /// Vertex `v`'s slots (block lane `i`, weights `w`); `None` unless `N` is 4 and the
+    /// loop skins positions alone (not `NORMALS`).
+    ///
+    /// # Safety
+    /// As [`blend`]; called only from functions with the AVX-512 features.
+    #[inline(always)]
+    pub(super) unsafe fn read<S: Source, const N: usize, const NORMALS: bool>(
+        src: S,
+        v: usize,
+        i: usize,
+        w: &BlockWeights,
+    ) -> Option<Four> {
+        if N != 4 || NORMALS {
+            return None;
+        }
+        // SAFETY: as the caller promised: vertex v's four slots exist.
+        let joints = unsafe { src.joints4(4 * v) };
+        // SAFETY: as the caller promised: vertex v's four slots exist; its f32 weights are
+        // at i·4 of the block's, its decoded ones at i·3 (three lanes read) and i.
+        unsafe {
+            let weights = if !w.unorm {
+                _mm_loadu_ps(w.stored.add(4 * i))
+            } else {
+                // Four slots decode a block at a time (at most MAX_SLOTS): `stored` is the buffer.
+                let stored = _mm_maskz_loadu_ps(0b0111, w.stored.add(3 * i));
+                _mm_blend_ps::<0b1000>(stored, _mm_broadcast_ss(&*w.derived.add(i)))
+            };
+            Some(Four { joints, weights })
+        }
+    }
+
+    /// Slot `k`'s joint index.
+    #[inline(always)]
+    pub(super) fn joint(self, k: usize) -> usize {
+        ((self.joints >> (16 * k)) & 0xFFFF) as usize
+    }
+
+    /// Slot `k`'s weight in every lane of 512 bits.
+    ///
+    /// # Safety
+    /// Called only from functions with the AVX-512 features.
+    #[inline(always)]
+    pub(super) unsafe fn weight(self, k: usize) -> __m512 {
+        // SAFETY: as the caller promised.
+        unsafe { _mm512_permutexvar_ps(_mm512_set1_epi32(k as i32), _mm512_castps128_ps512(self.weights)) }
+    }
+
+    /// Slot `k`'s weight in every lane of 256 bits.
+    ///
+    /// # Safety
+    /// As [`Four::weight`].
+    #[inline(always)]
+    pub(super) unsafe fn weight256(self, k: usize) -> __m256 {
+        // SAFETY: as the caller promised.
+        unsafe { _mm256_permutevar8x32_ps(_mm256_castps128_ps256(self.weights), _mm256_set1_epi32(k as i32)) }
+    }
+}
+
 /// Vertex `v`'s blended dual quaternion `[real | dual]` (block lane `i`), not normalized;
 /// with `TEST`, each influence's weight is negated when its real part's dot product with
 /// the first influence's is negative.
@@ -271,18 +345,22 @@ pub(super) fn reciprocal(x: __m512) -> __m512 {
 /// As [`super::avx512::lbs`]'s blend: `v` a vertex, `i < BLOCK`, joints inside the palette.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-pub(super) unsafe fn blend<S: Source, const N: usize, const TEST: bool>(
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn blend<S: Source, const N: usize, const NORMALS: bool, const TEST: bool>(
     src: S,
     v: usize,
     i: usize,
     n: usize,
     w: &BlockWeights,
+    four: Option<Four>,
     pal: *const f32,
 ) -> __m256 {
     // SAFETY: as the caller promised; a DualQuat is 8 contiguous f32.
     unsafe {
         let weight = |k: usize, acc: &mut u32| -> __m256 {
-            if !w.unorm {
+            if let Some(f) = four {
+                f.weight256(k)
+            } else if !w.unorm {
                 _mm256_set1_ps(*w.stored.add(i * w.stride + k))
             } else if w.stored.is_null() {
                 _mm256_set1_ps(src.get(v, n, k, acc).1)
@@ -294,12 +372,13 @@ pub(super) unsafe fn blend<S: Source, const N: usize, const TEST: bool>(
         };
         let mut acc = 0;
         let base = v * n;
-        let q0 = _mm256_loadu_ps(pal.add(8 * src.joint(base)));
+        let joint = |k: usize| four.map_or_else(|| src.joint(base + k), |f| f.joint(k));
+        let q0 = _mm256_loadu_ps(pal.add(8 * joint(0)));
         let pivot = _mm256_castps256_ps128(q0);
         let sign = _mm_set1_ps(-0.0);
         let mut b = _mm256_mul_ps(weight(0, &mut acc), q0);
         for k in 1..n {
-            let q = _mm256_loadu_ps(pal.add(8 * src.joint(base + k)));
+            let q = _mm256_loadu_ps(pal.add(8 * joint(k)));
             let q = if TEST {
                 // The first influence is its own pivot (dot |r|² ≥ 0): never flipped.
                 let flip = _mm_and_ps(dot4(_mm256_castps256_ps128(q), pivot), sign);

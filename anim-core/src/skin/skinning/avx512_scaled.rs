@@ -17,7 +17,7 @@
 //! normal `normalize(rotate(r, n))`, which is the general rule's for `S = s·I`, `s > 0`.
 
 use super::avx512::{BLOCK, Decoded, Io, block_weights};
-use super::avx512_dq::{Dq16, Tests, blend, block_tests, dot4, load_soa, store_soa, transpose};
+use super::avx512_dq::{Dq16, Four, Tests, blend, block_tests, dot4, load_soa, store_soa, transpose};
 use super::math::redone_dq_normal;
 use super::source::{F32Src, Job, Source};
 use crate::skin::palette::{ScaleRow, UniformRow};
@@ -110,12 +110,13 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool
         if FULL || i < len {
             // SAFETY: vertex v + i exists; its joints are inside the palette and `scales`.
             unsafe {
+                let four = Four::read::<S, N, NORMALS>(src, v + i, i, &weights);
                 b[i] = if tests.vertex(src, v + i, n, risky) {
-                    blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
+                    blend::<S, N, NORMALS, true>(src, v + i, i, n, &weights, four, io.pal)
                 } else {
-                    blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
+                    blend::<S, N, NORMALS, false>(src, v + i, i, n, &weights, four, io.pal)
                 };
-                rows[i] = scale_blend::<S>(src, v + i, i, n, &weights, sc);
+                rows[i] = scale_blend::<S, NORMALS>(src, v + i, i, n, &weights, four, sc);
             }
         }
     }
@@ -242,21 +243,29 @@ unsafe fn uniform_blocks<S: Source, const N: usize, const NORMALS: bool, const C
     // SAFETY (every call): full blocks end before the last vertex, the last block at it.
     unsafe {
         if count <= BLOCK {
-            let b = uniform_blend_block::<S, N, false, CHECK>(src, 0, n, count, risky, io, &mut decoded);
+            let b = uniform_blend_block::<S, N, NORMALS, false, CHECK>(src, 0, n, count, risky, io, &mut decoded);
             uniform_finish::<NORMALS, false>(&b, 0, count, io);
             return;
         }
-        let mut b = uniform_blend_block::<S, N, true, CHECK>(src, 0, n, BLOCK, risky, io, &mut decoded);
+        let mut b = uniform_blend_block::<S, N, NORMALS, true, CHECK>(src, 0, n, BLOCK, risky, io, &mut decoded);
         let mut v = 0;
         loop {
             let next = v + BLOCK;
             if next + BLOCK < count {
-                let following = uniform_blend_block::<S, N, true, CHECK>(src, next, n, BLOCK, risky, io, &mut decoded);
+                let following =
+                    uniform_blend_block::<S, N, NORMALS, true, CHECK>(src, next, n, BLOCK, risky, io, &mut decoded);
                 uniform_finish::<NORMALS, true>(&b, v, BLOCK, io);
                 (b, v) = (following, next);
             } else {
-                let last =
-                    uniform_blend_block::<S, N, false, CHECK>(src, next, n, count - next, risky, io, &mut decoded);
+                let last = uniform_blend_block::<S, N, NORMALS, false, CHECK>(
+                    src,
+                    next,
+                    n,
+                    count - next,
+                    risky,
+                    io,
+                    &mut decoded,
+                );
                 uniform_finish::<NORMALS, true>(&b, v, BLOCK, io);
                 uniform_finish::<NORMALS, false>(&last, next, count - next, io);
                 return;
@@ -282,7 +291,7 @@ struct Blended {
 /// with the AVX-512 features.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn uniform_blend_block<S: Source, const N: usize, const FULL: bool, const CHECK: bool>(
+unsafe fn uniform_blend_block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool, const CHECK: bool>(
     src: S,
     v: usize,
     n: usize,
@@ -300,10 +309,11 @@ unsafe fn uniform_blend_block<S: Source, const N: usize, const FULL: bool, const
         let tests = if CHECK { block_tests(v, risky) } else { Tests::None };
         for (i, b) in b.iter_mut().enumerate() {
             if FULL || i < len {
+                let four = Four::read::<S, N, NORMALS>(src, v + i, i, &weights);
                 *b = if tests.vertex(src, v + i, n, risky) {
-                    uniform_blend::<S, N, true>(src, v + i, i, n, &weights, io.pal)
+                    uniform_blend::<S, N, NORMALS, true>(src, v + i, i, n, &weights, four, io.pal)
                 } else {
-                    uniform_blend::<S, N, false>(src, v + i, i, n, &weights, io.pal)
+                    uniform_blend::<S, N, NORMALS, false>(src, v + i, i, n, &weights, four, io.pal)
                 };
             }
         }
@@ -351,18 +361,21 @@ unsafe fn uniform_finish<const NORMALS: bool, const FULL: bool>(b: &Blended, v: 
 /// a joint).
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-unsafe fn uniform_blend<S: Source, const N: usize, const TEST: bool>(
+unsafe fn uniform_blend<S: Source, const N: usize, const NORMALS: bool, const TEST: bool>(
     src: S,
     v: usize,
     i: usize,
     n: usize,
     w: &super::avx512::BlockWeights,
+    four: Option<Four>,
     pal: *const f32,
 ) -> __m512 {
     // SAFETY: as the caller promised; each row is a whole aligned 64 bytes.
     unsafe {
         let weight = |k: usize, acc: &mut u32| -> __m512 {
-            if !w.unorm {
+            if let Some(f) = four {
+                f.weight(k)
+            } else if !w.unorm {
                 _mm512_set1_ps(*w.stored.add(i * w.stride + k))
             } else if w.stored.is_null() {
                 _mm512_set1_ps(src.get(v, n, k, acc).1)
@@ -374,12 +387,13 @@ unsafe fn uniform_blend<S: Source, const N: usize, const TEST: bool>(
         };
         let mut acc = 0;
         let base = v * n;
-        let q0 = _mm512_load_ps(pal.add(16 * src.joint(base)));
+        let joint = |k: usize| four.map_or_else(|| src.joint(base + k), |f| f.joint(k));
+        let q0 = _mm512_load_ps(pal.add(16 * joint(0)));
         let pivot = _mm512_castps512_ps128(q0);
         let sign = _mm_set1_ps(-0.0);
         let mut b = _mm512_mul_ps(weight(0, &mut acc), q0);
         for k in 1..n {
-            let q = _mm512_load_ps(pal.add(16 * src.joint(base + k)));
+            let q = _mm512_load_ps(pal.add(16 * joint(k)));
             let q = if TEST {
                 // The first influence is its own pivot (dot |r|² ≥ 0): never flipped.
                 let flip = _mm_and_ps(dot4(_mm512_castps512_ps128(q), pivot), sign);
@@ -443,18 +457,21 @@ const fn join(w: i32) -> [i32; 16] {
 /// joint).
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-unsafe fn scale_blend<S: Source>(
+unsafe fn scale_blend<S: Source, const NORMALS: bool>(
     src: S,
     v: usize,
     i: usize,
     n: usize,
     w: &super::avx512::BlockWeights,
+    four: Option<Four>,
     sc: *const f32,
 ) -> __m512 {
     // SAFETY: as the caller promised; each row is a whole aligned 64 bytes.
     unsafe {
         let weight = |k: usize, acc: &mut u32| -> __m512 {
-            if !w.unorm {
+            if let Some(f) = four {
+                f.weight(k)
+            } else if !w.unorm {
                 _mm512_set1_ps(*w.stored.add(i * w.stride + k))
             } else if w.stored.is_null() {
                 _mm512_set1_ps(src.get(v, n, k, acc).1)
@@ -466,7 +483,8 @@ unsafe fn scale_blend<S: Source>(
         };
         let mut acc = 0;
         let base = v * n;
-        let load = |k: usize| _mm512_load_ps(sc.add(16 * src.joint(base + k)));
+        let joint = |k: usize| four.map_or_else(|| src.joint(base + k), |f| f.joint(k));
+        let load = |k: usize| _mm512_load_ps(sc.add(16 * joint(k)));
         let mut m = _mm512_mul_ps(weight(0, &mut acc), load(0));
         for k in 1..n {
             m = _mm512_fmadd_ps(weight(k, &mut acc), load(k), m);

@@ -26,6 +26,19 @@ pub(crate) trait Source: Copy {
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
     unsafe fn joint(self, i: usize) -> usize;
 
+    /// Joint indices of slots `i..i + 4`, sixteen bits each from the lowest, by one load
+    /// where the layout allows: the AVX-512 loops' four-influence blends read a vertex's
+    /// indices so (little-endian targets: slot `i` in the lowest bits).
+    ///
+    /// # Safety
+    /// `i + 4` is at most the vertex count times `per_vertex`.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
+    #[inline(always)]
+    unsafe fn joints4(self, i: usize) -> u64 {
+        // SAFETY: as the caller promised.
+        unsafe { (0..4).fold(0, |packed, k| packed | (self.joint(i + k) as u64 & 0xFFFF) << (16 * k)) }
+    }
+
     /// The raw weights: `f32`, `per_vertex` a vertex, or unorm16, `per_vertex − 1` a
     /// vertex (the last derived).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
@@ -64,6 +77,14 @@ impl Source for F32Src<'_> {
     fn weights(self) -> Weights {
         Weights::F32(self.weights.as_ptr())
     }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn joints4(self, i: usize) -> u64 {
+        // SAFETY: as the caller promised: four u16 from `i` are inside `joints`, read as
+        // one unaligned u64 (little-endian: slot i in the lowest bits).
+        unsafe { self.joints.as_ptr().add(i).cast::<u64>().read_unaligned() }
+    }
 }
 
 /// unorm16 weights with the last one derived, joints of type `J`.
@@ -101,6 +122,23 @@ impl<J: Copy + Into<usize>> Source for UnormSrc<'_, J> {
     #[inline(always)]
     fn weights(self) -> Weights {
         Weights::Unorm16(self.weights.as_ptr())
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn joints4(self, i: usize) -> u64 {
+        // SAFETY (both reads): as the caller promised, four `J` from `i` are inside
+        // `joints`; `J` is u16 or u8 (the layouts' joint types).
+        unsafe {
+            let p = self.joints.as_ptr().add(i);
+            match std::mem::size_of::<J>() {
+                2 => p.cast::<u64>().read_unaligned(),
+                _ => {
+                    let b = u64::from(p.cast::<u32>().read_unaligned());
+                    (b & 0xFF) | (b & 0xFF00) << 8 | (b & 0xFF_0000) << 16 | (b & 0xFF00_0000) << 24
+                }
+            }
+        }
     }
 }
 
