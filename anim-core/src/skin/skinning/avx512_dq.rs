@@ -355,6 +355,9 @@ pub(super) unsafe fn blend<S: Source, const N: usize, const NORMALS: bool, const
     four: Option<Four>,
     pal: *const f32,
 ) -> __m256 {
+    // `NORMALS` only tells which loop this blend is compiled into (`Four` is read by loops
+    // without normals); the copies per loop keep each loop's code as it was measured.
+    debug_assert!(four.is_none() || !NORMALS);
     // SAFETY: as the caller promised; a DualQuat is 8 contiguous f32.
     unsafe {
         let weight = |k: usize, acc: &mut u32| -> __m256 {

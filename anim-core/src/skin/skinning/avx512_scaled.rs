@@ -370,6 +370,8 @@ unsafe fn uniform_blend<S: Source, const N: usize, const NORMALS: bool, const TE
     four: Option<Four>,
     pal: *const f32,
 ) -> __m512 {
+    // As in `blend`: `Four` only in loops without normals.
+    debug_assert!(four.is_none() || !NORMALS);
     // SAFETY: as the caller promised; each row is a whole aligned 64 bytes.
     unsafe {
         let weight = |k: usize, acc: &mut u32| -> __m512 {
@@ -466,6 +468,8 @@ unsafe fn scale_blend<S: Source, const NORMALS: bool>(
     four: Option<Four>,
     sc: *const f32,
 ) -> __m512 {
+    // As in `blend`: `Four` only in loops without normals.
+    debug_assert!(four.is_none() || !NORMALS);
     // SAFETY: as the caller promised; each row is a whole aligned 64 bytes.
     unsafe {
         let weight = |k: usize, acc: &mut u32| -> __m512 {

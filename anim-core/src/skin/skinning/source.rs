@@ -27,8 +27,8 @@ pub(crate) trait Source: Copy {
     unsafe fn joint(self, i: usize) -> usize;
 
     /// Joint indices of slots `i..i + 4`, sixteen bits each from the lowest, by one load
-    /// where the layout allows: the AVX-512 loops' four-influence blends read a vertex's
-    /// indices so (little-endian targets: slot `i` in the lowest bits).
+    /// where the layout allows: the AVX-512 loops without normals read a vertex's four
+    /// indices so (`avx512_dq::Four`; x86-64 is little-endian: slot `i` in the lowest bits).
     ///
     /// # Safety
     /// `i + 4` is at most the vertex count times `per_vertex`.
