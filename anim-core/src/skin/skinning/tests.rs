@@ -168,7 +168,7 @@ fn pair_mesh(pairs: &[Option<u32>], joints: usize) -> Influences {
     let js: Vec<u16> =
         pairs.iter().flat_map(|p| p.map_or([0, 0], |p| [(p >> 16) as u16, (p & 0xFFFF) as u16])).collect();
     let ws: Vec<f32> = pairs.iter().flat_map(|p| if p.is_some() { [0.6, 0.4] } else { [1.0, 0.0] }).collect();
-    Influences::new(2, js, ws, joints).unwrap()
+    Influences::new(2, js, ws, joints).expect("every pair names joints below `joints`, weights finite")
 }
 
 /// [`pair_mesh`] with a vertex a pair.
