@@ -582,6 +582,27 @@ fn dq_kernels_with_scale_match_the_scalar_loop() {
 /// A palette of more than 4,096 joints keeps its hemisphere bits in the whole 8 KiB table
 /// (smaller ones in 512 bytes): vertices whose joints lie past joint 4,096 and flip
 /// weights are still tested, rigid palette and palette with scale alike.
+/// A mesh with more pivot pairs than the hemisphere analysis keeps dot products for on the
+/// stack (4,096): the rest are recomputed, and its signs are linked band by band without
+/// the sorted lists. Random rotations leave odd cycles, so the loops test the vertices of
+/// risky joints against a signed copy; rigid, uniform and non-uniform palettes.
+#[test]
+fn dq_kernels_match_the_scalar_loop_past_4096_pairs() {
+    let kernels = dq_kernels("dq_kernels_match_the_scalar_loop_past_4096_pairs");
+    let (inf, pos, nrm, mats) = scene(4097, 6000, 4, 200);
+    assert!(inf.pivot_pairs().len() > 4096, "{} pairs", inf.pivot_pairs().len());
+    let rigid = DqPalette::from_matrices(&without_scale(&mats));
+    assert!(rigid.is_rigid() && !coherent(&inf, &rigid));
+    check_dq("12k pairs, rigid", &inf, &pos, &nrm, &rigid, &kernels);
+    let uniform = DqPalette::from_matrices(&mats);
+    assert!(uniform.is_uniform() && !uniform.is_rigid() && !coherent(&inf, &uniform));
+    check_dq("12k pairs, uniform scale", &inf, &pos, &nrm, &uniform, &kernels);
+    let squash = Mat4::new_nonuniform_scaling(&Vec3::new(1.0, 1.15, 0.9));
+    let squashed = DqPalette::from_matrices(&mats.iter().map(|m| m * squash).collect::<Vec<_>>());
+    assert!(!squashed.is_uniform() && !coherent(&inf, &squashed));
+    check_dq("12k pairs, non-uniform scale", &inf, &pos, &nrm, &squashed, &kernels);
+}
+
 #[test]
 fn dq_kernels_match_the_scalar_loop_past_4096_joints() {
     let kernels = dq_kernels("dq_kernels_match_the_scalar_loop_past_4096_joints");

@@ -1,7 +1,7 @@
 //! Which vertices of a mesh flip an influence's weight under a dual-quaternion palette,
 //! decided once a call for the SIMD loops: a coherent mesh skips every hemisphere test; a
 //! palette whose flips one sign a joint explains is blended from a negated copy instead
-//! ([`with_hemispheres`], [`hemisphere_signs`]); the rest test the vertices of their risky
+//! ([`with_hemispheres`], [`signs_from`]); the rest test the vertices of their risky
 //! joints, or the AVX-512 loops whole blocks of sixteen that hold one.
 
 use crate::skin::mesh::Influences;
@@ -66,12 +66,26 @@ pub(super) struct Hemispheres<'a, T> {
 #[repr(C, align(64))]
 struct Copied<T, const CAP: usize>([std::mem::MaybeUninit<T>; CAP]);
 
+impl<T: Entry, const CAP: usize> Copied<T, CAP> {
+    /// `palette` (at most `CAP` entries) with the entries whose sign is [`SIGN_BIT`]
+    /// negated, as a slice of the copy.
+    fn signed(&mut self, palette: &[T], signs: &[u32]) -> &[T] {
+        let n = palette.len();
+        assert!(n <= CAP && signs.len() == n, "a sign an entry, at most CAP entries");
+        for ((slot, q), &sign) in self.0.iter_mut().zip(palette).zip(signs) {
+            slot.write(if sign == SIGN_BIT { q.negated() } else { *q });
+        }
+        // SAFETY: entries 0..n were written above (`n <= CAP`); `T` is plain floats.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<T>(), n) }
+    }
+}
+
 /// Runs `f` with what the SIMD loops blend from for `influences` under `palette`. The
 /// mesh's pivot pairs ([`Influences::pivot_pairs`]) are dotted as the scalar loops dot
 /// them, once a call:
 ///
 /// - no dot negative (or NaN): the mesh is coherent, no vertex flips anything;
-/// - else, for palettes of up to `CAP` joints, [`hemisphere_signs`] picks a sign a joint
+/// - else, for palettes of up to `CAP` joints, [`signs_from`] picks a sign a joint
 ///   that accounts for as many flips as it can (all of them when no cycle of pairs has an
 ///   odd number of flips), and the loops blend a copy of the palette with those joints
 ///   negated (the same transforms) when it leaves fewer pairs flipping: each vertex then
@@ -92,37 +106,70 @@ pub(super) fn with_hemispheres<T: Entry, const CAP: usize, R>(
     f: impl FnOnce(Hemispheres<T>) -> R,
 ) -> R {
     let pairs = influences.pivot_pairs();
+    // Each pair's dot product is computed once a call: the signs, the count of pairs they
+    // leave flipping and the marks all read it again (recomputed, the analysis cost a
+    // sixth of the uniform-scale loop's call on the 80-joint fixture, BENCHMARKS.md).
+    // The first `DOT_CACHE` pairs keep theirs on the stack; a mesh with more recomputes
+    // the rest.
+    let mut cache = [const { std::mem::MaybeUninit::<f32>::uninit() }; DOT_CACHE];
     let (mut flipped, mut nan) = (0, false);
-    for &pair in pairs {
+    for (p, &pair) in pairs.iter().enumerate() {
         let dot = pair_dot(palette, pair);
+        if let Some(slot) = cache.get_mut(p) {
+            slot.write(dot);
+        }
         flipped += usize::from(dot < 0.0 || dot.is_nan());
         nan |= dot.is_nan();
     }
     if flipped == 0 {
         return f(Hemispheres { palette, coherent: true, risky: &[] });
     }
+    let dot = |p: usize| match cache.get(p) {
+        // SAFETY: the loop above wrote the slot of every pair below `DOT_CACHE`.
+        Some(slot) => unsafe { slot.assume_init_read() },
+        None => pair_dot(palette, pairs[p]),
+    };
     let n = palette.len();
     if n <= CAP {
         let mut signs = [0u32; CAP];
-        let every = hemisphere_signs::<T, CAP>(pairs, palette, &mut signs[..n]);
+        let every = signs_from::<CAP>(pairs, &dot, &mut signs[..n]);
+        // A pair flips against the copy when its dot product, negated when one of its
+        // joints is (exactly: negating a joint negates its dot products), is negative or
+        // NaN.
+        let signs = &signs[..n];
+        let flips_signed = |p: usize| {
+            let (a, b) = ((pairs[p] >> 16) as usize, (pairs[p] & 0xFFFF) as usize);
+            // The signs are 0 or the sign bit: their xor negates the dot product or not,
+            // without a branch (which mispredicted on mixed signs).
+            let signed = f32::from_bits(dot(p).to_bits() ^ signs[a] ^ signs[b]);
+            (signed < 0.0) | signed.is_nan()
+        };
         let mut copy = Copied::<T, CAP>([const { std::mem::MaybeUninit::uninit() }; CAP]);
-        for ((slot, q), &sign) in copy.0.iter_mut().zip(palette).zip(&signs[..n]) {
-            slot.write(if sign == SIGN_BIT { q.negated() } else { *q });
+        // Signs that hold for every pair leave none flipping but a NaN one.
+        if every && !nan {
+            return f(Hemispheres { palette: copy.signed(palette, signs), coherent: true, risky: &[] });
         }
-        // SAFETY: entries 0..n were written above (`n <= CAP`); `T` is plain floats.
-        let signed = unsafe { std::slice::from_raw_parts(copy.0.as_ptr().cast::<T>(), n) };
-        // Signs that hold for every pair leave none flipping but a NaN one (negating a
-        // joint negates its dot products exactly).
-        let left = if every && !nan { 0 } else { pairs.iter().filter(|&&pair| pair_flips(signed, pair)).count() };
-        if left == 0 {
-            return f(Hemispheres { palette: signed, coherent: true, risky: &[] });
-        }
+        let mut risky = [0u64; RISK_WORDS + BLOCK_WORDS];
+        let left = mark(influences, flips_signed, &mut risky);
         if left < flipped {
-            return tested(influences, signed, f);
+            let signed = copy.signed(palette, signs);
+            return f(Hemispheres { palette: signed, coherent: false, risky: &risky[..marked_words(influences)] });
         }
     }
-    tested(influences, palette, f)
+    let mut risky = [0u64; RISK_WORDS + BLOCK_WORDS];
+    mark(
+        influences,
+        |p| {
+            let d = dot(p);
+            d < 0.0 || d.is_nan()
+        },
+        &mut risky,
+    );
+    f(Hemispheres { palette, coherent: false, risky: &risky[..marked_words(influences)] })
 }
+
+/// Pairs whose dot products [`with_hemispheres`] keeps on the stack (16 KiB).
+const DOT_CACHE: usize = 4096;
 
 /// The real parts' dot product of pivot pair `pair` under `palette`, as the scalar loops
 /// compute it.
@@ -133,28 +180,22 @@ fn pair_dot<T: Entry>(palette: &[T], pair: u32) -> f32 {
     q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3]
 }
 
-/// True when pivot pair `pair`'s dot product is negative or NaN (a NaN dot flips nothing
-/// in the scalar loop, but marks the pair).
-#[inline]
-fn pair_flips<T: Entry>(palette: &[T], pair: u32) -> bool {
-    let dot = pair_dot(palette, pair);
-    dot < 0.0 || dot.is_nan()
-}
-
-/// [`with_hemispheres`]'s last case: `f` with `palette`, its risky joints marked, and,
-/// for a mesh of at most [`MARKED_VERTICES`], the blocks of [`MARK_BLOCK`] vertices that
-/// hold a vertex of a risky joint's pairs ([`Influences::pivot_vertices`]).
-fn tested<T: Entry, R>(influences: &Influences, palette: &[T], f: impl FnOnce(Hemispheres<T>) -> R) -> R {
-    let mut risky = [0u64; RISK_WORDS + BLOCK_WORDS];
-    let mark = influences.vertex_count() <= MARKED_VERTICES;
-    let mut last = None;
-    for &pair in influences.pivot_pairs() {
+/// Marks in `risky` (all zero) the risky joints: the first joints of the pairs that `flips`
+/// says flip (by index in [`Influences::pivot_pairs`]); and, for a mesh of at most
+/// [`MARKED_VERTICES`], the blocks of [`MARK_BLOCK`] vertices that hold a vertex of a risky
+/// joint's pairs ([`Influences::pivot_vertices`]). Returns the number of pairs that flip.
+fn mark(influences: &Influences, flips: impl Fn(usize) -> bool, risky: &mut [u64; RISK_WORDS + BLOCK_WORDS]) -> usize {
+    let blocks = influences.vertex_count() <= MARKED_VERTICES;
+    let (mut last, mut left) = (None, 0);
+    for (p, &pair) in influences.pivot_pairs().iter().enumerate() {
         let a = (pair >> 16) as usize;
-        if last != Some(a) && pair_flips(palette, pair) {
+        let flip = flips(p);
+        left += usize::from(flip);
+        if flip && last != Some(a) {
             // Pairs are sorted: a joint's come together, and its vertices are marked once.
             last = Some(a);
             risky[a / 64] |= 1 << (a % 64);
-            if mark {
+            if blocks {
                 for &v in influences.pivot_vertices(a) {
                     let block = v as usize / MARK_BLOCK;
                     risky[RISK_WORDS + block / 64] |= 1 << (block % 64);
@@ -162,8 +203,13 @@ fn tested<T: Entry, R>(influences: &Influences, palette: &[T], f: impl FnOnce(He
             }
         }
     }
-    let words = if mark { RISK_WORDS + BLOCK_WORDS } else { RISK_WORDS };
-    f(Hemispheres { palette, coherent: false, risky: &risky[..words] })
+    left
+}
+
+/// The words of [`mark`]'s table the loops read for `influences`: the joints', and the
+/// blocks' when it marked them.
+fn marked_words(influences: &Influences) -> usize {
+    if influences.vertex_count() <= MARKED_VERTICES { RISK_WORDS + BLOCK_WORDS } else { RISK_WORDS }
 }
 
 /// The vertices a block of [`Hemispheres::risky`]'s block marks: the AVX-512 loops' step.
@@ -187,85 +233,127 @@ pub(super) const SIGN_JOINTS: usize = 1024;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the uniform rows' loop is x86-64's
 pub(super) const ROW_SIGN_JOINTS: usize = 256;
 
-/// The `f32` sign bit, as [`hemisphere_signs`] stores a flip.
+/// The `f32` sign bit, as [`signs_from`] stores a flip.
 pub(super) const SIGN_BIT: u32 = 0x8000_0000;
 
-/// Picks a sign a joint (`0` or [`SIGN_BIT`], `signs` one a palette entry) such that for
-/// as many pivot pairs `(a, b)` as it can, `signs[a] ^ signs[b]` is the sign bit exactly
-/// when the scalar loop flips `b`'s weight for a vertex pivoting on `a` (their real parts'
-/// dot product negative): negating the joints whose sign is set leaves those pairs
-/// unflipped. Returns true when that holds for every pair.
-///
-/// The signs are a two-colouring of the pairs' graph with the flips as parities: a
-/// union-find whose links carry the parity to their parent. A pair that closes a cycle
-/// with an odd number of flips (three joints whose quaternions spread beyond a quarter turn
-/// of their sphere, say) cannot hold with the others and is left; when there is such a
-/// pair, the links are redone clearest pairs first (see the body).
+/// [`signs_from`] with the dot products of `palette`'s real parts.
+#[cfg(test)]
 pub(super) fn hemisphere_signs<T: Entry, const CAP: usize>(pairs: &[u32], palette: &[T], signs: &mut [u32]) -> bool {
+    debug_assert!(signs.len() == palette.len());
+    signs_from::<CAP>(pairs, |p| pair_dot(palette, pairs[p]), signs)
+}
+
+/// Picks a sign a joint (`0` or [`SIGN_BIT`], `signs` one a palette entry; `dot(p)` is
+/// pivot pair `p`'s real parts' dot product) such that for as many pivot pairs `(a, b)` as
+/// it can, `signs[a] ^ signs[b]` is the sign bit exactly when the scalar loop flips `b`'s
+/// weight for a vertex pivoting on `a` (their dot product negative): negating the joints
+/// whose sign is set leaves those pairs unflipped. Returns true when that holds for every
+/// pair.
+///
+/// The signs are a two-colouring of the pairs' graph with the flips as parities, built by
+/// linking the pairs clearest first (see the body) into components whose joints carry
+/// their parity. A pair that closes a cycle with an odd number of flips (three joints whose
+/// quaternions spread beyond a quarter turn of their sphere, say) cannot hold with the
+/// others and is left. Of a component's two colourings, the one that leaves its lowest
+/// joint unnegated is returned.
+fn signs_from<const CAP: usize>(pairs: &[u32], dot: impl Fn(usize) -> f32, signs: &mut [u32]) -> bool {
     let n = signs.len();
-    debug_assert!(n <= CAP && CAP <= 1 << 16 && n == palette.len());
-    let mut parent = [0u16; CAP];
-    // (root of `x`, parity of `x` relative to it), linking the path straight to the root.
-    let find = |parent: &mut [u16; CAP], signs: &mut [u32], x: usize| -> (usize, u32) {
-        let (mut root, mut parity) = (x, 0);
-        while usize::from(parent[root]) != root {
-            parity ^= signs[root];
-            root = usize::from(parent[root]);
+    debug_assert!(n <= CAP && CAP < 1 << 16, "joint labels and sizes fit a u16");
+    // Components found so far, each joint labelled with its component (`comp`, a joint of
+    // it) and its parity relative to that joint (`signs`); a component's joints form a
+    // cycle through `next`, and `size` counts them (valid at the label). A label is one
+    // load, where a union-find's walk to its root mispredicted and waited on each step
+    // (that search was most of this function's time); a union relabels the smaller side,
+    // so a joint is relabelled at most log₂ n times.
+    let mut comp = [0u16; CAP];
+    let mut next = [0u16; CAP];
+    let mut size = [1u16; CAP];
+    for j in 0..n {
+        // `n` is at most CAP, at most 2^16: the index fits a u16.
+        (comp[j], next[j]) = (j as u16, j as u16);
+    }
+    signs.fill(0);
+    // Links pair `p`; false when it conflicts with the pairs linked before.
+    let mut link = |p: usize, dot: f32| {
+        let (mut a, mut b) = ((pairs[p] >> 16) as usize, (pairs[p] & 0xFFFF) as usize);
+        let flip = if dot < 0.0 { SIGN_BIT } else { 0 };
+        let (mut ca, mut cb) = (usize::from(comp[a]), usize::from(comp[b]));
+        if ca == cb {
+            return signs[a] ^ signs[b] == flip;
         }
-        let (mut y, mut py) = (x, parity);
-        while y != root {
-            let (up, pu) = (usize::from(parent[y]), py ^ signs[y]);
-            // `root` is below `n`, so it fits a u16 as `parent`'s entries do.
-            (parent[y], signs[y]) = (root as u16, py);
-            (y, py) = (up, pu);
+        if size[ca] < size[cb] {
+            (a, b, ca, cb) = (b, a, cb, ca);
         }
-        (root, parity)
-    };
-    // Links the pairs whose |dot| lies in `band`; false when one of them conflicts.
-    let link = |parent: &mut [u16; CAP], signs: &mut [u32], band: std::ops::Range<f32>| {
-        let mut every = true;
-        for &pair in pairs {
-            let dot = pair_dot(palette, pair);
-            if !band.contains(&dot.abs()) {
-                continue;
+        // b's side joins a's: its parities change by `delta`, so that the pair's holds.
+        let delta = signs[a] ^ signs[b] ^ flip;
+        let mut y = b;
+        loop {
+            signs[y] ^= delta;
+            // `ca` is a joint, below `n`.
+            comp[y] = ca as u16;
+            y = usize::from(next[y]);
+            if y == b {
+                break;
             }
-            let (a, b) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
-            let flip = if dot < 0.0 { SIGN_BIT } else { 0 };
-            let (ra, pa) = find(parent, signs, a);
-            let (rb, pb) = find(parent, signs, b);
-            if ra == rb {
-                every &= pa ^ pb == flip;
-            } else {
-                // `ra` is below `n` (see above).
-                (parent[rb], signs[rb]) = (ra as u16, pa ^ pb ^ flip);
-            }
         }
-        every
+        // Splicing the two cycles makes one.
+        next.swap(a, b);
+        size[ca] += size[cb];
+        true
     };
-    let reset = |parent: &mut [u16; CAP], signs: &mut [u32]| {
-        for (j, p) in parent[..n].iter_mut().enumerate() {
-            // `n` is at most CAP, at most 2^16: the index fits a u16.
-            *p = j as u16;
-        }
-        // While linking, `signs[j]` is j's parity relative to `parent[j]` (0 for a root).
-        signs.fill(0);
-    };
-    // One pass in order settles the usual case (no conflict at all). Otherwise the
-    // clearest pairs go first (real parts nearly parallel or opposite), so that the
+    // The clearest pairs go first (real parts nearly parallel or opposite, |dot| ≥ 0.5),
+    // then |dot| in [0.2, 0.5), then below 0.2, each band in pair order, so that the
     // conflicts fall on pairs nearer a quarter turn apart, whose flip is the least certain.
-    reset(&mut parent, signs);
-    let mut every = link(&mut parent, signs, 0.0..f32::INFINITY);
-    if !every {
-        reset(&mut parent, signs);
-        every = true;
-        for band in [0.5..f32::INFINITY, 0.2..0.5, 0.0..0.2] {
-            every &= link(&mut parent, signs, band);
+    // Each pair is linked once; a NaN or infinite dot is linked by none. Without a conflict
+    // any order gives signs that hold for every pair.
+    let band = |d: f32| {
+        let a = d.abs();
+        // 0, 1, 2 for the bands, 3 for none; without branches, which mispredicted often
+        // enough on a palette's dot products to cost more than the linking.
+        (u8::from(a < 0.5) + u8::from(a < 0.2)) | (u8::from(!a.is_finite()) * 3)
+    };
+    let mut every = true;
+    if pairs.len() <= DOT_CACHE {
+        // The pairs' indices, band by band, in one pass: each index is written to the end
+        // of all three lists, and only its band's list grows (no branch, no counter in
+        // memory).
+        let mut order = [[const { std::mem::MaybeUninit::<u16>::uninit() }; DOT_CACHE + 1]; 3];
+        let mut len = [0usize; 3];
+        for p in 0..pairs.len() {
+            let b = band(dot(p));
+            for (k, (list, len)) in order.iter_mut().zip(&mut len).enumerate() {
+                // `p` is below DOT_CACHE, which fits a u16; a list holds at most the
+                // pairs, so the slot exists.
+                list[*len].write(p as u16);
+                *len += usize::from(usize::from(b) == k);
+            }
+        }
+        for (list, &len) in order.iter().zip(&len) {
+            for slot in &list[..len] {
+                // SAFETY: every slot below `len` was written (`len` passed it after).
+                let p = usize::from(unsafe { slot.assume_init_read() });
+                every &= link(p, dot(p));
+            }
+        }
+    } else {
+        for b in 0..3 {
+            for p in 0..pairs.len() {
+                let d = dot(p);
+                if band(d) == b {
+                    every &= link(p, d);
+                }
+            }
         }
     }
-    // Every joint's parity relative to its root: its sign.
+    // Either sign of a whole component serves: the one that leaves its lowest joint
+    // unnegated (the first of its joints met in order sets the component's flip).
+    let mut flip = [u32::MAX; CAP];
     for j in 0..n {
-        let (_, parity) = find(&mut parent, signs, j);
-        signs[j] = parity;
+        let c = usize::from(comp[j]);
+        if flip[c] == u32::MAX {
+            flip[c] = signs[j];
+        }
+        signs[j] ^= flip[c];
     }
     every
 }
