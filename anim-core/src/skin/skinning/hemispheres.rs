@@ -112,14 +112,13 @@ pub(super) fn with_hemispheres<T: Entry, const CAP: usize, R>(
     // The first `DOT_CACHE` pairs keep theirs on the stack; a mesh with more recomputes
     // the rest.
     let mut cache = [const { std::mem::MaybeUninit::<f32>::uninit() }; DOT_CACHE];
-    let (mut flipped, mut nan) = (0, false);
+    let mut flipped = 0;
     for (p, &pair) in pairs.iter().enumerate() {
         let dot = pair_dot(palette, pair);
         if let Some(slot) = cache.get_mut(p) {
             slot.write(dot);
         }
         flipped += usize::from(dot < 0.0 || dot.is_nan());
-        nan |= dot.is_nan();
     }
     if flipped == 0 {
         return f(Hemispheres { palette, coherent: true, risky: &[] });
@@ -132,7 +131,19 @@ pub(super) fn with_hemispheres<T: Entry, const CAP: usize, R>(
     let n = palette.len();
     if n <= CAP {
         let mut signs = [0u32; CAP];
-        let every = signs_from::<CAP>(pairs, &dot, &mut signs[..n]);
+        // The pairs that may flip against the signs: those that conflicted, and those
+        // linked by none (a NaN or infinite dot). Every other pair holds.
+        let cached = pairs.len() <= DOT_CACHE;
+        let mut suspects = [const { std::mem::MaybeUninit::<u16>::uninit() }; DOT_CACHE];
+        let mut reported = 0;
+        signs_from::<CAP>(pairs, &dot, &mut signs[..n], |p| {
+            if cached {
+                // Each pair is reported once: `reported` and `p` are below the number of
+                // pairs, at most DOT_CACHE, which fits a u16.
+                suspects[reported].write(p as u16);
+            }
+            reported += 1;
+        });
         // A pair flips against the copy when its dot product, negated when one of its
         // joints is (exactly: negating a joint negates its dot products), is negative or
         // NaN.
@@ -145,26 +156,31 @@ pub(super) fn with_hemispheres<T: Entry, const CAP: usize, R>(
             (signed < 0.0) | signed.is_nan()
         };
         let mut copy = Copied::<T, CAP>([const { std::mem::MaybeUninit::uninit() }; CAP]);
-        // Signs that hold for every pair leave none flipping but a NaN one.
-        if every && !nan {
+        if reported == 0 {
             return f(Hemispheres { palette: copy.signed(palette, signs), coherent: true, risky: &[] });
         }
         let mut risky = [0u64; RISK_WORDS + BLOCK_WORDS];
-        let left = mark(influences, flips_signed, &mut risky);
+        let left = if cached {
+            // SAFETY: the slots below `reported` were written (`cached`).
+            let list = suspects[..reported].iter().map(|slot| usize::from(unsafe { slot.assume_init_read() }));
+            mark(influences, list.filter(|&p| flips_signed(p)), &mut risky)
+        } else {
+            mark(influences, (0..pairs.len()).filter(|&p| flips_signed(p)), &mut risky)
+        };
+        if left == 0 {
+            return f(Hemispheres { palette: copy.signed(palette, signs), coherent: true, risky: &[] });
+        }
         if left < flipped {
             let signed = copy.signed(palette, signs);
             return f(Hemispheres { palette: signed, coherent: false, risky: &risky[..marked_words(influences)] });
         }
     }
     let mut risky = [0u64; RISK_WORDS + BLOCK_WORDS];
-    mark(
-        influences,
-        |p| {
-            let d = dot(p);
-            d < 0.0 || d.is_nan()
-        },
-        &mut risky,
-    );
+    let flips = |p: usize| {
+        let d = dot(p);
+        d < 0.0 || d.is_nan()
+    };
+    mark(influences, (0..pairs.len()).filter(|&p| flips(p)), &mut risky);
     f(Hemispheres { palette, coherent: false, risky: &risky[..marked_words(influences)] })
 }
 
@@ -180,30 +196,35 @@ fn pair_dot<T: Entry>(palette: &[T], pair: u32) -> f32 {
     q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3]
 }
 
-/// Marks in `risky` (all zero) the risky joints: the first joints of the pairs that `flips`
-/// says flip (by index in [`Influences::pivot_pairs`]); and, for a mesh of at most
-/// [`MARKED_VERTICES`], the blocks of [`MARK_BLOCK`] vertices that hold a vertex of a risky
-/// joint's pairs ([`Influences::pivot_vertices`]). Returns the number of pairs that flip.
-fn mark(influences: &Influences, flips: impl Fn(usize) -> bool, risky: &mut [u64; RISK_WORDS + BLOCK_WORDS]) -> usize {
+/// Marks in `risky` (all zero) the risky joints: the first joints of the pivot pairs
+/// `flipping` names (indices in [`Influences::pivot_pairs`], each once); and, for a mesh of
+/// at most [`MARKED_VERTICES`], the blocks of [`MARK_BLOCK`] vertices that hold a vertex of
+/// a risky joint's pairs ([`Influences::pivot_vertices`]). Returns the number of pairs.
+fn mark(
+    influences: &Influences,
+    flipping: impl Iterator<Item = usize>,
+    risky: &mut [u64; RISK_WORDS + BLOCK_WORDS],
+) -> usize {
     let blocks = influences.vertex_count() <= MARKED_VERTICES;
-    let (mut last, mut left) = (None, 0);
-    for (p, &pair) in influences.pivot_pairs().iter().enumerate() {
-        let a = (pair >> 16) as usize;
-        let flip = flips(p);
-        left += usize::from(flip);
-        if flip && last != Some(a) {
-            // Pairs are sorted: a joint's come together, and its vertices are marked once.
-            last = Some(a);
-            risky[a / 64] |= 1 << (a % 64);
-            if blocks {
-                // A joint's vertices come in order, many to a block: each block is set once.
-                let mut previous = usize::MAX;
-                for &v in influences.pivot_vertices(a) {
-                    let block = v as usize / MARK_BLOCK;
-                    if block != previous {
-                        risky[RISK_WORDS + block / 64] |= 1 << (block % 64);
-                        previous = block;
-                    }
+    let pairs = influences.pivot_pairs();
+    let mut left = 0;
+    for p in flipping {
+        left += 1;
+        let a = (pairs[p] >> 16) as usize;
+        let bit = 1 << (a % 64);
+        if risky[a / 64] & bit != 0 {
+            // Its vertices are marked already.
+            continue;
+        }
+        risky[a / 64] |= bit;
+        if blocks {
+            // A joint's vertices come in order, many to a block: each block is set once.
+            let mut previous = usize::MAX;
+            for &v in influences.pivot_vertices(a) {
+                let block = v as usize / MARK_BLOCK;
+                if block != previous {
+                    risky[RISK_WORDS + block / 64] |= 1 << (block % 64);
+                    previous = block;
                 }
             }
         }
@@ -245,15 +266,16 @@ pub(super) const SIGN_BIT: u32 = 0x8000_0000;
 #[cfg(test)]
 pub(super) fn hemisphere_signs<T: Entry, const CAP: usize>(pairs: &[u32], palette: &[T], signs: &mut [u32]) -> bool {
     debug_assert!(signs.len() == palette.len());
-    signs_from::<CAP>(pairs, |p| pair_dot(palette, pairs[p]), signs)
+    signs_from::<CAP>(pairs, |p| pair_dot(palette, pairs[p]), signs, |_| {})
 }
 
 /// Picks a sign a joint (`0` or [`SIGN_BIT`], `signs` one a palette entry; `dot(p)` is
 /// pivot pair `p`'s real parts' dot product) such that for as many pivot pairs `(a, b)` as
 /// it can, `signs[a] ^ signs[b]` is the sign bit exactly when the scalar loop flips `b`'s
 /// weight for a vertex pivoting on `a` (their dot product negative): negating the joints
-/// whose sign is set leaves those pairs unflipped. Returns true when that holds for every
-/// pair.
+/// whose sign is set leaves those pairs unflipped. Returns true when no pair conflicts;
+/// calls `unheld` once with each pair that conflicts and each pair whose dot product is NaN
+/// or infinite (linked by none): every other pair holds.
 ///
 /// The signs are a two-colouring of the pairs' graph with the flips as parities, built by
 /// linking the pairs clearest first (see the body) into components whose joints carry
@@ -261,7 +283,12 @@ pub(super) fn hemisphere_signs<T: Entry, const CAP: usize>(pairs: &[u32], palett
 /// quaternions spread beyond a quarter turn of their sphere, say) cannot hold with the
 /// others and is left. Of a component's two colourings, the one that leaves its lowest
 /// joint unnegated is returned.
-fn signs_from<const CAP: usize>(pairs: &[u32], dot: impl Fn(usize) -> f32, signs: &mut [u32]) -> bool {
+fn signs_from<const CAP: usize>(
+    pairs: &[u32],
+    dot: impl Fn(usize) -> f32,
+    signs: &mut [u32],
+    mut unheld: impl FnMut(usize),
+) -> bool {
     let n = signs.len();
     debug_assert!(n <= CAP && CAP < 1 << 16, "joint labels and sizes fit a u16");
     // Components found so far, each joint labelled with its component (`comp`, a joint of
@@ -317,6 +344,15 @@ fn signs_from<const CAP: usize>(pairs: &[u32], dot: impl Fn(usize) -> f32, signs
         (u8::from(a < 0.5) + u8::from(a < 0.2)) | (u8::from(!a.is_finite()) * 3)
     };
     let mut every = true;
+    // Links pair `p` of band `b`, or reports it.
+    let mut settle = |p: usize, d: f32, b: u8| {
+        if b == 3 {
+            unheld(p);
+        } else if !link(p, d) {
+            every = false;
+            unheld(p);
+        }
+    };
     if pairs.len() <= DOT_CACHE {
         // Most pairs are in the first band (a tenth were not on the 80-joint fixture): they
         // are linked as they come, the others kept in a list for the later bands. (Sorting
@@ -326,29 +362,29 @@ fn signs_from<const CAP: usize>(pairs: &[u32], dot: impl Fn(usize) -> f32, signs
         for p in 0..pairs.len() {
             let d = dot(p);
             if band(d) == 0 {
-                every &= link(p, d);
+                settle(p, d, 0);
             } else {
                 // `p` is below DOT_CACHE, which fits a u16, and so is `count`.
                 later[count].write(p as u16);
                 count += 1;
             }
         }
-        for b in 1..3 {
+        for b in 1..4 {
             for slot in &later[..count] {
                 // SAFETY: the slots below `count` were written above.
                 let p = usize::from(unsafe { slot.assume_init_read() });
                 let d = dot(p);
                 if band(d) == b {
-                    every &= link(p, d);
+                    settle(p, d, b);
                 }
             }
         }
     } else {
-        for b in 0..3 {
+        for b in 0..4 {
             for p in 0..pairs.len() {
                 let d = dot(p);
                 if band(d) == b {
-                    every &= link(p, d);
+                    settle(p, d, b);
                 }
             }
         }
