@@ -113,12 +113,15 @@ pub(super) fn with_hemispheres<T: Entry, const CAP: usize, R>(
     // the rest.
     let mut cache = [const { std::mem::MaybeUninit::<f32>::uninit() }; DOT_CACHE];
     let mut flipped = 0;
-    for (p, &pair) in pairs.iter().enumerate() {
+    let head = pairs.len().min(DOT_CACHE);
+    for (&pair, slot) in pairs[..head].iter().zip(&mut cache) {
         let dot = pair_dot(palette, pair);
-        if let Some(slot) = cache.get_mut(p) {
-            slot.write(dot);
-        }
-        flipped += usize::from(dot < 0.0 || dot.is_nan());
+        slot.write(dot);
+        flipped += usize::from((dot < 0.0) | dot.is_nan());
+    }
+    for &pair in &pairs[head..] {
+        let dot = pair_dot(palette, pair);
+        flipped += usize::from((dot < 0.0) | dot.is_nan());
     }
     if flipped == 0 {
         return f(Hemispheres { palette, coherent: true, risky: &[] });
