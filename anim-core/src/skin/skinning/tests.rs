@@ -261,3 +261,31 @@ fn hemisphere_signs_follow_every_pair() {
         assert!(h.coherent && h.risky.is_empty() && std::ptr::eq(h.palette, &spread[..]));
     });
 }
+
+/// A pair whose dot product overflows to −∞ flips in the scalar loop (`dot < 0`), but no
+/// band links it: the analysis reports it and its vertices test, with or without other
+/// pairs the signs resolve. (Only a palette of non-unit dual quaternions gets there.)
+#[test]
+fn an_infinite_negative_dot_still_tests() {
+    use anim_math::nalgebra::{DualQuaternion, Quaternion};
+    let huge = |x: f32| {
+        DualQuat::new_unchecked(DualQuaternion::from_real_and_dual(
+            Quaternion::new(0.0, x, 0.0, 0.0),
+            Quaternion::identity() * 0.0,
+        ))
+    };
+    // Joints 0 and 1 real parts ±1e20 on x: their dot is −1e40, −∞ in f32. Joint 2 is
+    // joint 0 negated (unit), pairing with joint 3 (unit, near joint 0) so that the signs
+    // have a flip to resolve.
+    let mut palette = vec![huge(1e20), huge(-1e20)];
+    palette.extend(turned(&[0.1, 0.2]));
+    palette[2] = palette[2].negated();
+    let pairs = [1, 2 << 16 | 3];
+    let dot = |a: usize, b: usize| palette[a].real.coords.dot(&palette[b].real.coords);
+    assert!(dot(0, 1) == f32::NEG_INFINITY && dot(2, 3) < 0.0);
+    with_hemispheres::<_, SIGN_JOINTS, _>(&pairs_mesh(&pairs, 4), &palette, |h| {
+        assert!(!h.coherent, "the −∞ pair flips");
+        assert_eq!(h.risky[0] & 1, 1, "joint 0 is risky: {:b}", h.risky[0]);
+        assert_eq!(h.risky[0] & 0b100, 0, "the (2, 3) pair is resolved by the signs: {:b}", h.risky[0]);
+    });
+}
