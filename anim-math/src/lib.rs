@@ -51,7 +51,7 @@ pub use mint;
 pub use nalgebra;
 pub use transform::Transform;
 
-pub use matrix::{affine_mul, normal_matrix};
+pub use matrix::{affine_mul, normal_matrix, polar_decomposition};
 pub use types::{DualQuat, EPSILON, Mat3, Mat4, Point3, Quat, Vec3, Vec4};
 
 /// The README's example, compiled and run as a doctest.
