@@ -529,7 +529,16 @@ fn dq_kernels_with_scale_match_the_scalar_loop() {
                 if extreme && j == 6 {
                     s *= 1e-16;
                 }
-                Transform::new(rng.vec3(3.0), r, s).to_matrix()
+                let m = Transform::new(rng.vec3(3.0), r, s).to_matrix();
+                if j % 3 == 1 {
+                    // A stretch along turned axes: the joint's symmetric scale has
+                    // off-diagonal entries.
+                    let b = Quat::from_euler_angles(rng.range(-3.0, 3.0), rng.range(-1.5, 1.5), 0.4).to_homogeneous();
+                    let d = Mat4::new_nonuniform_scaling(&Vec3::new(0.7, 1.3, rng.range(0.8, 1.2)));
+                    m * b * d * b.transpose()
+                } else {
+                    m
+                }
             })
             .collect();
         let pal = DqPalette::from_matrices(&mats);

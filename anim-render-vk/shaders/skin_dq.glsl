@@ -1,7 +1,7 @@
 // Dual-quaternion skinning (Kavan et al. 2007) with bind-space scale, as anim-core's
 // `SkinMethod::Dq` defines it. Each palette matrix P = [A | t] is split on the CPU into its
-// rigid part, a unit dual quaternion q (rotation R from the column-normalized basis,
-// translation t), and the bind-space scale/shear S = Rᵀ·A.
+// rigid part, a unit dual quaternion q (R the rotation nearest A, translation t), and the
+// symmetric bind-space scale S = Rᵀ·A (the polar decomposition A = R·S).
 //
 // Palette (binding 4): two vec4 per joint, the real part then the dual part, each (x, y, z, w).
 // Scales (binding 7): three vec4 per joint, the columns of S (w unused), read only when

@@ -104,6 +104,22 @@ fn hierarchy(c: &mut Criterion) {
             black_box(&mut dq_palette).update(&model, &skin).expect("skin fits");
         })
     });
+    // The same pose stretched along each joint's own axes, differently at each joint: the
+    // scales compose into shears down the chain, and each joint's matrix takes the polar
+    // decomposition.
+    let mut stretched = pose.clone();
+    for (j, l) in stretched.locals_mut().iter_mut().enumerate() {
+        l.scale = Vec3::new(1.0, 1.0 + 0.01 * (j % 7) as f32, 1.0 - 0.01 * (j % 5) as f32);
+    }
+    stretched.local_to_model(&skeleton, &mut model).expect("lengths match");
+    dq_palette.update(&model, &skin).expect("skin fits");
+    assert!(!dq_palette.is_uniform(), "a stretched pose gives a palette with non-uniform scale");
+    g.bench_function("pose_to_dual_quat_palette_stretched", |b| {
+        b.iter(|| {
+            stretched.local_to_model(&skeleton, &mut model).expect("lengths match");
+            black_box(&mut dq_palette).update(&model, &skin).expect("skin fits");
+        })
+    });
     // The same pose without scale: a rigid palette, dual quaternions only.
     let mut rigid_pose = pose.clone();
     rigid_pose.locals_mut().iter_mut().for_each(|l| l.scale = Vec3::new(1.0, 1.0, 1.0));

@@ -11,7 +11,7 @@ use super::bind::Skin;
 use crate::pose::PoseError;
 use anim_math::affine_mul;
 use anim_math::nalgebra::Rotation3;
-use anim_math::{DualQuat, Mat3, Mat4, Quat, Transform, Vec3, dual};
+use anim_math::{DualQuat, Mat3, Mat4, Quat, Transform, Vec3, dual, polar_decomposition};
 use std::fmt;
 use std::str::FromStr;
 
@@ -46,29 +46,29 @@ struct Aligned(DualQuat);
 
 const _: () = assert!(std::mem::size_of::<Aligned>() == std::mem::size_of::<DualQuat>());
 
-/// One joint's bind-space scale as the AVX-512 scale-aware loop reads it: the nine floats
-/// of the column-major `Mat3`, then seven zeros, on a 64-byte line of its own, so each is
-/// one aligned 512-bit load. Read from the 36-byte `Mat3`s themselves, half the loads
-/// spanned two cache lines (the loop was a tenth slower, BENCHMARKS.md).
+/// One joint of a palette with scale as the SIMD loops read it, on a 64-byte line of its
+/// own: the dual quaternion's eight floats (real part `[i, j, k, w]`, then dual), then the
+/// six distinct entries of the symmetric scale `Sᵢ` (`s00, s11, s22, s01, s02, s12`), then
+/// two zeros. One aligned 512-bit load and one fused multiply-add an influence blend both
+/// (the AVX-512 loops); a uniform `Sᵢ = s·I` puts `s` in lane 8, where the loop for such
+/// palettes reads it alone.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(64))]
-pub(crate) struct ScaleRow(pub(crate) [f32; 16]);
+pub(crate) struct DqRow(pub(crate) [f32; 16]);
 
-impl ScaleRow {
-    const IDENTITY: ScaleRow =
-        ScaleRow([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+impl DqRow {
+    /// The row of dual quaternion `q` and symmetric scale `s`.
+    fn new(q: &DualQuat, s: &Mat3) -> Self {
+        let mut row = [0.0; 16];
+        row[..4].copy_from_slice(q.as_ref().real.coords.as_slice());
+        row[4..8].copy_from_slice(q.as_ref().dual.coords.as_slice());
+        row[8..14].copy_from_slice(&[s[(0, 0)], s[(1, 1)], s[(2, 2)], s[(0, 1)], s[(0, 2)], s[(1, 2)]]);
+        DqRow(row)
+    }
 }
 
-/// One joint of a palette whose every scale is uniform, as the AVX-512 loop for such
-/// palettes reads it: the dual quaternion's eight floats (real part `[i, j, k, w]`, then
-/// dual), the scale factor `s` (`Sᵢ = s·I`), then seven zeros, on a 64-byte line of its
-/// own: one aligned 512-bit load and one fused multiply-add an influence blend both.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C, align(64))]
-pub(crate) struct UniformRow(pub(crate) [f32; 16]);
-
 /// A dual-quaternion skinning palette: for each joint the rigid part `qᵢ` of its palette
-/// matrix and the bind-space scale `Sᵢ` that the rigid part cannot hold (see
+/// matrix and the symmetric bind-space scale `Sᵢ` that the rigid part cannot hold (see
 /// [`SkinMethod::Dq`] for the definition and how a vertex is skinned with it).
 ///
 /// Whether any joint carries scale is decided once, when the palette is built: a rigid
@@ -76,18 +76,17 @@ pub(crate) struct UniformRow(pub(crate) [f32; 16]);
 /// (CPU, vertex and compute shader) skips the scale work for it. A joint whose scale is
 /// uniform within [`RIGID_TOLERANCE`] (relative) stores exactly `Sᵢ = s·I`, as a rigid one
 /// stores exactly `I`; when every joint is so ([`DqPalette::is_uniform`]), the AVX-512 loop
-/// blends one scale factor a vertex instead of nine.
+/// transposes one scale factor a vertex instead of six entries.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DqPalette {
     dual_quats: Vec<Aligned>,
     scales: Vec<Mat3>,
-    /// `scales` as 64-byte rows for the SIMD loop: filled when the palette is not rigid,
-    /// empty when it is.
-    scale_rows: Vec<ScaleRow>,
-    /// Dual quaternions and scale factors side by side, when the palette is uniform and
-    /// not rigid; empty otherwise.
-    uniform_rows: Vec<UniformRow>,
+    /// Dual quaternions and scales side by side for the SIMD loops: one a joint when the
+    /// palette is not rigid, empty when it is.
+    rows: Vec<DqRow>,
     rigid: bool,
+    /// Every scale is `s·I`, `s > 0` (rigid joints too).
+    uniform: bool,
 }
 
 impl Default for DqPalette {
@@ -100,13 +99,7 @@ impl DqPalette {
     /// An empty palette.
     #[must_use]
     pub fn new() -> Self {
-        Self {
-            dual_quats: Vec::new(),
-            scales: Vec::new(),
-            scale_rows: Vec::new(),
-            uniform_rows: Vec::new(),
-            rigid: true,
-        }
+        Self { dual_quats: Vec::new(), scales: Vec::new(), rows: Vec::new(), rigid: true, uniform: true }
     }
 
     /// The palette of the skinning matrices `matrices` (`model(joint) · inverse_bind`).
@@ -123,9 +116,9 @@ impl DqPalette {
         Self {
             dual_quats: dual_quats.iter().copied().map(Aligned).collect(),
             scales: vec![Mat3::identity(); dual_quats.len()],
-            scale_rows: Vec::new(),
-            uniform_rows: Vec::new(),
+            rows: Vec::new(),
             rigid: true,
+            uniform: true,
         }
     }
 
@@ -147,13 +140,13 @@ impl DqPalette {
             self.scales.iter_mut().for_each(|s| *s = Mat3::identity());
         }
         self.scales.resize(n, Mat3::identity());
-        self.scale_rows.clear();
-        self.uniform_rows.clear();
+        self.rows.clear();
         self.dual_quats.resize(n, Aligned(DualQuat::identity()));
         for (i, q) in self.dual_quats.iter_mut().enumerate() {
             q.0 = dual_quat(i);
         }
         self.rigid = true;
+        self.uniform = true;
     }
 
     /// [`DqPalette::set_rigid`] from a slice: the palette becomes `dual_quats` with identity
@@ -174,18 +167,19 @@ impl DqPalette {
         Ok(())
     }
 
-    /// Splits each matrix `m = [A | t]` into `q = (R, t)` ([`dual::from_rigid_matrix`])
-    /// and `S = Rᵀ · A`. A joint whose `A` is a rotation (orthonormal with a positive
-    /// determinant, within [`RIGID_TOLERANCE`]) gets exactly `S = I` without computing it,
-    /// so a rigid palette costs little more than its dual quaternions; the palette is
-    /// rigid when every joint is. A joint whose `S` is `s·I` within [`RIGID_TOLERANCE`]
-    /// relative to `s > 0` gets exactly `s·I` ([`uniform_factor`]).
+    /// Splits each matrix `m = [A | t]` into `q = (R, t)` and the symmetric `S = Rᵀ · A`,
+    /// `R` the rotation nearest `A` ([`polar_decomposition`]). A joint whose `A` is a
+    /// rotation (orthonormal with a positive determinant, within [`RIGID_TOLERANCE`]) gets
+    /// exactly `S = I` without computing it, so a rigid palette costs little more than its
+    /// dual quaternions; the palette is rigid when every joint is. A joint whose `A` is a
+    /// rotation times `s > 0` within [`RIGID_TOLERANCE`] relative to `s` gets exactly `s·I`
+    /// ([`uniform_factor`]), its rotation read from the normalized columns (which is the
+    /// polar rotation of such a matrix) without iterating.
     fn fill(&mut self, n: usize, matrix: impl Fn(usize) -> Mat4) {
         // Sized first, then written in place: cheaper than pushing two vectors per joint.
         self.dual_quats.resize(n, Aligned(DualQuat::identity()));
         self.scales.resize(n, Mat3::identity());
-        self.scale_rows.clear();
-        self.uniform_rows.clear();
+        self.rows.clear();
         let mut rigid = true;
         let mut uniform = true;
         for (i, (q_out, s_out)) in self.dual_quats.iter_mut().map(|q| &mut q.0).zip(&mut self.scales).enumerate() {
@@ -197,33 +191,17 @@ impl DqPalette {
                 *q_out = dual::from_parts(&t, &Quat::from_rotation_matrix(&r));
                 *s_out = Mat3::identity();
             } else {
-                if rigid {
-                    // The first joint with scale: the rows come into use, identities so
-                    // far.
-                    self.scale_rows.resize(n, ScaleRow::IDENTITY);
-                    rigid = false;
-                }
-                let q = dual::from_rigid_matrix(&m);
-                let mut scale = q.rotation().to_rotation_matrix().into_inner().transpose() * m.fixed_view::<3, 3>(0, 0);
-                match uniform_factor(&scale) {
-                    Some(s) => scale = Mat3::from_diagonal_element(s),
-                    None => uniform = false,
-                }
-                // In place: the row's last seven floats are zero already (see ScaleRow).
-                self.scale_rows[i].0[..9].copy_from_slice(scale.as_slice());
-                *s_out = scale;
+                rigid = false;
+                let (q, scale, is_uniform) = split_scaled(&m);
                 *q_out = q;
+                *s_out = scale;
+                uniform &= is_uniform;
             }
         }
         self.rigid = rigid;
-        if !rigid && uniform {
-            self.uniform_rows.extend(self.dual_quats.iter().zip(&self.scales).map(|(q, s)| {
-                let mut row = [0.0; 16];
-                row[..4].copy_from_slice(q.0.as_ref().real.coords.as_slice());
-                row[4..8].copy_from_slice(q.0.as_ref().dual.coords.as_slice());
-                row[8] = s[(0, 0)];
-                UniformRow(row)
-            }));
+        self.uniform = uniform;
+        if !rigid {
+            self.rows.extend(self.dual_quats.iter().zip(&self.scales).map(|(q, s)| DqRow::new(&q.0, s)));
         }
     }
 
@@ -250,20 +228,12 @@ impl DqPalette {
         unsafe { std::slice::from_raw_parts(self.dual_quats.as_ptr().cast::<DualQuat>(), self.dual_quats.len()) }
     }
 
-    /// The bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ` of each joint (the identity for every joint of
-    /// a rigid palette); as many as [`DqPalette::dual_quats`].
+    /// The bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ` of each joint, symmetric (the identity for
+    /// every joint of a rigid palette); as many as [`DqPalette::dual_quats`].
     #[inline]
     #[must_use]
     pub fn scales(&self) -> &[Mat3] {
         &self.scales
-    }
-
-    /// [`DqPalette::scales`] as 64-byte aligned rows (nine floats, column-major, then
-    /// zeros) when the palette is not rigid; empty when it is.
-    #[inline]
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
-    pub(crate) fn scale_rows(&self) -> &[ScaleRow] {
-        &self.scale_rows
     }
 
     /// True when no joint carries scale, so skinning can skip it.
@@ -279,16 +249,54 @@ impl DqPalette {
     #[inline]
     #[must_use]
     pub fn is_uniform(&self) -> bool {
-        self.rigid || !self.uniform_rows.is_empty()
+        self.uniform
     }
 
-    /// Each joint's dual quaternion and scale factor as 64-byte rows, when the palette has
-    /// scale and all of it is uniform ([`DqPalette::is_uniform`]); empty otherwise.
+    /// Each joint's dual quaternion and scale as 64-byte rows ([`DqRow`]) when the palette
+    /// has scale; empty when it is rigid.
     #[inline]
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
-    pub(crate) fn uniform_rows(&self) -> &[UniformRow] {
-        &self.uniform_rows
+    pub(crate) fn rows(&self) -> &[DqRow] {
+        &self.rows
     }
+}
+
+/// A joint matrix `m = [A | t]` that is not a rotation, split as [`DqPalette`]'s `fill`
+/// describes: its dual quaternion, its symmetric scale, and whether that scale is `s·I`.
+/// Out of line: inlined, it made the loop over rigid joints a tenth slower.
+#[inline(never)]
+fn split_scaled(m: &Mat4) -> (DualQuat, Mat3, bool) {
+    let a = m.fixed_view::<3, 3>(0, 0).into_owned();
+    let q = dual::from_rigid_matrix(m);
+    let scale = q.rotation().to_rotation_matrix().into_inner().transpose() * a;
+    if let Some(s) = uniform_factor(&scale) {
+        return (q, Mat3::from_diagonal_element(s), true);
+    }
+    if let Some(s) = positive_symmetric(&scale) {
+        // Orthogonal columns (a scale along the joint's own axes): the columns' rotation
+        // is the polar one already.
+        return (q, s, false);
+    }
+    // Not finite: the columns' rotation and `Rᵀ·A` made symmetric, so every path still
+    // reads one symmetric matrix (the vertices are not finite either way).
+    let (r, s) = polar_decomposition(&a).unwrap_or_else(|| (q.rotation(), (scale + scale.transpose()) * 0.5));
+    let t = Vec3::new(m[(0, 3)], m[(1, 3)], m[(2, 3)]);
+    (dual::from_parts(&t, &r), s, false)
+}
+
+/// `scale` made exactly symmetric, when it is symmetric within [`RIGID_TOLERANCE`] relative
+/// to its largest entry and positive definite: then the rotation it was read back from is
+/// the polar rotation ([`polar_decomposition`]) to that tolerance.
+fn positive_symmetric(scale: &Mat3) -> Option<Mat3> {
+    let bound = RIGID_TOLERANCE * scale.amax();
+    let s = |r: usize, c: usize| scale[(r, c)];
+    let close =
+        (s(0, 1) - s(1, 0)).abs() <= bound && (s(0, 2) - s(2, 0)).abs() <= bound && (s(1, 2) - s(2, 1)).abs() <= bound;
+    let sym = (scale + scale.transpose()) * 0.5;
+    // Sylvester's criterion: the leading minors are positive.
+    let positive =
+        sym[(0, 0)] > 0.0 && sym[(0, 0)] * sym[(1, 1)] - sym[(0, 1)] * sym[(0, 1)] > 0.0 && sym.determinant() > 0.0;
+    (close && positive && bound.is_finite()).then_some(sym)
 }
 
 /// `s` when `scale` is `s·I` with `s > 0` (finite) within [`RIGID_TOLERANCE`] relative to
@@ -518,10 +526,14 @@ pub enum SkinMethod {
     #[default]
     Lbs,
     /// Dual-quaternion skinning with scale. Each palette matrix `Pᵢ = [Aᵢ | tᵢ]` splits into
-    /// its rigid part, the unit dual quaternion `qᵢ` of the rotation `Rᵢ` read from the
-    /// column-normalized basis of `Aᵢ` and the translation `tᵢ`
-    /// ([`anim_math::dual::from_rigid_matrix`]), and the bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ`
-    /// that a dual quaternion cannot hold ([`DqPalette`]). A vertex with weights `wᵢ`:
+    /// its rigid part, the unit dual quaternion `qᵢ` of the translation `tᵢ` and the
+    /// rotation `Rᵢ` nearest `Aᵢ`, and the bind-space scale `Sᵢ = Rᵢᵀ · Aᵢ` that a dual
+    /// quaternion cannot hold: the polar decomposition `Aᵢ = Rᵢ · Sᵢ`, `Sᵢ` symmetric
+    /// ([`anim_math::polar_decomposition`], [`DqPalette`]). For a joint scaled along its
+    /// own axes, `Rᵢ` is the joint's rotation; under shear (a parent's non-uniform scale
+    /// seen through a turned child) it is still the rotation the joint's frame is closest
+    /// to, so the blend turns vertices by the joints' rotations and the scale stays in
+    /// `Sᵢ`. A vertex with weights `wᵢ`:
     ///
     /// 1. `q = Σ wᵢ · sᵢ · qᵢ`, with `sᵢ = ±1` so that the real part of every `qᵢ` lies in
     ///    the hemisphere of the first influence's (Kavan et al. 2007), then normalized:
@@ -663,17 +675,24 @@ mod tests {
         }
     }
 
-    /// The SIMD loop's scale rows: 64-byte aligned, the scales' nine floats then zeros,
-    /// kept in step with the scales by every way of filling the palette, and empty (not
-    /// stale) once the palette is rigid again.
+    /// True when `p`'s rows are one a joint, 64-byte aligned, each its dual quaternion,
+    /// the six entries of its scale (which is symmetric) and two zeros.
+    fn rows_match(p: &DqPalette) -> bool {
+        let rows = p.rows();
+        rows.len() == p.len()
+            && (rows.as_ptr() as usize).is_multiple_of(64)
+            && rows.iter().zip(p.dual_quats().iter().zip(p.scales())).all(|(r, (q, s))| {
+                r.0[..4] == *q.as_ref().real.coords.as_slice()
+                    && r.0[4..8] == *q.as_ref().dual.coords.as_slice()
+                    && r.0[8..] == [s[(0, 0)], s[(1, 1)], s[(2, 2)], s[(0, 1)], s[(0, 2)], s[(1, 2)], 0.0, 0.0]
+                    && *s == s.transpose()
+            })
+    }
+
+    /// The SIMD loops' rows are kept in step with the palette by every way of filling it,
+    /// and are empty (not stale) once the palette is rigid again.
     #[test]
-    fn scale_rows_follow_the_scales() {
-        let rows_match = |p: &DqPalette| {
-            let rows = p.scale_rows();
-            rows.len() == p.len()
-                && (rows.as_ptr() as usize).is_multiple_of(64)
-                && rows.iter().zip(p.scales()).all(|(r, s)| r.0[..9] == *s.as_slice() && r.0[9..] == [0.0; 7])
-        };
+    fn rows_follow_the_palette() {
         for n in 1..20 {
             let stretched: Vec<Mat4> = (0..n)
                 .map(|i| {
@@ -693,47 +712,68 @@ mod tests {
             if n >= 3 {
                 assert!(!p.is_rigid() && rows_match(&p), "{n} joints, mixed");
             } else {
-                assert!(p.is_rigid() && p.scale_rows().is_empty(), "{n} joints, none with scale");
+                assert!(p.is_rigid() && p.rows().is_empty(), "{n} joints, none with scale");
             }
             p.set_from_rigid(&vec![DualQuat::identity(); n]);
-            assert!(p.is_rigid() && p.scale_rows().is_empty());
+            assert!(p.is_rigid() && p.rows().is_empty());
             p.set_from_matrices(&vec![Mat4::identity(); n]);
-            assert!(p.is_rigid() && p.scale_rows().is_empty());
+            assert!(p.is_rigid() && p.rows().is_empty());
             assert_eq!(p, DqPalette::from_rigid(&vec![DualQuat::identity(); n]));
         }
     }
 
-    /// Uniform scales within the tolerance are stored exactly as `s·I`, and a palette of
-    /// them (rigid joints among them) gets its uniform rows: each joint's dual quaternion
-    /// and factor, 64-byte aligned. A scale that differs by 1e-5 between axes, a mirrored
-    /// one, or one joint stretched makes the palette non-uniform, without rows.
+    /// A joint's matrix splits into the rotation nearest it and a symmetric scale: a
+    /// rotation `R₀` times a scale along turned axes, `R₀·B·D·Bᵀ`, gives back `R₀` and
+    /// `B·D·Bᵀ`, where the columns' rotation would have been turned by the scale.
     #[test]
-    fn uniform_scales_are_exact_and_get_rows() {
+    fn a_scale_along_turned_axes_keeps_the_joints_rotation() {
+        let r0 = Quat::from_euler_angles(0.2, 0.9, -0.4);
+        let b = Quat::from_euler_angles(0.7, -0.3, 0.5).to_rotation_matrix().into_inner();
+        let scale = b * Mat3::from_diagonal(&Vec3::new(0.6, 1.0, 1.8)) * b.transpose();
+        let t = Vec3::new(0.5, -1.0, 2.0);
+        let m = Mat4::new_translation(&t) * (r0.to_rotation_matrix().into_inner() * scale).to_homogeneous();
+        let p = DqPalette::from_matrices(&[m, Mat4::identity()]);
+        assert!(!p.is_rigid() && !p.is_uniform() && rows_match(&p));
+        let q = p.dual_quats()[0];
+        assert!(q.rotation().angle_to(&r0) < 1e-5, "rotation off by {}", q.rotation().angle_to(&r0));
+        assert!((q.translation().vector - t).norm() < 1e-5);
+        assert!((p.scales()[0] - scale).abs().max() < 1e-5, "{}", p.scales()[0]);
+        // The columns' rotation is not the joint's: that split would have turned the mesh.
+        let columns = dual::from_rigid_matrix(&m).rotation();
+        assert!(columns.angle_to(&r0) > 1e-2);
+        // A mirror still splits into a rotation and a symmetric scale whose product it is.
+        let mirror = Mat4::new_nonuniform_scaling(&Vec3::new(-1.0, 1.0, 1.0)) * m;
+        let p = DqPalette::from_matrices(&[mirror]);
+        let a = p.dual_quats()[0].rotation().to_rotation_matrix().into_inner() * p.scales()[0];
+        assert!((a - mirror.fixed_view::<3, 3>(0, 0)).abs().max() < 1e-5 && rows_match(&p));
+    }
+
+    /// Uniform scales within the tolerance are stored exactly as `s·I`, and a palette of
+    /// them (rigid joints among them) is uniform, its rows holding `s` in lane 8. A scale
+    /// that differs by 1e-5 between axes, a mirrored one, or one joint stretched makes the
+    /// palette non-uniform.
+    #[test]
+    fn uniform_scales_are_exact() {
         let turn = |i: usize| Mat4::new_rotation(Vec3::new(0.3, -0.2, 0.5) * i as f32);
         let scaled = |i: usize, s: Vec3| turn(i) * Mat4::new_nonuniform_scaling(&s);
         let mats: Vec<Mat4> =
             (0..9).map(|i| if i % 3 == 0 { turn(i) } else { scaled(i, Vec3::repeat(0.5 + 0.7 * i as f32)) }).collect();
         let mut p = DqPalette::from_matrices(&mats);
-        assert!(!p.is_rigid() && p.is_uniform());
-        let rows = p.uniform_rows();
-        assert_eq!(rows.len(), 9);
-        assert!((rows.as_ptr() as usize).is_multiple_of(64));
-        for (i, (row, (q, s))) in rows.iter().zip(p.dual_quats().iter().zip(p.scales())).enumerate() {
+        assert!(!p.is_rigid() && p.is_uniform() && rows_match(&p));
+        for (i, (row, s)) in p.rows().iter().zip(p.scales()).enumerate() {
             let f = if i % 3 == 0 { 1.0 } else { 0.5 + 0.7 * i as f32 };
             assert!((s[(0, 0)] - f).abs() < 1e-5 * f, "joint {i}: {s}");
             assert_eq!(*s, Mat3::from_diagonal_element(s[(0, 0)]), "joint {i}: exactly s·I");
-            assert_eq!(row.0[..4], *q.as_ref().real.coords.as_slice());
-            assert_eq!(row.0[4..8], *q.as_ref().dual.coords.as_slice());
-            assert_eq!((row.0[8], &row.0[9..]), (s[(0, 0)], &[0.0; 7][..]));
+            assert_eq!(row.0[8], s[(0, 0)]);
         }
         for odd in [Vec3::new(2.0, 2.0, 2.00002), Vec3::new(2.0, -2.0, 2.0), Vec3::new(1.0, 1.5, 1.0)] {
             let mut m = mats.clone();
             m[4] = scaled(4, odd);
             p.set_from_matrices(&m);
-            assert!(!p.is_rigid() && !p.is_uniform() && p.uniform_rows().is_empty(), "{odd}");
+            assert!(!p.is_rigid() && !p.is_uniform() && rows_match(&p), "{odd}");
         }
         p.set_from_rigid(&[DualQuat::identity()]);
-        assert!(p.is_rigid() && p.is_uniform() && p.uniform_rows().is_empty());
+        assert!(p.is_rigid() && p.is_uniform() && p.rows().is_empty());
     }
 
     #[test]

@@ -2,29 +2,31 @@
 //! with bind-space scale): eight vertices a step, for CPUs without AVX-512.
 //!
 //! Each vertex blends its dual quaternions as the rigid AVX2 loop does (one 256-bit
-//! register `[real | dual]`, hemisphere tests skipped for a coherent palette) and its scale
-//! matrices `Sᵢ` as one 256-bit register (entries 0 to 7, column-major) plus one scalar
-//! lane (entry 8): one fused multiply-add of each per influence. Eight of each are
-//! transposed to structure-of-arrays form; then, eight lanes at a time, the formulas of the
-//! AVX-512 loop (`avx512_scaled`): `p' = q·(S·p)`, and the normal
+//! register `[real | dual]`, hemisphere tests skipped for a coherent palette) and its
+//! symmetric scale matrices `Sᵢ` as one 256-bit register (the six entries
+//! `s00, s11, s22, s01, s02, s12` of the joint's [`DqRow`], then two zeros): one fused
+//! multiply-add of each per influence. Eight of each are transposed to
+//! structure-of-arrays form; then, eight lanes at a time, the formulas of the AVX-512 loop
+//! (`avx512_scaled`): `p' = q·(S·p)`, and the normal
 //! `normalize(rotate(r, cof(S)·n))` with `cof(S)` negated when `det S < 0`
 //! ([`anim_math::normal_matrix`]). A lane whose `cof(S)·n` has a squared length outside
 //! `[1e-30, f32::MAX]` is redone by the scalar rule, from the rescaled scale matrix
 //! ([`rescaled_normal_matrix`](super::math::rescaled_normal_matrix)). The last block, shorter than eight, runs the same code on
 //! copies of its inputs padded with zeros.
 //!
-//! Measured on the 80-joint fixture (AMD Zen 3, BENCHMARKS.md): 3.7× the speed of the
-//! scalar loop compiled for AVX2 that it replaces, and still 2.0–2.6× the time of LBS:
-//! seventeen floats blend per influence against LBS's twelve, and the eight blended lanes
-//! outgrow the sixteen registers before the transposes. Two variants ran slower there and
+//! Measured on the 80-joint fixture (AMD Zen 3, BENCHMARKS.md), when the scales were
+//! general matrices (nine entries, one register and one scalar lane): 3.7× the speed of
+//! the scalar loop compiled for AVX2 that it replaces, and still 2.0–2.6× the time of LBS:
+//! seventeen floats blended per influence against LBS's twelve, and the eight blended
+//! lanes outgrew the sixteen registers before the transposes. Two variants ran slower there and
 //! were dropped: a block specialized for full length (inlined, its loads hoisted further),
 //! and the AVX-512 loop's per-joint `risky` bits (the fixture's random influences mark
 //! nearly every joint, and the extra branch costs more than it skips).
 
-use super::fast::x86::{Dq8, blend, cross8, load_soa8, store_soa8, transpose8};
+use super::fast::x86::{Dq8, blend, load_soa8, store_soa8, transpose8};
 use super::math::redone_dq_normal;
 use super::source::{F32Src, Job, Source};
-use crate::skin::palette::ScaleRow;
+use crate::skin::palette::DqRow;
 use anim_math::{DualQuat, Mat3, Vec3};
 use std::arch::x86_64::*;
 
@@ -36,7 +38,7 @@ const BLOCK: usize = 8;
 ///
 /// # Safety
 /// As [`dq_scaled`].
-pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, scales: &[ScaleRow]) {
+pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, scales: &[DqRow]) {
     let src = F32Src { joints, weights };
     let normals = !job.out_n.is_empty();
     // SAFETY: as the caller promised.
@@ -63,21 +65,24 @@ struct Io {
 }
 
 /// The AVX2 scale-aware dual-quaternion loop: `job`'s palette holds the rigid parts,
-/// `scales` the bind-space scales as aligned rows, one a joint.
+/// `scales` the rows that hold the bind-space scales, one a joint.
 ///
 /// # Safety
 /// The CPU supports AVX2 and FMA; `job` was validated (see [`Job`]), every joint index
 /// `src` yields is below `job.palette.len()`, and `scales` is as long as `job.palette`.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<DualQuat>, scales: &[ScaleRow]) {
+unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<DualQuat>, scales: &[DqRow]) {
     let count = job.out_p.len();
     debug_assert!(count > 0 && job.pos.len() == count && scales.len() == job.palette.len());
     debug_assert!(!NORMALS || (job.nin.len() == count && job.out_n.len() == count));
     let n = if N == 0 { job.per } else { N };
     // SAFETY: a DualQuat is 8 floats, real part first (checked in `fast`).
     let pal = job.palette.as_ptr().cast::<f32>();
-    // A row is 16 contiguous f32 (the column-major Mat3, then zeros), 64-byte aligned.
-    let sc = scales.as_ptr().cast::<f32>();
+    // A row is 16 contiguous f32, 64-byte aligned; its scale's six entries and two zeros
+    // are the 32-byte aligned floats 8 to 15.
+    // SAFETY: the palette is not empty (`count > 0` vertices have joints inside it), so
+    // the first row's float 8 exists.
+    let sc = unsafe { scales.as_ptr().cast::<f32>().add(8) };
     let (pos, nin) = (job.pos.as_ptr().cast::<f32>(), job.nin.as_ptr().cast::<f32>());
     let (op, on) = (job.out_p.as_mut_ptr().cast::<f32>(), job.out_n.as_mut_ptr().cast::<f32>());
     let mut v = 0;
@@ -140,7 +145,7 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
     io: &Io,
 ) {
     let z = _mm256_setzero_ps();
-    let (mut b, mut lo, mut hi) = ([z; BLOCK], [z; BLOCK], [_mm_setzero_ps(); BLOCK]);
+    let (mut b, mut sb) = ([z; BLOCK], [z; BLOCK]);
     // Written out, no closures: see `fast::x86::dq8`.
     macro_rules! lane {
         ($i:expr) => {
@@ -148,7 +153,7 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
                 // SAFETY: vertex v + i exists; its joints are inside the palette and `sc`.
                 unsafe {
                     b[$i] = blend::<S, N>(src, v + $i, n, uniform, pal);
-                    (lo[$i], hi[$i]) = scale_blend::<S, N>(src, v + $i, n, sc);
+                    sb[$i] = scale_blend::<S, N>(src, v + $i, n, sc);
                 }
             }
         };
@@ -162,23 +167,30 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
     lane!(6);
     lane!(7);
     let q = Dq8::new(&transpose8(&b));
-    let s = transpose_scales(&lo, &hi);
+    let t = transpose8(&sb);
+    let s = [t[0], t[1], t[2], t[3], t[4], t[5]];
     // SAFETY: `io` holds eight vertices.
     let p = unsafe { load_soa8(io.pos) };
-    let ps = mat3_mul(&s, &p);
+    let ps = sym_mul(&s, &p);
     // SAFETY: as above.
     unsafe { store_soa8(io.op, q.point(&ps)) };
     if NORMALS {
         // SAFETY: as above.
         let m = unsafe { load_soa8(io.nin) };
-        let (c0, c1, c2) = ([s[0], s[1], s[2]], [s[3], s[4], s[5]], [s[6], s[7], s[8]]);
-        let k = [cross8(&c1, &c2), cross8(&c2, &c0), cross8(&c0, &c1)];
-        let det = _mm256_fmadd_ps(c0[0], k[0][0], _mm256_fmadd_ps(c0[1], k[0][1], _mm256_mul_ps(c0[2], k[0][2])));
+        // The cofactor matrix of a symmetric S is symmetric: six entries, in S's order.
+        let c = [
+            _mm256_fmsub_ps(s[1], s[2], _mm256_mul_ps(s[5], s[5])),
+            _mm256_fmsub_ps(s[0], s[2], _mm256_mul_ps(s[4], s[4])),
+            _mm256_fmsub_ps(s[0], s[1], _mm256_mul_ps(s[3], s[3])),
+            _mm256_fmsub_ps(s[4], s[5], _mm256_mul_ps(s[3], s[2])),
+            _mm256_fmsub_ps(s[3], s[5], _mm256_mul_ps(s[4], s[1])),
+            _mm256_fmsub_ps(s[3], s[4], _mm256_mul_ps(s[0], s[5])),
+        ];
+        let det = _mm256_fmadd_ps(s[0], c[0], _mm256_fmadd_ps(s[3], c[3], _mm256_mul_ps(s[4], c[4])));
         let flip = _mm256_and_ps(det, _mm256_set1_ps(-0.0));
-        let mut nrm = ps;
-        for i in 0..3 {
-            let x = _mm256_fmadd_ps(k[0][i], m[0], _mm256_fmadd_ps(k[1][i], m[1], _mm256_mul_ps(k[2][i], m[2])));
-            nrm[i] = _mm256_xor_ps(x, flip);
+        let mut nrm = sym_mul(&c, &m);
+        for x in &mut nrm {
+            *x = _mm256_xor_ps(*x, flip);
         }
         let n2 = _mm256_fmadd_ps(nrm[0], nrm[0], _mm256_fmadd_ps(nrm[1], nrm[1], _mm256_mul_ps(nrm[2], nrm[2])));
         let in_range = _mm256_and_ps(
@@ -200,52 +212,37 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
     }
 }
 
-/// Vertex `v`'s blended scale matrix `Σ wₖ·Sₖ` (column-major): entries 0 to 7 in the first
-/// register, entry 8 in lane 0 of the second.
+/// Vertex `v`'s blended scale `Σ wₖ·Sₖ`: its six entries (`s00, s11, s22, s01, s02,
+/// s12`), then two zeros.
 ///
 /// # Safety
-/// As [`blend`]; every joint index is inside `sc` (one 64-byte aligned [`ScaleRow`] a
-/// joint).
+/// As [`blend`]; every joint index `j` has its scale's eight floats at `sc + 16·j`, 32-byte
+/// aligned (float 8 of its [`DqRow`]).
 #[target_feature(enable = "avx2,fma")]
 #[inline]
-unsafe fn scale_blend<S: Source, const N: usize>(src: S, v: usize, n: usize, sc: *const f32) -> (__m256, __m128) {
-    // SAFETY: as the caller promised; each row is a whole aligned 64 bytes.
+unsafe fn scale_blend<S: Source, const N: usize>(src: S, v: usize, n: usize, sc: *const f32) -> __m256 {
+    // SAFETY: as the caller promised.
     unsafe {
         let mut acc = 0;
         let (j, w) = src.get(v, n, 0, &mut acc);
-        let row = sc.add(16 * j);
-        let mut lo = _mm256_mul_ps(_mm256_set1_ps(w), _mm256_load_ps(row));
-        let mut hi = _mm_mul_ss(_mm_set_ss(w), _mm_load_ss(row.add(8)));
+        let mut s = _mm256_mul_ps(_mm256_set1_ps(w), _mm256_load_ps(sc.add(16 * j)));
         for k in 1..n {
             let (j, w) = src.get(v, n, k, &mut acc);
-            let row = sc.add(16 * j);
-            lo = _mm256_fmadd_ps(_mm256_set1_ps(w), _mm256_load_ps(row), lo);
-            hi = _mm_fmadd_ss(_mm_set_ss(w), _mm_load_ss(row.add(8)), hi);
+            s = _mm256_fmadd_ps(_mm256_set1_ps(w), _mm256_load_ps(sc.add(16 * j)), s);
         }
-        (lo, hi)
+        s
     }
 }
 
-/// Eight scale matrices (entries 0 to 7 in `lo[i]`, entry 8 in lane 0 of `hi[i]`) as nine
-/// registers of eight lanes, `s[e]` holding entry `e` of each.
+/// `S·p` for the symmetric `s` (`s00, s11, s22, s01, s02, s12`), eight lanes.
 #[target_feature(enable = "avx2,fma")]
 #[inline]
-fn transpose_scales(lo: &[__m256; BLOCK], hi: &[__m128; BLOCK]) -> [__m256; 9] {
-    let t = transpose8(lo);
-    let quad = |a: __m128, b: __m128, c: __m128, d: __m128| _mm_movelh_ps(_mm_unpacklo_ps(a, b), _mm_unpacklo_ps(c, d));
-    let e8 = _mm256_set_m128(quad(hi[4], hi[5], hi[6], hi[7]), quad(hi[0], hi[1], hi[2], hi[3]));
-    [t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], e8]
-}
-
-/// `S·p` for column-major `s` (`s[3·col + row]`), eight lanes.
-#[target_feature(enable = "avx2,fma")]
-#[inline]
-fn mat3_mul(s: &[__m256; 9], p: &[__m256; 3]) -> [__m256; 3] {
-    let mut r = [p[0]; 3];
-    for (row, r) in r.iter_mut().enumerate() {
-        *r = _mm256_fmadd_ps(s[row], p[0], _mm256_fmadd_ps(s[3 + row], p[1], _mm256_mul_ps(s[6 + row], p[2])));
-    }
-    r
+fn sym_mul(s: &[__m256; 6], p: &[__m256; 3]) -> [__m256; 3] {
+    [
+        _mm256_fmadd_ps(s[0], p[0], _mm256_fmadd_ps(s[3], p[1], _mm256_mul_ps(s[4], p[2]))),
+        _mm256_fmadd_ps(s[3], p[0], _mm256_fmadd_ps(s[1], p[1], _mm256_mul_ps(s[5], p[2]))),
+        _mm256_fmadd_ps(s[4], p[0], _mm256_fmadd_ps(s[5], p[1], _mm256_mul_ps(s[2], p[2]))),
+    ]
 }
 
 /// `1 / √s`: the 12-bit estimate refined by one Newton step.
@@ -266,7 +263,7 @@ fn rsqrt(s: __m256) -> __m256 {
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn redo_normals(len: usize, lanes: u32, r: &[__m256; 4], s: &[__m256; 9], io: &Io) {
+unsafe fn redo_normals(len: usize, lanes: u32, r: &[__m256; 4], s: &[__m256; 6], io: &Io) {
     let lane = |x: __m256, i: usize| {
         let mut a = [0.0f32; BLOCK];
         // SAFETY: 8 f32.
@@ -275,7 +272,8 @@ unsafe fn redo_normals(len: usize, lanes: u32, r: &[__m256; 4], s: &[__m256; 9],
     };
     for i in (0..len).filter(|&i| lanes & (1 << i) != 0) {
         let q = [lane(r[0], i), lane(r[1], i), lane(r[2], i), lane(r[3], i)];
-        let m = Mat3::from_fn(|row, col| lane(s[3 * col + row], i));
+        let [s00, s11, s22, s01, s02, s12] = s.map(|x| lane(x, i));
+        let m = Mat3::new(s00, s01, s02, s01, s11, s12, s02, s12, s22);
         // SAFETY: lane i < 8 of the block's 24 floats.
         let (n, dst) = unsafe { (*io.nin.cast::<Vec3>().add(i), io.on.cast::<Vec3>().add(i)) };
         // SAFETY: as above.

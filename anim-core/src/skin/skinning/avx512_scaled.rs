@@ -1,203 +1,71 @@
-//! The AVX-512 scale-aware dual-quaternion loop ([`SkinMethod::Dq`](crate::skin::SkinMethod::Dq)
+//! The AVX-512 scale-aware dual-quaternion loops ([`SkinMethod::Dq`](crate::skin::SkinMethod::Dq)
 //! with bind-space scale): sixteen vertices a step.
 //!
-//! Each vertex blends its dual quaternions as the rigid loop does (`avx512_dq`) and its
-//! scale matrices `Sᵢ` as one 512-bit register (nine lanes, one fused multiply-add per
-//! influence). Sixteen of each are transposed to structure-of-arrays form; then, sixteen
-//! lanes at a time: `p' = q·(S·p)` with the rigid loop's formulas, and the normal
+//! Each joint is one 64-byte row ([`DqRow`]): its dual quaternion and its symmetric scale
+//! `Sᵢ` (six entries), so one aligned load and one fused multiply-add an influence blend
+//! both, the rigid loop's cost with 512-bit registers in place of 256-bit ones. Sixteen
+//! blended rows are transposed to structure-of-arrays form; then, sixteen lanes at a time:
+//! `p' = q·(S·p)` with the rigid loop's formulas, and the normal
 //! `normalize(rotate(r, cof(S)·n))` with `cof(S)` the cofactor matrix negated when
 //! `det S < 0` ([`anim_math::normal_matrix`]). A lane whose `cof(S)·n` has a squared
 //! length outside `[1e-30, f32::MAX]` (scales near 1e±10) is redone by the scalar rule, with
 //! the scale matrix rescaled first ([`rescaled_normal_matrix`](super::math::rescaled_normal_matrix)).
 //!
 //! A palette whose every scale is uniform ([`DqPalette::is_uniform`](crate::skin::DqPalette::is_uniform))
-//! takes [`dq_uniform`] instead: each joint is one 64-byte row, its dual quaternion and
-//! its scale factor, so one fused multiply-add an influence blends both (the rigid loop's
-//! cost, with 512-bit registers in place of 256-bit ones); then `p' = q·(s·p)` and the
+//! transposes only the scale factor (lane 8, `Sᵢ = s·I`); then `p' = q·(s·p)` and the
 //! normal `normalize(rotate(r, n))`, which is the general rule's for `S = s·I`, `s > 0`.
+//!
+//! Symmetric scales are what the palette stores (the polar decomposition of each joint's
+//! matrix): nine floats an influence, read from a second row, made this loop 2.1× the
+//! cost of LBS on the squashed fixture (AMD Zen 5, BENCHMARKS.md).
 
 use super::avx512::{BLOCK, Decoded, Io, block_weights};
-use super::avx512_dq::{Dq16, Four, Tests, blend, block_tests, dot4, load_soa, store_soa, transpose};
+use super::avx512_dq::{Dq16, Four, Tests, block_tests, dot4, load_soa, store_soa, transpose};
 use super::math::redone_dq_normal;
 use super::source::{F32Src, Job, Source};
-use crate::skin::palette::{ScaleRow, UniformRow};
+use crate::skin::palette::DqRow;
 use anim_math::{DualQuat, Mat3, Vec3};
 use std::arch::x86_64::*;
 
-/// Runs [`dq_scaled`] over `f32` influences (`joints`, `weights`, `job.per` a vertex), with
-/// or without normals, specialised for 1, 2 and 4 influences.
+/// Runs [`dq_rows`] over `f32` influences (`joints`, `weights`, `job.per` a vertex), with
+/// or without normals, specialised for 1, 2 and 4 influences; `uniform` when every scale
+/// is `s·I` ([`DqPalette::is_uniform`](crate::skin::DqPalette::is_uniform)).
 ///
 /// # Safety
-/// As [`dq_scaled`].
-pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, scales: &[ScaleRow]) {
+/// As [`dq_rows`].
+pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, rows: &[DqRow], uniform: bool) {
     let src = F32Src { joints, weights };
     let normals = !job.out_n.is_empty();
-    // SAFETY: as the caller promised.
-    unsafe {
-        match (job.per, normals) {
-            (1, false) => dq_scaled::<_, 1, false>(src, job, scales),
-            (1, true) => dq_scaled::<_, 1, true>(src, job, scales),
-            (2, false) => dq_scaled::<_, 2, false>(src, job, scales),
-            (2, true) => dq_scaled::<_, 2, true>(src, job, scales),
-            (4, false) => dq_scaled::<_, 4, false>(src, job, scales),
-            (4, true) => dq_scaled::<_, 4, true>(src, job, scales),
-            (_, false) => dq_scaled::<_, 0, false>(src, job, scales),
-            (_, true) => dq_scaled::<_, 0, true>(src, job, scales),
-        }
-    }
-}
-
-/// The AVX-512 scale-aware dual-quaternion loop: `job`'s palette holds the rigid parts,
-/// `scales` the bind-space scales as aligned rows, one a joint.
-///
-/// # Safety
-/// As [`super::avx512::lbs`]; `scales` is as long as `job.palette`.
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-pub(super) unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(
-    src: S,
-    job: Job<DualQuat>,
-    scales: &[ScaleRow],
-) {
-    let count = job.out_p.len();
-    debug_assert!(count > 0 && job.pos.len() == count && scales.len() == job.palette.len());
-    debug_assert!(!NORMALS || (job.nin.len() == count && job.out_n.len() == count));
-    let n = if N == 0 { job.per } else { N };
-    let io = Io {
-        pal: job.palette.as_ptr().cast::<f32>(),
-        pos: job.pos.as_ptr().cast::<f32>(),
-        nin: job.nin.as_ptr().cast::<f32>(),
-        op: job.out_p.as_mut_ptr().cast::<f32>(),
-        on: job.out_n.as_mut_ptr().cast::<f32>(),
-        count,
-    };
-    // A row is 16 contiguous f32 (the column-major Mat3, then zeros), 64-byte aligned.
-    let sc = scales.as_ptr().cast::<f32>();
-    let mut decoded = Decoded::new();
-    let mut v = 0;
-    // SAFETY (both calls): full blocks end before the last vertex, the last block at it.
-    while v + BLOCK < count {
-        unsafe { block::<S, N, NORMALS, true>(src, v, n, BLOCK, job.coherent, job.risky, &io, sc, &mut decoded) };
-        v += BLOCK;
-    }
-    unsafe { block::<S, N, NORMALS, false>(src, v, n, count - v, job.coherent, job.risky, &io, sc, &mut decoded) };
-}
-
-/// Skins vertices `v..v + len` (`FULL`: `len = BLOCK`).
-///
-/// # Safety
-/// As [`dq_scaled`]; `v + len <= count`, `0 < len <= BLOCK`.
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-#[inline]
-#[allow(clippy::too_many_arguments)]
-unsafe fn block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool>(
-    src: S,
-    v: usize,
-    n: usize,
-    len: usize,
-    coherent: bool,
-    risky: &[u64],
-    io: &Io<f32>,
-    sc: *const f32,
-    decoded: &mut Decoded,
-) {
-    let len = if FULL { BLOCK } else { len };
-    // SAFETY: as the caller promised.
-    let weights = unsafe { block_weights::<S, N, FULL>(src, v, n, len, decoded) };
-    let mut b = [_mm256_setzero_ps(); BLOCK];
-    let mut rows = [_mm512_setzero_ps(); BLOCK];
-    let tests = if coherent { Tests::None } else { block_tests(v, risky) };
-    for i in 0..BLOCK {
-        if FULL || i < len {
-            // SAFETY: vertex v + i exists; its joints are inside the palette and `scales`.
-            unsafe {
-                let four = Four::read::<S, N, NORMALS>(src, v + i, i, &weights);
-                b[i] = if tests.vertex(src, v + i, n, risky) {
-                    blend::<S, N, NORMALS, true>(src, v + i, i, n, &weights, four, io.pal)
-                } else {
-                    blend::<S, N, NORMALS, false>(src, v + i, i, n, &weights, four, io.pal)
-                };
-                rows[i] = scale_blend::<S, NORMALS>(src, v + i, i, n, &weights, four, sc);
+    macro_rules! go {
+        ($sym:literal) => {
+            match (job.per, normals) {
+                (1, false) => dq_rows::<_, 1, false, $sym>(src, job, rows),
+                (1, true) => dq_rows::<_, 1, true, $sym>(src, job, rows),
+                (2, false) => dq_rows::<_, 2, false, $sym>(src, job, rows),
+                (2, true) => dq_rows::<_, 2, true, $sym>(src, job, rows),
+                (4, false) => dq_rows::<_, 4, false, $sym>(src, job, rows),
+                (4, true) => dq_rows::<_, 4, true, $sym>(src, job, rows),
+                (_, false) => dq_rows::<_, 0, false, $sym>(src, job, rows),
+                (_, true) => dq_rows::<_, 0, true, $sym>(src, job, rows),
             }
-        }
+        };
     }
-    let (r, d) = transpose(&b);
-    let s = transpose_scales(&rows);
-    // SAFETY: this function has the AVX-512 features.
-    let q = unsafe { Dq16::new(&r, &d) };
-    // SAFETY: vertices v..v + len exist.
-    let p = unsafe { load_soa::<FULL>(io.pos.add(3 * v), len) };
-    let ps = mat3_mul(&s, &p);
-    // SAFETY: as above (the features; vertices v..v + len exist).
-    unsafe { store_soa::<FULL>(io.op.add(3 * v), q.point(&ps), len) };
-    if NORMALS {
-        // SAFETY: as above.
-        let m = unsafe { load_soa::<FULL>(io.nin.add(3 * v), len) };
-        let col = |k: usize| [s[3 * k], s[3 * k + 1], s[3 * k + 2]];
-        let (c0, c1, c2) = (col(0), col(1), col(2));
-        let k =
-            [super::avx512_dq::cross(&c1, &c2), super::avx512_dq::cross(&c2, &c0), super::avx512_dq::cross(&c0, &c1)];
-        let det = _mm512_fmadd_ps(c0[0], k[0][0], _mm512_fmadd_ps(c0[1], k[0][1], _mm512_mul_ps(c0[2], k[0][2])));
-        let flip = _mm512_and_ps(det, _mm512_set1_ps(-0.0));
-        let mut nrm = p;
-        for i in 0..3 {
-            let x = _mm512_fmadd_ps(k[0][i], m[0], _mm512_fmadd_ps(k[1][i], m[1], _mm512_mul_ps(k[2][i], m[2])));
-            nrm[i] = _mm512_xor_ps(x, flip);
-        }
-        let n2 = _mm512_fmadd_ps(nrm[0], nrm[0], _mm512_fmadd_ps(nrm[1], nrm[1], _mm512_mul_ps(nrm[2], nrm[2])));
-        let in_range = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(n2, _mm512_set1_ps(1e-30))
-            & _mm512_cmp_ps_mask::<_CMP_LE_OQ>(n2, _mm512_set1_ps(f32::MAX));
-        // SAFETY: this function has the AVX-512 features.
-        let rot = unsafe { q.rotate(&nrm) };
-        let mut out = rot;
-        let len2 = _mm512_fmadd_ps(rot[0], rot[0], _mm512_fmadd_ps(rot[1], rot[1], _mm512_mul_ps(rot[2], rot[2])));
-        let y = rsqrt(_mm512_max_ps(len2, _mm512_set1_ps(1e-30)));
-        for i in 0..3 {
-            out[i] = _mm512_mul_ps(rot[i], y);
-        }
-        // SAFETY: as above.
-        unsafe { store_soa::<FULL>(io.on.add(3 * v), out, len) };
-        let valid: __mmask16 = if len == BLOCK { 0xFFFF } else { (1u16 << len) - 1 };
-        if in_range & valid != valid {
-            // SAFETY: as above.
-            unsafe { redo_normals(v, len, !in_range & valid, &r, &s, io) };
-        }
-    }
-}
-
-/// Runs [`dq_uniform`] over `f32` influences (`joints`, `weights`, `job.per` a vertex),
-/// with or without normals, specialised for 1, 2 and 4 influences.
-///
-/// # Safety
-/// As [`dq_uniform`].
-pub(super) unsafe fn run_uniform(joints: &[u16], weights: &[f32], job: Job<DualQuat>, rows: &[UniformRow]) {
-    let src = F32Src { joints, weights };
-    let normals = !job.out_n.is_empty();
     // SAFETY: as the caller promised.
-    unsafe {
-        match (job.per, normals) {
-            (1, false) => dq_uniform::<_, 1, false>(src, job, rows),
-            (1, true) => dq_uniform::<_, 1, true>(src, job, rows),
-            (2, false) => dq_uniform::<_, 2, false>(src, job, rows),
-            (2, true) => dq_uniform::<_, 2, true>(src, job, rows),
-            (4, false) => dq_uniform::<_, 4, false>(src, job, rows),
-            (4, true) => dq_uniform::<_, 4, true>(src, job, rows),
-            (_, false) => dq_uniform::<_, 0, false>(src, job, rows),
-            (_, true) => dq_uniform::<_, 0, true>(src, job, rows),
-        }
-    }
+    unsafe { if uniform { go!(false) } else { go!(true) } }
 }
 
-/// The AVX-512 loop for palettes whose every scale is uniform: `rows` holds each joint's
-/// dual quaternion and scale factor (`job.palette`'s dual quaternions, unnegated:
-/// `job.coherent` and `job.risky` describe them).
+/// The AVX-512 loop for palettes with scale: `rows` holds each joint's dual quaternion and
+/// scale (`job.palette`'s dual quaternions, unnegated: `job.coherent` and `job.risky`
+/// describe them). `SYM`: the scales are symmetric matrices; else every one is `s·I`.
 ///
 /// # Safety
-/// As [`super::avx512::lbs`]; `rows` is as long as `job.palette`, the same joints.
+/// As [`super::avx512::lbs`]; `rows` is as long as `job.palette`, the same joints, and
+/// without `SYM` every row's scale is uniform.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-pub(super) unsafe fn dq_uniform<S: Source, const N: usize, const NORMALS: bool>(
+pub(super) unsafe fn dq_rows<S: Source, const N: usize, const NORMALS: bool, const SYM: bool>(
     src: S,
     job: Job<DualQuat>,
-    rows: &[UniformRow],
+    rows: &[DqRow],
 ) {
     let count = job.out_p.len();
     debug_assert!(count > 0 && job.pos.len() == count && rows.len() == job.palette.len());
@@ -215,9 +83,9 @@ pub(super) unsafe fn dq_uniform<S: Source, const N: usize, const NORMALS: bool>(
     // SAFETY: as the caller promised.
     unsafe {
         if job.coherent {
-            uniform_blocks::<S, N, NORMALS, false>(src, n, job.risky, &io);
+            row_blocks::<S, N, NORMALS, false, SYM>(src, n, job.risky, &io);
         } else {
-            uniform_blocks::<S, N, NORMALS, true>(src, n, job.risky, &io);
+            row_blocks::<S, N, NORMALS, true, SYM>(src, n, job.risky, &io);
         }
     }
 }
@@ -225,14 +93,14 @@ pub(super) unsafe fn dq_uniform<S: Source, const N: usize, const NORMALS: bool>(
 /// Every block of the mesh, software-pipelined: the next block's blends and transposes
 /// come before this block's transforms in the instruction stream, so the core overlaps
 /// the two (a block's transforms wait on all sixteen of its blends); the next block is
-/// held as its nine transposed registers, not its sixteen rows. With `CHECK`, each vertex
+/// held as its transposed registers, not its sixteen rows. With `CHECK`, each vertex
 /// whose first joint is marked in `risky` takes the hemisphere tests.
 ///
 /// # Safety
-/// As [`dq_uniform`].
+/// As [`dq_rows`].
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-unsafe fn uniform_blocks<S: Source, const N: usize, const NORMALS: bool, const CHECK: bool>(
+unsafe fn row_blocks<S: Source, const N: usize, const NORMALS: bool, const CHECK: bool, const SYM: bool>(
     src: S,
     n: usize,
     risky: &[u64],
@@ -243,21 +111,21 @@ unsafe fn uniform_blocks<S: Source, const N: usize, const NORMALS: bool, const C
     // SAFETY (every call): full blocks end before the last vertex, the last block at it.
     unsafe {
         if count <= BLOCK {
-            let b = uniform_blend_block::<S, N, NORMALS, false, CHECK>(src, 0, n, count, risky, io, &mut decoded);
-            uniform_finish::<NORMALS, false>(&b, 0, count, io);
+            let b = blend_block::<S, N, NORMALS, false, CHECK, SYM>(src, 0, n, count, risky, io, &mut decoded);
+            finish::<NORMALS, false, SYM>(&b, 0, count, io);
             return;
         }
-        let mut b = uniform_blend_block::<S, N, NORMALS, true, CHECK>(src, 0, n, BLOCK, risky, io, &mut decoded);
+        let mut b = blend_block::<S, N, NORMALS, true, CHECK, SYM>(src, 0, n, BLOCK, risky, io, &mut decoded);
         let mut v = 0;
         loop {
             let next = v + BLOCK;
             if next + BLOCK < count {
                 let following =
-                    uniform_blend_block::<S, N, NORMALS, true, CHECK>(src, next, n, BLOCK, risky, io, &mut decoded);
-                uniform_finish::<NORMALS, true>(&b, v, BLOCK, io);
+                    blend_block::<S, N, NORMALS, true, CHECK, SYM>(src, next, n, BLOCK, risky, io, &mut decoded);
+                finish::<NORMALS, true, SYM>(&b, v, BLOCK, io);
                 (b, v) = (following, next);
             } else {
-                let last = uniform_blend_block::<S, N, NORMALS, false, CHECK>(
+                let last = blend_block::<S, N, NORMALS, false, CHECK, SYM>(
                     src,
                     next,
                     n,
@@ -266,32 +134,39 @@ unsafe fn uniform_blocks<S: Source, const N: usize, const NORMALS: bool, const C
                     io,
                     &mut decoded,
                 );
-                uniform_finish::<NORMALS, true>(&b, v, BLOCK, io);
-                uniform_finish::<NORMALS, false>(&last, next, count - next, io);
+                finish::<NORMALS, true, SYM>(&b, v, BLOCK, io);
+                finish::<NORMALS, false, SYM>(&last, next, count - next, io);
                 return;
             }
         }
     }
 }
 
-/// Sixteen blended rows transposed: real parts, dual parts (not normalized) and scale
-/// factors, lane by lane.
+/// Sixteen blended rows transposed: real parts, dual parts (not normalized) and the scale
+/// lane by lane: `s00, s11, s22, s01, s02, s12` (`SYM`), or the factor `s` in `s[0]`.
 struct Blended {
     r: [__m512; 4],
     d: [__m512; 4],
-    s: __m512,
+    s: [__m512; 6],
 }
 
 /// The blends of vertices `v..v + len` (`FULL`: `len = BLOCK`), transposed; `CHECK` as in
-/// [`uniform_blocks`]. Always inlined, as `avx512_dq`'s `blend_block`, so that it is
-/// compiled with its caller's features.
+/// [`row_blocks`]. Always inlined, as `avx512_dq`'s `blend_block`, so that it is compiled
+/// with its caller's features.
 ///
 /// # Safety
-/// As [`dq_uniform`]; `v + len <= count`, `0 < len <= BLOCK`; called only from functions
-/// with the AVX-512 features.
+/// As [`dq_rows`]; `v + len <= count`, `0 < len <= BLOCK`; called only from functions with
+/// the AVX-512 features.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn uniform_blend_block<S: Source, const N: usize, const NORMALS: bool, const FULL: bool, const CHECK: bool>(
+unsafe fn blend_block<
+    S: Source,
+    const N: usize,
+    const NORMALS: bool,
+    const FULL: bool,
+    const CHECK: bool,
+    const SYM: bool,
+>(
     src: S,
     v: usize,
     n: usize,
@@ -311,57 +186,101 @@ unsafe fn uniform_blend_block<S: Source, const N: usize, const NORMALS: bool, co
             if FULL || i < len {
                 let four = Four::read::<S, N, NORMALS>(src, v + i, i, &weights);
                 *b = if tests.vertex(src, v + i, n, risky) {
-                    uniform_blend::<S, N, NORMALS, true>(src, v + i, i, n, &weights, four, io.pal)
+                    row_blend::<S, N, NORMALS, true>(src, v + i, i, n, &weights, four, io.pal)
                 } else {
-                    uniform_blend::<S, N, NORMALS, false>(src, v + i, i, n, &weights, four, io.pal)
+                    row_blend::<S, N, NORMALS, false>(src, v + i, i, n, &weights, four, io.pal)
                 };
             }
         }
-        let mut halves = [_mm256_setzero_ps(); BLOCK];
-        for (h, b) in halves.iter_mut().zip(&b) {
-            *h = _mm512_castps512_ps256(*b);
+        if SYM {
+            transpose_rows(&b)
+        } else {
+            let mut halves = [_mm256_setzero_ps(); BLOCK];
+            for (h, b) in halves.iter_mut().zip(&b) {
+                *h = _mm512_castps512_ps256(*b);
+            }
+            let (r, d) = transpose(&halves);
+            let mut s = [_mm512_setzero_ps(); 6];
+            s[0] = lane8(&b);
+            Blended { r, d, s }
         }
-        let (r, d) = transpose(&halves);
-        Blended { r, d, s: lane8(&b) }
     }
 }
 
 /// Skins vertices `v..v + len` (`FULL`: `len = BLOCK`) from their transposed blends `b`.
-/// Always inlined (see [`uniform_blend_block`]).
+/// Always inlined (see [`blend_block`]).
 ///
 /// # Safety
-/// As [`uniform_blend_block`].
+/// As [`blend_block`].
 #[inline(always)]
-unsafe fn uniform_finish<const NORMALS: bool, const FULL: bool>(b: &Blended, v: usize, len: usize, io: &Io<f32>) {
+unsafe fn finish<const NORMALS: bool, const FULL: bool, const SYM: bool>(
+    b: &Blended,
+    v: usize,
+    len: usize,
+    io: &Io<f32>,
+) {
     let len = if FULL { BLOCK } else { len };
+    let s = &b.s;
     // SAFETY: the caller has the AVX-512 features; vertices v..v + len exist.
     unsafe {
         let q = Dq16::new(&b.r, &b.d);
         let p = load_soa::<FULL>(io.pos.add(3 * v), len);
-        let ps = [_mm512_mul_ps(p[0], b.s), _mm512_mul_ps(p[1], b.s), _mm512_mul_ps(p[2], b.s)];
+        let ps = if SYM {
+            sym_mul(s, &p)
+        } else {
+            [_mm512_mul_ps(p[0], s[0]), _mm512_mul_ps(p[1], s[0]), _mm512_mul_ps(p[2], s[0])]
+        };
         store_soa::<FULL>(io.op.add(3 * v), q.point(&ps), len);
-        if NORMALS {
-            let m = load_soa::<FULL>(io.nin.add(3 * v), len);
-            let rot = q.rotate(&m);
-            let len2 = _mm512_fmadd_ps(rot[0], rot[0], _mm512_fmadd_ps(rot[1], rot[1], _mm512_mul_ps(rot[2], rot[2])));
-            let y = rsqrt(_mm512_max_ps(len2, _mm512_set1_ps(1e-30)));
-            let unit = [_mm512_mul_ps(rot[0], y), _mm512_mul_ps(rot[1], y), _mm512_mul_ps(rot[2], y)];
-            store_soa::<FULL>(io.on.add(3 * v), unit, len);
+        if !NORMALS {
+            return;
+        }
+        let m = load_soa::<FULL>(io.nin.add(3 * v), len);
+        let (nrm, in_range) = if SYM {
+            // The cofactor matrix of a symmetric S is symmetric: six entries.
+            let c = [
+                _mm512_fmsub_ps(s[1], s[2], _mm512_mul_ps(s[5], s[5])),
+                _mm512_fmsub_ps(s[0], s[2], _mm512_mul_ps(s[4], s[4])),
+                _mm512_fmsub_ps(s[0], s[1], _mm512_mul_ps(s[3], s[3])),
+                _mm512_fmsub_ps(s[4], s[5], _mm512_mul_ps(s[3], s[2])),
+                _mm512_fmsub_ps(s[3], s[5], _mm512_mul_ps(s[4], s[1])),
+                _mm512_fmsub_ps(s[3], s[4], _mm512_mul_ps(s[0], s[5])),
+            ];
+            let det = _mm512_fmadd_ps(s[0], c[0], _mm512_fmadd_ps(s[3], c[3], _mm512_mul_ps(s[4], c[4])));
+            let flip = _mm512_and_ps(det, _mm512_set1_ps(-0.0));
+            let mut nrm = sym_mul(&c, &m);
+            for x in &mut nrm {
+                *x = _mm512_xor_ps(*x, flip);
+            }
+            let n2 = _mm512_fmadd_ps(nrm[0], nrm[0], _mm512_fmadd_ps(nrm[1], nrm[1], _mm512_mul_ps(nrm[2], nrm[2])));
+            let in_range = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(n2, _mm512_set1_ps(1e-30))
+                & _mm512_cmp_ps_mask::<_CMP_LE_OQ>(n2, _mm512_set1_ps(f32::MAX));
+            (nrm, in_range)
+        } else {
+            (m, 0xFFFF)
+        };
+        let rot = q.rotate(&nrm);
+        let len2 = _mm512_fmadd_ps(rot[0], rot[0], _mm512_fmadd_ps(rot[1], rot[1], _mm512_mul_ps(rot[2], rot[2])));
+        let y = rsqrt(_mm512_max_ps(len2, _mm512_set1_ps(1e-30)));
+        let unit = [_mm512_mul_ps(rot[0], y), _mm512_mul_ps(rot[1], y), _mm512_mul_ps(rot[2], y)];
+        store_soa::<FULL>(io.on.add(3 * v), unit, len);
+        let valid: __mmask16 = if len == BLOCK { 0xFFFF } else { (1u16 << len) - 1 };
+        if SYM && in_range & valid != valid {
+            redo_normals(v, len, !in_range & valid, &b.r, s, io);
         }
     }
 }
 
 /// Vertex `v`'s blended row (block lane `i`): the dual quaternion in lanes 0 to 7, not
-/// normalized, the scale factor in lane 8. With `TEST`, an influence whose real part's dot
+/// normalized, the scale in lanes 8 to 13. With `TEST`, an influence whose real part's dot
 /// product with the first influence's is negative has its dual quaternion's lanes negated
-/// (not its scale factor's), as [`blend`] does.
+/// (not its scale's), as [`blend`](super::avx512_dq::blend) does.
 ///
 /// # Safety
-/// As [`blend`]; every joint index is inside the rows at `pal` (64-byte aligned, 16 floats
+/// As [`blend`](super::avx512_dq::blend); every joint index is inside the rows at `pal` (64-byte aligned, 16 floats
 /// a joint).
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-unsafe fn uniform_blend<S: Source, const N: usize, const NORMALS: bool, const TEST: bool>(
+unsafe fn row_blend<S: Source, const N: usize, const NORMALS: bool, const TEST: bool>(
     src: S,
     v: usize,
     i: usize,
@@ -451,65 +370,19 @@ const fn join(w: i32) -> [i32; 16] {
     idx
 }
 
-/// Vertex `v`'s blended scale matrix (block lane `i`): `Σ wₖ·Sₖ` in lanes 0 to 8
-/// (column-major), the other lanes zero (as in the rows).
-///
-/// # Safety
-/// As [`blend`]; every joint index is inside `sc` (one 64-byte aligned [`ScaleRow`] a
-/// joint).
+/// Sixteen rows (`rows[i]`, lanes 0 to 13) as their fourteen lanes, each a register of
+/// sixteen: `r` lanes 0 to 3, `d` 4 to 7, `s` 8 to 13. Floats are unpacked and shuffled
+/// within 128-bit quarters (quarter `q` of `u[4m + e]` then holds lane `4q + e` of rows
+/// `4m..4m + 4`), and the quarters gathered by two shuffles of quarters each.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-unsafe fn scale_blend<S: Source, const NORMALS: bool>(
-    src: S,
-    v: usize,
-    i: usize,
-    n: usize,
-    w: &super::avx512::BlockWeights,
-    four: Option<Four>,
-    sc: *const f32,
-) -> __m512 {
-    // As in `blend`: `Four` only in loops without normals.
-    debug_assert!(four.is_none() || !NORMALS);
-    // SAFETY: as the caller promised; each row is a whole aligned 64 bytes.
-    unsafe {
-        let weight = |k: usize, acc: &mut u32| -> __m512 {
-            if let Some(f) = four {
-                f.weight(k)
-            } else if !w.unorm {
-                _mm512_set1_ps(*w.stored.add(i * w.stride + k))
-            } else if w.stored.is_null() {
-                _mm512_set1_ps(src.get(v, n, k, acc).1)
-            } else if k + 1 == n {
-                _mm512_set1_ps(*w.derived.add(i))
-            } else {
-                _mm512_set1_ps(*w.stored.add(i * w.stride + k))
-            }
-        };
-        let mut acc = 0;
-        let base = v * n;
-        let joint = |k: usize| four.map_or_else(|| src.joint(base + k), |f| f.joint(k));
-        let load = |k: usize| _mm512_load_ps(sc.add(16 * joint(k)));
-        let mut m = _mm512_mul_ps(weight(0, &mut acc), load(0));
-        for k in 1..n {
-            m = _mm512_fmadd_ps(weight(k, &mut acc), load(k), m);
-        }
-        m
-    }
-}
-
-/// Sixteen rows of nine floats (lanes 0 to 8 of `rows[i]`) as nine registers of sixteen
-/// lanes: an unpack and a shuffle of floats within 128-bit quarters, then two shuffles of
-/// quarters.
-#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-#[inline]
-fn transpose_scales(rows: &[__m512; BLOCK]) -> [__m512; 9] {
+fn transpose_rows(rows: &[__m512; BLOCK]) -> Blended {
     let z = _mm512_setzero_ps();
     let mut t = [z; BLOCK];
     for k in 0..8 {
         t[2 * k] = _mm512_unpacklo_ps(rows[2 * k], rows[2 * k + 1]);
         t[2 * k + 1] = _mm512_unpackhi_ps(rows[2 * k], rows[2 * k + 1]);
     }
-    // u[4m + e]: quarter q holds element 4q + e of rows 4m..4m + 4.
     let mut u = [z; BLOCK];
     for m in 0..4 {
         let (lo0, hi0, lo1, hi1) = (t[4 * m], t[4 * m + 1], t[4 * m + 2], t[4 * m + 3]);
@@ -518,30 +391,42 @@ fn transpose_scales(rows: &[__m512; BLOCK]) -> [__m512; 9] {
         u[4 * m + 2] = _mm512_shuffle_ps::<0x44>(hi0, hi1);
         u[4 * m + 3] = _mm512_shuffle_ps::<0xEE>(hi0, hi1);
     }
-    let mut s = [z; 9];
+    let mut lanes = [z; 14];
     for e in 0..4 {
-        // Quarters 0 and 1 (elements e and 4 + e) of rows 0-7, then of rows 8-15.
+        // Quarters 0 and 1 (lanes e and 4 + e) of rows 0-7, then of rows 8-15.
         let a = _mm512_shuffle_f32x4::<0b01_00_01_00>(u[e], u[4 + e]);
         let b = _mm512_shuffle_f32x4::<0b01_00_01_00>(u[8 + e], u[12 + e]);
-        s[e] = _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b);
-        s[4 + e] = _mm512_shuffle_f32x4::<0b11_01_11_01>(a, b);
+        lanes[e] = _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b);
+        lanes[4 + e] = _mm512_shuffle_f32x4::<0b11_01_11_01>(a, b);
+        if e < 2 {
+            // Quarters 2 and 3: lanes 8 + e and 12 + e.
+            let a = _mm512_shuffle_f32x4::<0b11_10_11_10>(u[e], u[4 + e]);
+            let b = _mm512_shuffle_f32x4::<0b11_10_11_10>(u[8 + e], u[12 + e]);
+            lanes[8 + e] = _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b);
+            lanes[12 + e] = _mm512_shuffle_f32x4::<0b11_01_11_01>(a, b);
+        } else {
+            // Quarter 2 only: lane 8 + e.
+            let a = _mm512_shuffle_f32x4::<0b10_10_10_10>(u[e], u[4 + e]);
+            let b = _mm512_shuffle_f32x4::<0b10_10_10_10>(u[8 + e], u[12 + e]);
+            lanes[8 + e] = _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b);
+        }
     }
-    // Element 8: quarter 2 of u[0], u[4], u[8], u[12].
-    let a = _mm512_shuffle_f32x4::<0b10_10_10_10>(u[0], u[4]);
-    let b = _mm512_shuffle_f32x4::<0b10_10_10_10>(u[8], u[12]);
-    s[8] = _mm512_shuffle_f32x4::<0b10_00_10_00>(a, b);
-    s
+    Blended {
+        r: [lanes[0], lanes[1], lanes[2], lanes[3]],
+        d: [lanes[4], lanes[5], lanes[6], lanes[7]],
+        s: [lanes[8], lanes[9], lanes[10], lanes[11], lanes[12], lanes[13]],
+    }
 }
 
-/// `S·p` for column-major `s` (`s[3·col + row]`), sixteen lanes.
+/// `S·p` for the symmetric `s` (`s00, s11, s22, s01, s02, s12`), sixteen lanes.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
-fn mat3_mul(s: &[__m512; 9], p: &[__m512; 3]) -> [__m512; 3] {
-    let mut r = [p[0]; 3];
-    for (row, r) in r.iter_mut().enumerate() {
-        *r = _mm512_fmadd_ps(s[row], p[0], _mm512_fmadd_ps(s[3 + row], p[1], _mm512_mul_ps(s[6 + row], p[2])));
-    }
-    r
+fn sym_mul(s: &[__m512; 6], p: &[__m512; 3]) -> [__m512; 3] {
+    [
+        _mm512_fmadd_ps(s[0], p[0], _mm512_fmadd_ps(s[3], p[1], _mm512_mul_ps(s[4], p[2]))),
+        _mm512_fmadd_ps(s[3], p[0], _mm512_fmadd_ps(s[1], p[1], _mm512_mul_ps(s[5], p[2]))),
+        _mm512_fmadd_ps(s[4], p[0], _mm512_fmadd_ps(s[5], p[1], _mm512_mul_ps(s[2], p[2]))),
+    ]
 }
 
 /// `1 / √s`: the 14-bit estimate refined by one Newton step.
@@ -562,7 +447,7 @@ fn rsqrt(s: __m512) -> __m512 {
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-unsafe fn redo_normals(v: usize, len: usize, lanes: __mmask16, r: &[__m512; 4], s: &[__m512; 9], io: &Io<f32>) {
+unsafe fn redo_normals(v: usize, len: usize, lanes: __mmask16, r: &[__m512; 4], s: &[__m512; 6], io: &Io<f32>) {
     let lane = |x: __m512, i: usize| {
         let mut a = [0.0f32; BLOCK];
         // SAFETY: 16 f32.
@@ -571,7 +456,8 @@ unsafe fn redo_normals(v: usize, len: usize, lanes: __mmask16, r: &[__m512; 4], 
     };
     for i in (0..len).filter(|&i| lanes & (1 << i) != 0) {
         let q = [lane(r[0], i), lane(r[1], i), lane(r[2], i), lane(r[3], i)];
-        let m = Mat3::from_fn(|row, col| lane(s[3 * col + row], i));
+        let [s00, s11, s22, s01, s02, s12] = s.map(|x| lane(x, i));
+        let m = Mat3::new(s00, s01, s02, s01, s11, s12, s02, s12, s22);
         // SAFETY: vertex v + i exists.
         let (n, dst) = unsafe { (*io.nin.cast::<Vec3>().add(v + i), io.on.cast::<Vec3>().add(v + i)) };
         // SAFETY: as above.

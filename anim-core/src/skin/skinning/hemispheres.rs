@@ -5,11 +5,11 @@
 //! joints, or the AVX-512 loops whole blocks of sixteen that hold one.
 
 use crate::skin::mesh::Influences;
-use crate::skin::palette::UniformRow;
+use crate::skin::palette::DqRow;
 use anim_math::DualQuat;
 
-/// A palette entry the SIMD dual-quaternion loops blend: a dual quaternion, or a uniform
-/// row (a dual quaternion and a scale factor).
+/// A palette entry the SIMD dual-quaternion loops blend: a dual quaternion, or a row (a
+/// dual quaternion and a scale).
 pub(super) trait Entry: Copy {
     /// The real part, `[i, j, k, w]`.
     fn real(&self) -> [f32; 4];
@@ -31,7 +31,7 @@ impl Entry for DualQuat {
     }
 }
 
-impl Entry for UniformRow {
+impl Entry for DqRow {
     #[inline]
     fn real(&self) -> [f32; 4] {
         [self.0[0], self.0[1], self.0[2], self.0[3]]
@@ -40,7 +40,7 @@ impl Entry for UniformRow {
     #[inline]
     fn negated(&self) -> Self {
         let mut row = *self;
-        // The dual quaternion's eight floats; the scale factor keeps its sign.
+        // The dual quaternion's eight floats; the scale keeps its sign.
         row.0[..8].iter_mut().for_each(|x| *x = -*x);
         row
     }
@@ -62,7 +62,7 @@ pub(super) struct Hemispheres<'a, T> {
 }
 
 /// A palette copy for [`with_hemispheres`]: up to `CAP` entries on a 64-byte boundary,
-/// so each is aligned as in the palette (32 bytes a dual quaternion, 64 a uniform row).
+/// so each is aligned as in the palette (32 bytes a dual quaternion, 64 a row).
 #[repr(C, align(64))]
 struct Copied<T, const CAP: usize>([std::mem::MaybeUninit<T>; CAP]);
 

@@ -562,32 +562,25 @@ fn dq_job<'a>(
 #[cfg(target_arch = "x86_64")]
 fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, out: &mut SkinningOutput) {
     let (joints, weights) = (input.influences.joints(), input.influences.weights());
-    let rows = palette.scale_rows();
-    assert_eq!(rows.len(), palette.len(), "a palette with scale has a scale row per joint");
+    let rows = palette.rows();
+    assert_eq!(rows.len(), palette.len(), "a palette with scale has a row per joint");
     let influences = input.influences;
-    let uniform = palette.uniform_rows();
-    if kernel == Kernel::Avx512 && !uniform.is_empty() {
-        with_hemispheres::<_, ROW_SIGN_JOINTS, _>(influences, uniform, |h| {
+    if kernel == Kernel::Avx512 {
+        with_hemispheres::<_, ROW_SIGN_JOINTS, _>(influences, rows, |h| {
             let job = dq_job(input, out, palette.dual_quats(), h.coherent, h.risky);
             // SAFETY: the caller checked that the CPU runs AVX-512; the input was
-            // validated, and the palette has one uniform row a joint (it has any).
-            unsafe { avx512_scaled::run_uniform(joints, weights, job, h.palette) };
+            // validated, and the palette has one row a joint (asserted); `is_uniform`
+            // says whether every row's scale is uniform.
+            unsafe { avx512_scaled::run(joints, weights, job, h.palette, palette.is_uniform()) };
         });
         return;
     }
     with_hemispheres::<_, SIGN_JOINTS, _>(influences, palette.dual_quats(), |h| {
         let job = dq_job(input, out, h.palette, h.coherent, h.risky);
-        // SAFETY: the caller checked that the CPU runs `kernel` (`Kernel::Avx512`, or
-        // else `Kernel::Avx2Fma`: AVX2 and FMA); the input was validated, and the
-        // palette (not rigid: this function's caller checked) has one scale row a
-        // joint (asserted).
-        unsafe {
-            if kernel == Kernel::Avx512 {
-                avx512_scaled::run(joints, weights, job, rows);
-            } else {
-                avx2_scaled::run(joints, weights, job, rows);
-            }
-        }
+        // SAFETY: the caller checked that the CPU runs AVX2 and FMA (`kernel` is neither
+        // scalar nor AVX-512); the input was validated, and the palette (not rigid: this
+        // function's caller checked) has one row a joint (asserted).
+        unsafe { avx2_scaled::run(joints, weights, job, rows) };
     });
 }
 
