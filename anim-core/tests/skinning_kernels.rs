@@ -103,13 +103,16 @@ fn lbs(
 /// renormalization's bound. Unweighted vertex 3 keeps its rest position and normal.
 /// Vertex counts cover the AVX-512 loop's full blocks of sixteen, a last block of every
 /// length from 1 to 16, and a count that is a multiple of 16; 9 influences take the
-/// compact layouts' per-weight decoding (more slots than a block decodes at once).
+/// compact layouts' per-weight decoding (more slots than a block decodes at once). Counts
+/// past 256 cross the AVX2 renormalized loop's chunks (a chunk ending on a full group of
+/// eight normals, one ending with a remainder, and a last chunk of one vertex).
 #[test]
 fn kernels_match_the_scalar_loop_on_every_layout() {
     let kernels = kernels_to_run("kernels_match_the_scalar_loop_on_every_layout");
     let cases = [1usize, 2, 3, 4, 5, 8, 9].into_iter().flat_map(|per| [(per, 37), (per, 48)]);
     let tails = (4..=19).map(|verts| (4, verts + 16));
-    for (per, verts) in cases.chain(tails) {
+    let chunks = [(4, 267), (4, 512), (2, 513)];
+    for (per, verts) in cases.chain(tails).chain(chunks) {
         let (inf, pos, nrm, pal) = scene(7 + per as u32 + verts as u32, verts, per, 12);
         for layout in LAYOUTS {
             let inf = inf.clone().with_layout(layout).unwrap();

@@ -4,9 +4,11 @@
 //! The AVX2 loop blends a vertex's matrices as two 256-bit registers, each holding two
 //! columns of the 4×4 palette matrix (`[c0 | c1]` and `[c2 | c3]`): one FMA per register
 //! and influence. The point is then `[c0·x + c2·z | c1·y + c3]`, summed across the halves;
-//! normals the same with the translation column zeroed, renormalized with a reciprocal
-//! square root estimate refined by one Newton step (relative error about 1e-7, well
-//! inside 1e-6). Results equal the scalar loop's up to float reassociation.
+//! normals the same with the translation column zeroed. Renormalized normals are written
+//! raw a chunk of 256 vertices at a time, then rescaled eight at a time while the chunk is
+//! in L1, by a reciprocal square root estimate refined by one Newton step (relative error
+//! about 1e-7, well inside 1e-6). Results equal the scalar loop's up to float
+//! reassociation.
 //!
 //! The AVX-512 loops ([`Kernel::Avx512`], module `avx512`) skin sixteen vertices a step.
 
@@ -674,55 +676,69 @@ pub(super) mod x86 {
         let on = job.out_n.as_mut_ptr().cast::<f32>();
         // SAFETY (all calls): v < count; every vertex but the last may store 16 bytes (its
         // three floats and the next vertex's x, rewritten right after).
-        let mut v = 0;
         if MODE == UNIT {
-            // Blocks of four whose normals are renormalized together: one reciprocal
-            // square root for four, and shorter dependency chains.
-            while v + 4 < count {
-                // Written out, no closure: see `dq8`.
-                macro_rules! vertex_at {
-                    ($k:expr) => {
-                        unsafe { vertex::<S, N, RAW, true, true>(src, v + $k, n, pal, pos, nin, op, on) }
-                    };
+            // Raw normals a chunk at a time, then the chunk's normals renormalized eight
+            // at a time while they are in L1: the skinning chain and the reciprocal
+            // square roots overlap instead of waiting on each other.
+            let mut start = 0;
+            while start < count {
+                let end = (start + UNIT_CHUNK).min(count);
+                let wide_end = if end == count { end - 1 } else { end };
+                for v in start..wide_end {
+                    unsafe { vertex::<S, N, RAW, true>(src, v, n, pal, pos, nin, op, on) };
                 }
-                let r = [vertex_at!(0), vertex_at!(1), vertex_at!(2), vertex_at!(3)];
-                unsafe { store_unit4(on.add(3 * v), r) };
-                v += 4;
+                if wide_end < end {
+                    unsafe { vertex::<S, N, RAW, false>(src, wide_end, n, pal, pos, nin, op, on) };
+                }
+                // SAFETY: the chunk's records are inside `out_n`.
+                unsafe { renormalize(on.add(3 * start), end - start) };
+                start = end;
             }
+            return;
         }
+        let mut v = 0;
         while v + 1 < count {
-            unsafe { vertex::<S, N, MODE, true, false>(src, v, n, pal, pos, nin, op, on) };
+            unsafe { vertex::<S, N, MODE, true>(src, v, n, pal, pos, nin, op, on) };
             v += 1;
         }
-        unsafe { vertex::<S, N, MODE, false, false>(src, count - 1, n, pal, pos, nin, op, on) };
+        unsafe { vertex::<S, N, MODE, false>(src, count - 1, n, pal, pos, nin, op, on) };
     }
 
-    /// Renormalizes four normals (lane 3 of each ignored) and stores them as the 12-byte
-    /// records at `dst`: one reciprocal square root estimate and Newton step for all four
-    /// (see [`inv_length`]).
+    /// Vertices a chunk of the renormalized loop (3 KiB of normals).
+    const UNIT_CHUNK: usize = 256;
+
+    /// Renormalizes the `len` 3-float records at `p` in place: eight at a time in
+    /// structure-of-arrays form (one reciprocal square root estimate and Newton step for
+    /// eight), the rest one by one (see [`inv_length`]). Zero vectors stay zero (their
+    /// squared length clamped to 1e-30, as the scalar loop does).
     ///
     /// # Safety
-    /// `dst` is valid for 52 bytes of writes (the fourth record is stored as 16 bytes; the
-    /// extra 4 bytes are rewritten by the caller afterwards).
+    /// `p` is valid for `12 · len` bytes of reads and writes.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    unsafe fn store_unit4(dst: *mut f32, r: [__m128; 4]) {
-        let z = _mm_setzero_ps();
-        let sq = [
-            _mm_blend_ps::<0b1000>(_mm_mul_ps(r[0], r[0]), z),
-            _mm_blend_ps::<0b1000>(_mm_mul_ps(r[1], r[1]), z),
-            _mm_blend_ps::<0b1000>(_mm_mul_ps(r[2], r[2]), z),
-            _mm_blend_ps::<0b1000>(_mm_mul_ps(r[3], r[3]), z),
-        ];
-        let s = _mm_hadd_ps(_mm_hadd_ps(sq[0], sq[1]), _mm_hadd_ps(sq[2], sq[3]));
-        let inv = newton_rsqrt(_mm_max_ps(s, _mm_set1_ps(1e-30)));
-        // SAFETY: as the caller promised; records stored in order, each one's fourth lane
-        // rewritten by the next.
+    unsafe fn renormalize(p: *mut f32, len: usize) {
+        let mut i = 0;
+        // SAFETY: records i..i + 8 (96 bytes) and then each record i are inside the `len`.
         unsafe {
-            store3::<true>(dst, _mm_mul_ps(r[0], _mm_permute_ps::<0b00_00_00_00>(inv)));
-            store3::<true>(dst.add(3), _mm_mul_ps(r[1], _mm_permute_ps::<0b01_01_01_01>(inv)));
-            store3::<true>(dst.add(6), _mm_mul_ps(r[2], _mm_permute_ps::<0b10_10_10_10>(inv)));
-            store3::<true>(dst.add(9), _mm_mul_ps(r[3], _mm_permute_ps::<0b11_11_11_11>(inv)));
+            while i + 8 <= len {
+                let [x, y, z] = super::x86::load_soa8(p.add(3 * i));
+                let s = _mm256_fmadd_ps(x, x, _mm256_fmadd_ps(y, y, _mm256_mul_ps(z, z)));
+                let s = _mm256_max_ps(s, _mm256_set1_ps(1e-30));
+                let y0 = _mm256_rsqrt_ps(s);
+                let half_sy = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5), s), y0);
+                let inv = _mm256_mul_ps(y0, _mm256_fnmadd_ps(half_sy, y0, _mm256_set1_ps(1.5)));
+                super::x86::store_soa8(
+                    p.add(3 * i),
+                    [_mm256_mul_ps(x, inv), _mm256_mul_ps(y, inv), _mm256_mul_ps(z, inv)],
+                );
+                i += 8;
+            }
+            while i < len {
+                let q = p.add(3 * i);
+                let r = _mm_setr_ps(*q, *q.add(1), *q.add(2), 0.0);
+                store3::<false>(q, _mm_mul_ps(r, inv_length(r)));
+                i += 1;
+            }
         }
     }
 
@@ -735,12 +751,12 @@ pub(super) mod x86 {
         _mm_mul_ps(y, _mm_fnmadd_ps(half_sy, y, _mm_set1_ps(1.5)))
     }
 
-    /// Skins vertex `v`. `WIDE`: its outputs may be stored as 16 bytes. `DEFER`: the
-    /// normal is returned, not stored.
+    /// Skins vertex `v` (`MODE` [`POS`] or [`RAW`]). `WIDE`: its outputs may be stored as
+    /// 16 bytes.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    unsafe fn vertex<S: Source, const N: usize, const MODE: u8, const WIDE: bool, const DEFER: bool>(
+    unsafe fn vertex<S: Source, const N: usize, const MODE: u8, const WIDE: bool>(
         src: S,
         v: usize,
         n: usize,
@@ -749,10 +765,58 @@ pub(super) mod x86 {
         nin: *const f32,
         op: *mut f32,
         on: *mut f32,
-    ) -> __m128 {
+    ) {
         // SAFETY: see `lbs`: indices stay inside the validated slices.
         unsafe {
+            let (a, b) = blend_matrix::<S, N>(src, v, n, pal);
+            let (xy, z) = spread::<WIDE>(pos.add(3 * v));
+            let z1 = _mm256_blend_ps::<0xF0>(z, _mm256_set1_ps(1.0));
+            let r = _mm256_fmadd_ps(a, xy, _mm256_mul_ps(b, z1));
+            store3::<WIDE>(op.add(3 * v), _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r)));
+            if MODE == POS {
+                return;
+            }
+            debug_assert!(MODE == RAW);
+            let (nxy, nz) = spread::<WIDE>(nin.add(3 * v));
+            let nz0 = _mm256_blend_ps::<0xF0>(nz, _mm256_setzero_ps());
+            let r = _mm256_fmadd_ps(a, nxy, _mm256_mul_ps(b, nz0));
+            store3::<WIDE>(on.add(3 * v), _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r)));
+        }
+    }
+
+    /// Vertex `v`'s blended matrix as `[c0 | c1]` and `[c2 | c3]`.
+    ///
+    /// With four influences the joint indices come from one 8-byte load, split by shifts
+    /// in general registers. Read one by one, the compiler gathers them into a vector and
+    /// extracts each with `vpextrd`: two more instructions an index on the vector ports
+    /// this loop is bound by, and a longer chain from the index to the matrix load (Fox,
+    /// positions, AMD Zen 3: 20% faster this way, BENCHMARKS.md).
+    ///
+    /// # Safety
+    /// As [`vertex`].
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn blend_matrix<S: Source, const N: usize>(src: S, v: usize, n: usize, pal: *const f32) -> (__m256, __m256) {
+        // SAFETY: see `lbs`: indices stay inside the validated slices (four slots a vertex
+        // when N is 4).
+        unsafe {
             let mut acc = 0;
+            if N == 4 {
+                let packed = src.joints4(4 * v);
+                let (_, w) = src.get(v, 4, 0, &mut acc);
+                let m = pal.add(16 * (packed & 0xFFFF) as usize);
+                let wv = _mm256_set1_ps(w);
+                let mut a = _mm256_mul_ps(wv, _mm256_loadu_ps(m));
+                let mut b = _mm256_mul_ps(wv, _mm256_loadu_ps(m.add(8)));
+                for k in 1..4 {
+                    let (_, w) = src.get(v, 4, k, &mut acc);
+                    let m = pal.add(16 * ((packed >> (16 * k)) & 0xFFFF) as usize);
+                    let wv = _mm256_set1_ps(w);
+                    a = _mm256_fmadd_ps(wv, _mm256_loadu_ps(m), a);
+                    b = _mm256_fmadd_ps(wv, _mm256_loadu_ps(m.add(8)), b);
+                }
+                return (a, b);
+            }
             let (j, w) = src.get(v, n, 0, &mut acc);
             let m = pal.add(16 * j);
             let wv = _mm256_set1_ps(w);
@@ -765,27 +829,32 @@ pub(super) mod x86 {
                 a = _mm256_fmadd_ps(wv, _mm256_loadu_ps(m), a);
                 b = _mm256_fmadd_ps(wv, _mm256_loadu_ps(m.add(8)), b);
             }
-            let p = pos.add(3 * v);
-            let xy = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p), _mm256_broadcast_ss(&*p.add(1)));
-            let z1 = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p.add(2)), _mm256_set1_ps(1.0));
-            let r = _mm256_fmadd_ps(a, xy, _mm256_mul_ps(b, z1));
-            store3::<WIDE>(op.add(3 * v), _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r)));
-            if MODE == POS {
-                return _mm_setzero_ps();
+            (a, b)
+        }
+    }
+
+    /// The vector at `p` spread for the blended columns: `[x x x x | y y y y]` and
+    /// `[z z z z | z z z z]`. `WIDE`: by one 16-byte load copied to both halves and two
+    /// in-lane permutes (no lane-crossing shuffle); otherwise by three broadcasts.
+    ///
+    /// # Safety
+    /// `p` is valid for 12 bytes of reads, 16 when `WIDE`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn spread<const WIDE: bool>(p: *const f32) -> (__m256, __m256) {
+        // SAFETY: as the caller promised.
+        unsafe {
+            if WIDE {
+                let q = _mm_loadu_ps(p);
+                let qq = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(q), q);
+                (
+                    _mm256_permutevar_ps(qq, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)),
+                    _mm256_permute_ps::<0b10_10_10_10>(qq),
+                )
+            } else {
+                let xy = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*p), _mm256_broadcast_ss(&*p.add(1)));
+                (xy, _mm256_broadcast_ss(&*p.add(2)))
             }
-            let q = nin.add(3 * v);
-            let nxy = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*q), _mm256_broadcast_ss(&*q.add(1)));
-            let nz0 = _mm256_blend_ps::<0xF0>(_mm256_broadcast_ss(&*q.add(2)), _mm256_setzero_ps());
-            let r = _mm256_fmadd_ps(a, nxy, _mm256_mul_ps(b, nz0));
-            let mut r = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps::<1>(r));
-            if MODE == UNIT {
-                r = _mm_mul_ps(r, inv_length(r));
-            }
-            debug_assert!(MODE == RAW || MODE == UNIT);
-            if !DEFER {
-                store3::<WIDE>(on.add(3 * v), r);
-            }
-            r
         }
     }
 
