@@ -452,8 +452,9 @@ fn dq_kernels_with_negated_joints_match_the_scalar_loop() {
 
 /// Three joints turned about one axis by 0, 0.8π and 1.6π (quaternion half-angles 0, 0.4π
 /// and 0.8π: a cycle of pairs with one flip, which no sign a joint removes) shared by six
-/// vertices of a mesh of 405 whose other joints turn less than 0.3 rad. The AVX-512 loops
-/// then test only the blocks of sixteen vertices that hold one of those six; every kernel
+/// vertices of a mesh of 405 whose other joints turn less than 0.3 rad. The SIMD loops
+/// then test only the blocks of sixteen vertices that hold one of those six (the AVX2
+/// loops' blocks of eight inside them); every kernel
 /// agrees with the scalar loop, on every layout, for the rigid palette and with scale,
 /// uniform and not (a block left untested would blend its flipping vertex wrongly).
 #[test]

@@ -24,6 +24,7 @@
 //! nearly every joint, and the extra branch costs more than it skips).
 
 use super::fast::x86::{Dq8, blend, load_soa8, store_soa8, transpose8};
+use super::hemispheres::block_clean;
 use super::math::redone_dq_normal;
 use super::source::{F32Src, Job, Source};
 use crate::skin::palette::DqRow;
@@ -32,6 +33,8 @@ use std::arch::x86_64::*;
 
 /// Vertices a step.
 const BLOCK: usize = 8;
+
+const _: () = assert!(super::hemispheres::MARK_BLOCK.is_multiple_of(BLOCK), "a step lies in one marked block");
 
 /// Runs [`dq_scaled`] over `f32` influences (`joints`, `weights`, `job.per` a vertex), with
 /// or without normals, specialised for 1, 2 and 4 influences.
@@ -85,12 +88,16 @@ unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(src: S, job:
     let sc = unsafe { scales.as_ptr().cast::<f32>().add(8) };
     let (pos, nin) = (job.pos.as_ptr().cast::<f32>(), job.nin.as_ptr().cast::<f32>());
     let (op, on) = (job.out_p.as_mut_ptr().cast::<f32>(), job.out_n.as_mut_ptr().cast::<f32>());
+    // A block of eight (from a multiple of eight) lies in one block of sixteen of the
+    // hemisphere marks: when the palette is coherent or that block is not marked, no
+    // vertex of it flips a weight and its blends skip the tests.
+    let uniform = |v| job.coherent || block_clean(v, job.risky);
     let mut v = 0;
     while v + BLOCK <= count {
         // SAFETY: vertices v..v + 8 exist: 24 floats of each array from 3·v.
         unsafe {
             let io = Io { pos: pos.add(3 * v), nin: nin.add(3 * v), op: op.add(3 * v), on: on.add(3 * v) };
-            block::<S, N, NORMALS>(src, v, n, BLOCK, job.coherent, pal, sc, &io);
+            block::<S, N, NORMALS>(src, v, n, BLOCK, uniform(v), pal, sc, &io);
         }
         v += BLOCK;
     }
@@ -105,7 +112,7 @@ unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(src: S, job:
         let [p_in, n_in, p_out, n_out] = &mut tmp;
         let io = Io { pos: p_in.as_ptr(), nin: n_in.as_ptr(), op: p_out.as_mut_ptr(), on: n_out.as_mut_ptr() };
         // SAFETY: the copies hold eight vertices; vertices v..count exist.
-        unsafe { block::<S, N, NORMALS>(src, v, n, len, job.coherent, pal, sc, &io) };
+        unsafe { block::<S, N, NORMALS>(src, v, n, len, uniform(v), pal, sc, &io) };
         flat_mut(&mut job.out_p[v..]).copy_from_slice(&p_out[..3 * len]);
         if NORMALS {
             flat_mut(&mut job.out_n[v..]).copy_from_slice(&n_out[..3 * len]);

@@ -227,6 +227,7 @@ const _: () = assert!(std::mem::size_of::<DualQuat>() == 32);
 
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
+    use super::super::hemispheres::block_clean;
     use super::{Job, POS, RAW, Source, UNIT};
     use anim_math::{DualQuat, Mat4};
     use std::arch::x86_64::*;
@@ -252,22 +253,25 @@ pub(super) mod x86 {
         let nin = job.nin.as_ptr().cast::<f32>();
         let op = job.out_p.as_mut_ptr().cast::<f32>();
         let on = job.out_n.as_mut_ptr().cast::<f32>();
-        // No vertex can flip a weight: the blends skip the hemisphere tests.
-        let uniform = job.coherent;
+        // No vertex can flip a weight (the palette is coherent, or the vertex's block of
+        // sixteen is not marked): the blends skip the hemisphere tests. A block of eight
+        // starts at a multiple of eight, so it lies in one block of sixteen.
+        let uniform = |v| job.coherent || block_clean(v, job.risky);
         // SAFETY (blocks): v + 8 <= count, so the block's 24 floats of each array exist.
         let mut v = 0;
         while v + 8 <= count {
-            unsafe { dq8::<S, N, NORMALS>(src, v, n, uniform, pal, pos, nin, op, on) };
+            unsafe { dq8::<S, N, NORMALS>(src, v, n, uniform(v), pal, pos, nin, op, on) };
             v += 8;
         }
         // SAFETY (the rest): v < count; every vertex but the last may load and store 16
         // bytes at its place (the next vertex's x is read but unused, or rewritten).
         while v + 1 < count {
-            unsafe { dq_vertex::<S, N, NORMALS, true>(src, v, n, uniform, pal, pos, nin, op, on) };
+            unsafe { dq_vertex::<S, N, NORMALS, true>(src, v, n, uniform(v), pal, pos, nin, op, on) };
             v += 1;
         }
         if v < count {
-            unsafe { dq_vertex::<S, N, NORMALS, false>(src, count - 1, n, uniform, pal, pos, nin, op, on) };
+            let last = count - 1;
+            unsafe { dq_vertex::<S, N, NORMALS, false>(src, last, n, uniform(last), pal, pos, nin, op, on) };
         }
     }
 

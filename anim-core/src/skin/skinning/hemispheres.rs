@@ -57,7 +57,7 @@ pub(super) struct Hemispheres<'a, T> {
     /// whose vertices (as their first joint) may flip a weight; the others skip the tests
     /// too. For a mesh of at most [`MARKED_VERTICES`], [`BLOCK_WORDS`] more words follow:
     /// one bit a block of [`MARK_BLOCK`] vertices, set for the blocks holding a vertex of a
-    /// risky joint's pairs, which the AVX-512 loops test whole, and the others not at all.
+    /// risky joint's pairs, which the SIMD loops test whole, and the others not at all.
     pub(super) risky: &'a [u64],
 }
 
@@ -94,8 +94,9 @@ impl<T: Entry, const CAP: usize> Copied<T, CAP> {
 ///   quaternion's sign by its own rule) cost a copy of the palette, not a test an
 ///   influence;
 /// - the first joint of each pair still flipping is marked risky: those vertices test; the
-///   AVX-512 loops test the blocks of sixteen vertices that hold one of them (marked from
-///   [`Influences::pivot_vertices`], a bit a block), and no other vertex. A test a
+///   SIMD loops test the blocks of sixteen vertices that hold one of them (marked from
+///   [`Influences::pivot_vertices`], a bit a block; the AVX2 loops by their blocks of
+///   eight inside them, [`block_clean`]), and no other vertex. A test a
 ///   vertex, of a bit of its first joint, cost a sixth of the loop even when no vertex
 ///   took it (10,000 vertices, 80 joints, two such pairs; BENCHMARKS.md).
 ///
@@ -252,6 +253,22 @@ fn marked_words(influences: &Influences) -> usize {
 
 /// The vertices a block of [`Hemispheres::risky`]'s block marks: the AVX-512 loops' step.
 pub(super) const MARK_BLOCK: usize = 16;
+
+/// True when `risky` ([`Hemispheres::risky`]) marks the mesh's blocks and not the block of
+/// [`MARK_BLOCK`] vertices that holds vertex `v`: none of that block's vertices flips a
+/// weight against the palette blended, so a loop may blend any of them without tests.
+/// False when the blocks are not marked (then only the risky joints say).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
+#[inline(always)]
+pub(super) fn block_clean(v: usize, risky: &[u64]) -> bool {
+    match risky.get(RISK_WORDS..) {
+        Some(blocks) if !blocks.is_empty() => {
+            let b = v / MARK_BLOCK;
+            blocks[b / 64] & (1 << (b % 64)) == 0
+        }
+        _ => false,
+    }
+}
 
 /// Words of block marks after the joints' in [`Hemispheres::risky`].
 pub(super) const BLOCK_WORDS: usize = 256;

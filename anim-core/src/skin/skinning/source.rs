@@ -27,8 +27,9 @@ pub(crate) trait Source: Copy {
     unsafe fn joint(self, i: usize) -> usize;
 
     /// Joint indices of slots `i..i + 4`, sixteen bits each from the lowest, by one load
-    /// where the layout allows: the AVX-512 loops without normals read a vertex's four
-    /// indices so (`avx512_dq::Four`; x86-64 is little-endian: slot `i` in the lowest bits).
+    /// where the layout allows: the AVX-512 loops without normals and the AVX2 loops read a
+    /// vertex's four indices so (`avx512_dq::Four`, `fast::x86::joints_of4`; x86-64 is
+    /// little-endian: slot `i` in the lowest bits).
     ///
     /// # Safety
     /// `i + 4` is at most the vertex count times `per_vertex`.
@@ -166,7 +167,7 @@ pub(crate) struct Job<'a, P> {
     /// Dual quaternions only, when not `coherent`: one bit a joint, set for the joints whose
     /// vertices (as their first joint) may flip a weight; the others skip the tests too.
     /// Then, when the mesh's blocks are marked, a bit a block of sixteen vertices that the
-    /// AVX-512 loops test whole (see `hemispheres::Hemispheres::risky`).
+    /// SIMD loops test whole (see `hemispheres::Hemispheres::risky`).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
     pub risky: &'a [u64],
 }
