@@ -2,7 +2,8 @@
 //! with bind-space scale): eight vertices a step, for CPUs without AVX-512.
 //!
 //! Each vertex blends its dual quaternions as the rigid AVX2 loop does (one 256-bit
-//! register `[real | dual]`, hemisphere tests skipped for a coherent palette) and its
+//! register `[real | dual]`, hemisphere tests skipped for a coherent palette and for the
+//! blocks the hemisphere analysis leaves unmarked) and its
 //! symmetric scale matrices `Sᵢ` as one 256-bit register (the six entries
 //! `s00, s11, s22, s01, s02, s12` of the joint's [`DqRow`], then two zeros): one fused
 //! multiply-add of each per influence. Eight of each are transposed to

@@ -234,7 +234,8 @@ pub(super) mod x86 {
 
     /// The rigid dual-quaternion loop: each vertex blends its dual quaternions as one
     /// 256-bit register `[real | dual]` a joint, with the hemisphere test as a sign flip
-    /// (skipped when the whole palette lies in one hemisphere); no normalization (one
+    /// (skipped for a coherent palette, and for the blocks the hemisphere analysis leaves
+    /// unmarked: see [`block_clean`]); no normalization (one
     /// division by the squared norm at the end). Blocks of eight vertices are then
     /// transposed and transformed in structure-of-arrays form; the rest one at a time with
     /// 128-bit cross products.
@@ -276,7 +277,7 @@ pub(super) mod x86 {
     }
 
     /// [`blend`] for the rigid loop: a coherent palette's four influences with their
-    /// indices by [`joints_of4`] (Fox on AMD Zen 3: 8–10% faster). The scale-aware loop
+    /// indices by [`joints_of4`] (`u16` joints; Fox on AMD Zen 3: 8–10% faster). The scale-aware loop
     /// keeps [`blend`]'s indices, which its scale blend reads too: there the packed
     /// indices ran 10% slower.
     ///
@@ -293,7 +294,7 @@ pub(super) mod x86 {
     ) -> __m256 {
         // SAFETY: as the caller promised (four slots a vertex when N is 4).
         unsafe {
-            if uniform && N == 4 {
+            if uniform && N == 4 && S::PACKED4 {
                 let mut acc = 0;
                 let j = joints_of4(src, v);
                 let w = _mm256_set1_ps(src.get(v, 4, 0, &mut acc).1);
@@ -836,8 +837,8 @@ pub(super) mod x86 {
         [0, 1, 2, 3].map(|k| ((packed >> (16 * k)) & 0xFFFF) as usize)
     }
 
-    /// Vertex `v`'s blended matrix as `[c0 | c1]` and `[c2 | c3]` (four influences: indices
-    /// by [`joints_of4`]).
+    /// Vertex `v`'s blended matrix as `[c0 | c1]` and `[c2 | c3]` (four influences of a
+    /// layout with `u16` joints: indices by [`joints_of4`]).
     ///
     /// # Safety
     /// As [`vertex`].
@@ -848,7 +849,7 @@ pub(super) mod x86 {
         // when N is 4).
         unsafe {
             let mut acc = 0;
-            if N == 4 {
+            if N == 4 && S::PACKED4 {
                 let j = joints_of4(src, v);
                 let (_, w) = src.get(v, 4, 0, &mut acc);
                 let m = pal.add(16 * j[0]);

@@ -9,6 +9,12 @@ pub(crate) const UNORM16_SCALE: f32 = 1.0 / UNORM16_ONE as f32;
 
 /// One influence layout as the loops read it.
 pub(crate) trait Source: Copy {
+    /// True when [`Source::joints4`] is one 8-byte load (`u16` joints): the AVX2 loops then
+    /// split a vertex's four indices from it. `u8` joints would need their bytes spread
+    /// first, more work than the four loads it saves.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 loops only
+    const PACKED4: bool;
+
     /// Joint index and weight of slot `k` of vertex `v` (`n` slots a vertex). Slots are read
     /// in order `0..n`; `acc` carries the running sum of stored unorm16 weights so the
     /// last one can be derived.
@@ -61,6 +67,8 @@ pub(crate) struct F32Src<'a> {
 }
 
 impl Source for F32Src<'_> {
+    const PACKED4: bool = true;
+
     #[inline(always)]
     unsafe fn get(self, v: usize, n: usize, k: usize, _acc: &mut u32) -> (usize, f32) {
         let i = v * n + k;
@@ -96,6 +104,8 @@ pub(crate) struct UnormSrc<'a, J> {
 }
 
 impl<J: Copy + Into<usize>> Source for UnormSrc<'_, J> {
+    const PACKED4: bool = std::mem::size_of::<J>() == 2;
+
     #[inline(always)]
     unsafe fn get(self, v: usize, n: usize, k: usize, acc: &mut u32) -> (usize, f32) {
         // SAFETY: the caller keeps `v * n + k` inside the joints (`n` a vertex) and, for
