@@ -235,10 +235,9 @@ pub(super) mod x86 {
     /// The rigid dual-quaternion loop: each vertex blends its dual quaternions as one
     /// 256-bit register `[real | dual]` a joint, with the hemisphere test as a sign flip
     /// (skipped for a coherent palette, and for the blocks the hemisphere analysis leaves
-    /// unmarked: see [`block_clean`]); no normalization (one
-    /// division by the squared norm at the end). Blocks of eight vertices are then
-    /// transposed and transformed in structure-of-arrays form; the rest one at a time with
-    /// 128-bit cross products.
+    /// unmarked: see [`block_clean`]); no normalization (one division by the squared norm
+    /// at the end). Blocks of eight vertices are then transposed and transformed in
+    /// structure-of-arrays form; the rest one at a time with 128-bit cross products.
     ///
     /// # Safety
     /// As [`lbs`].
@@ -277,9 +276,9 @@ pub(super) mod x86 {
     }
 
     /// [`blend`] for the rigid loop: a coherent palette's four influences with their
-    /// indices by [`joints_of4`] (`u16` joints; Fox on AMD Zen 3: 8–10% faster). The scale-aware loop
-    /// keeps [`blend`]'s indices, which its scale blend reads too: there the packed
-    /// indices ran 10% slower.
+    /// indices by [`joints_of4`] (`u16` joints; Fox on AMD Zen 3: 8–10% faster). The
+    /// scale-aware loop keeps [`blend`]'s indices, which its scale blend reads too: there
+    /// the packed indices ran 10% slower.
     ///
     /// # Safety
     /// As [`blend`].
