@@ -881,8 +881,8 @@ pub(super) mod x86 {
     }
 
     /// The vector at `p` spread for the blended columns: `[x x x x | y y y y]` and
-    /// `[z z z z | z z z z]`. `WIDE`: by one 16-byte load copied to both halves and two
-    /// in-lane permutes (no lane-crossing shuffle); otherwise by three broadcasts.
+    /// `[z z z z | z z z z]`. `WIDE`: by one 16-byte broadcast load (`vbroadcastf128`)
+    /// and two in-lane permutes (no lane-crossing shuffle); otherwise by three broadcasts.
     ///
     /// # Safety
     /// `p` is valid for 12 bytes of reads, 16 when `WIDE`.
@@ -893,7 +893,12 @@ pub(super) mod x86 {
         unsafe {
             if WIDE {
                 let q = _mm_loadu_ps(p);
-                let qq = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(q), q);
+                let mut qq = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(q), q);
+                // The empty `asm!` only hides where `qq` came from: LLVM otherwise folds
+                // the permutes below into the load, as a 128-bit permute from memory, a
+                // lane-crossing `vpermpd` and a second load for z (Fox, AVX2, AMD Zen 3:
+                // 2-5% slower over the three normal modes, BENCHMARKS.md).
+                std::arch::asm!("/* {0} */", inout(ymm_reg) qq, options(pure, nomem, nostack, preserves_flags));
                 (
                     _mm256_permutevar_ps(qq, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)),
                     _mm256_permute_ps::<0b10_10_10_10>(qq),
