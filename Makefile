@@ -30,7 +30,7 @@ package: setup
 	scripts/package.sh
 
 bench-build: setup
-	cargo bench --workspace --no-run
+	cargo bench --workspace --bench '*' --no-run
 
 bench: setup
 	cargo bench -p benches
