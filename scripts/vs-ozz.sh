@@ -4,7 +4,8 @@
 # ozz build directory, converts Fox and every shared skinned asset with that build's
 # gltf2ozz, builds this project's benches as a game would build them (ci/downstream-bench:
 # its own default release profile), alternates all the programs for N rounds, and prints
-# the table with ratios (scripts/vs-ozz/table.py, python3): medians of the round medians.
+# the table with ratios (scripts/vs-ozz/table.py, python3): medians of the round medians
+# (OUT_DIR/table.md), then the same by each program's fastest round (table-min.md).
 #
 #   scripts/vs-ozz.sh [-n ROUNDS] [-t SECONDS] [-o OUT_DIR] OZZ_BUILD_DIR [OZZ_BUILD_DIR...]
 #
@@ -118,3 +119,7 @@ echo "== table"
   echo "Flags: $(grep -o -w -E 'avx2|fma|avx512f|avx512bw|avx512vl|avx512dq' /proc/cpuinfo | sort -u | tr '\n' ' ')"
   python3 scripts/vs-ozz/table.py "$out" "$rounds" "${builds[@]}"
 } | tee "$out/table.md"
+# The same rounds by each program's fastest round: on a host whose speed changes between
+# rounds, the medians can mix the speeds differently for each program.
+echo "== table by minima"
+python3 scripts/vs-ozz/table.py --stat min "$out" "$rounds" "${builds[@]}" | tee "$out/table-min.md"

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """The table of scripts/vs-ozz.sh: reads OUT_DIR/round<r>-<build>.txt (the ozz driver's
 "<id> <ns a call>" lines) and OUT_DIR/criterion-<r> (this project's criterion estimates),
-takes the median over the rounds of each figure, and prints Markdown tables with the
-ratios and targets of BENCHMARKS.md.
+takes the median over the rounds of each figure (or, with `--stat min`, its minimum),
+and prints Markdown tables with the ratios and targets of BENCHMARKS.md.
 
-    table.py OUT_DIR ROUNDS BUILD [BUILD...]
+    table.py [--stat median|min] OUT_DIR ROUNDS BUILD [BUILD...]
+
+`min` suits a host whose speed changes between rounds (a shared machine that switches
+between two speeds for minutes at a time): each program's fastest round is the one least
+disturbed, where the median mixes the two speeds in proportions that differ between the
+programs.
 
 Ratios are time against the faster ozz build (below 1: this project is faster);
 throughputs are speed against the faster ozz build; costs of DQ are its time over LBS's.
@@ -50,14 +55,26 @@ def median(values):
     return statistics.median(values) if values else None
 
 
+def minimum(values):
+    return min(values) if values else None
+
+
 def fmt(x, digits=1):
     return "–" if x is None else f"{x:,.{digits}f}"
 
 
 def main():
-    out, rounds, builds = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-    ozz = {b: {k: median(v) for k, v in ozz_rounds(out, rounds, b).items()} for b in builds}
-    ours = {k: median(v) for k, v in our_rounds(out, rounds).items()}
+    args = sys.argv[1:]
+    stat, stat_name = median, "Medians"
+    if args[:1] == ["--stat"]:
+        if len(args) < 2 or args[1] not in ("median", "min"):
+            sys.exit("table.py: --stat takes median or min")
+        if args[1] == "min":
+            stat, stat_name = minimum, "Minima"
+        args = args[2:]
+    out, rounds, builds = args[0], int(args[1]), args[2:]
+    ozz = {b: {k: stat(v) for k, v in ozz_rounds(out, rounds, b).items()} for b in builds}
+    ours = {k: stat(v) for k, v in our_rounds(out, rounds).items()}
 
     def o(key):
         """Each build's figure and the fastest."""
@@ -71,7 +88,7 @@ def main():
 
     head = " | ".join(f"ozz {b}" for b in builds)
     print()
-    print(f"Medians of {rounds} rounds. Ratios: time against the faster ozz build (below 1: this project is faster).")
+    print(f"{stat_name} of {rounds} rounds. Ratios: time against the faster ozz build (below 1: this project is faster).")
     print()
     print(f"| Fox, one thread | {head} | this project | ratio | target | |")
     print("|---" * (len(builds) + 5) + "|")
