@@ -514,27 +514,32 @@ fn dq_kernels_test_the_blocks_of_flipping_vertices() {
 /// normals, for influence counts 1 to 9 and every length of the AVX-512 loop's last block.
 /// Scales are non-uniform, one joint mirrors (negative determinant: its cofactor matrix is
 /// negated), and a second palette has joints scaled by 1e15 and 1e-16, whose cofactors
-/// leave the range where normals normalize accurately (the rescaled rule redoes them).
+/// leave the range where normals normalize accurately (the rescaled rule redoes them). The
+/// same palettes with one factor a joint (`s·I`; 1e15 and 1e-5) take the loops for uniform
+/// scales.
 #[test]
 fn dq_kernels_with_scale_match_the_scalar_loop() {
     let kernels = dq_kernels("dq_kernels_with_scale_match_the_scalar_loop");
-    let palette = |seed: u32, extreme: bool| {
+    let palette = |seed: u32, extreme: bool, uniform: bool| {
         let mut rng = Rng(seed);
         let mats: Vec<Mat4> = (0..9)
             .map(|j| {
                 let r = Quat::from_euler_angles(rng.range(-3.0, 3.0), rng.range(-1.5, 1.5), rng.range(-3.0, 3.0));
                 let mut s = Vec3::new(rng.range(0.5, 1.5), rng.range(0.5, 1.5), rng.range(0.5, 1.5));
-                if j == 4 {
+                if uniform {
+                    s = Vec3::repeat(s.x);
+                } else if j == 4 {
                     s.y = -s.y;
                 }
                 if extreme && j == 2 {
                     s *= 1e15;
                 }
                 if extreme && j == 6 {
-                    s *= 1e-16;
+                    // (A uniform scale reads back as uniform down to columns of about 1e-6.)
+                    s *= if uniform { 1e-5 } else { 1e-16 };
                 }
                 let m = Transform::new(rng.vec3(3.0), r, s).to_matrix();
-                if j % 3 == 1 {
+                if j % 3 == 1 && !uniform {
                     // A stretch along turned axes: the joint's symmetric scale has
                     // off-diagonal entries.
                     let b = Quat::from_euler_angles(rng.range(-3.0, 3.0), rng.range(-1.5, 1.5), 0.4).to_homogeneous();
@@ -546,15 +551,15 @@ fn dq_kernels_with_scale_match_the_scalar_loop() {
             })
             .collect();
         let pal = DqPalette::from_matrices(&mats);
-        assert!(!pal.is_rigid());
+        assert!(!pal.is_rigid() && pal.is_uniform() == uniform, "extreme {extreme}, uniform {uniform}");
         pal
     };
     let cases = [1usize, 2, 3, 4, 5, 8, 9].into_iter().flat_map(|p| [(p, 5), (p, 32), (p, 48)]);
     let tails = (1..=16).map(|t| (4, 16 + t));
     for (per, verts) in cases.chain(tails) {
         let (inf, pos, nrm, _) = scene(60 + per as u32 + verts as u32, verts, per, 9);
-        for extreme in [false, true] {
-            let pal = palette(per as u32 * 31 + verts as u32, extreme);
+        for (extreme, uniform) in [(false, false), (true, false), (false, true), (true, true)] {
+            let pal = palette(per as u32 * 31 + verts as u32, extreme, uniform);
             for layout in LAYOUTS {
                 let inf = inf.clone().with_layout(layout).unwrap();
                 for normals in [false, true] {
@@ -574,7 +579,7 @@ fn dq_kernels_with_scale_match_the_scalar_loop() {
                         let (p, n) = run(kernel);
                         for v in 0..verts {
                             let what = format!(
-                                "{per} influences, {verts} vertices, extreme {extreme}, {layout:?}, normals {normals}, {kernel:?}, vertex {v}"
+                                "{per} influences, {verts} vertices, extreme {extreme}, uniform {uniform}, {layout:?}, normals {normals}, {kernel:?}, vertex {v}"
                             );
                             let bound = 1e-5 * (1.0 + rp[v].norm());
                             assert!((p[v] - rp[v]).norm() <= bound, "{what}: {} vs {}", p[v], rp[v]);

@@ -75,8 +75,8 @@ impl DqRow {
 /// palette ([`DqPalette::is_rigid`]) stores identity scales and every skinning path
 /// (CPU, vertex and compute shader) skips the scale work for it. A joint whose scale is
 /// uniform within [`RIGID_TOLERANCE`] (relative) stores exactly `Sᵢ = s·I`, as a rigid one
-/// stores exactly `I`; when every joint is so ([`DqPalette::is_uniform`]), the AVX-512 loop
-/// transposes one scale factor a vertex instead of six entries.
+/// stores exactly `I`; when every joint is so ([`DqPalette::is_uniform`]), the AVX-512 and
+/// AVX2 loops transpose one scale factor a vertex instead of six entries.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DqPalette {
     dual_quats: Vec<Aligned>,
@@ -244,8 +244,8 @@ impl DqPalette {
     }
 
     /// True when every joint's scale is uniform: `Sᵢ = sᵢ·I` with `sᵢ > 0` (rigid joints
-    /// too, with `sᵢ = 1`). Normals then only turn, and the AVX-512 loop blends one factor
-    /// a vertex instead of a matrix.
+    /// too, with `sᵢ = 1`). Normals then only turn, and the AVX-512 and AVX2 loops
+    /// transform with one factor a vertex instead of a matrix.
     #[inline]
     #[must_use]
     pub fn is_uniform(&self) -> bool {

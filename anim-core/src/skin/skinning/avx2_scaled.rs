@@ -15,14 +15,29 @@
 //! ([`rescaled_normal_matrix`](super::math::rescaled_normal_matrix)). The last block, shorter than eight, runs the same code on
 //! copies of its inputs padded with zeros.
 //!
-//! Measured on the 80-joint fixture (AMD Zen 3, BENCHMARKS.md), when the scales were
-//! general matrices (nine entries, one register and one scalar lane): 3.7× the speed of
-//! the scalar loop compiled for AVX2 that it replaces, and still 2.0–2.6× the time of LBS:
-//! seventeen floats blended per influence against LBS's twelve, and the eight blended
-//! lanes outgrew the sixteen registers before the transposes. Two variants ran slower there and
-//! were dropped: a block specialized for full length (inlined, its loads hoisted further),
-//! and the AVX-512 loop's per-joint `risky` bits (the fixture's random influences mark
-//! nearly every joint, and the extra branch costs more than it skips).
+//! A palette whose every scale is uniform ([`DqPalette::is_uniform`](crate::skin::DqPalette::is_uniform))
+//! takes only entry 0 of each blended scale (`Sᵢ = s·I`, seven shuffles in place of a
+//! transpose); then `p' = q·(s·p)` and the normal `normalize(rotate(r, n))`, which is the
+//! general rule's for `S = s·I`, `s > 0`.
+//!
+//! Full blocks are compiled apart from the last one and, for each, with and without the
+//! hemisphere tests: with the lane count and the tests' presence known, a block is one
+//! straight run of loads and FMAs (a block that decided both at run time cost 1.2× on the
+//! 80-joint fixture, AMD Zen 3, BENCHMARKS.md).
+//!
+//! Measured on the 80-joint fixture (AMD Zen 3, BENCHMARKS.md): the blends alone cost about
+//! what the whole LBS loop costs (two 256-bit loads and FMAs an influence, as LBS's 4×4
+//! matrix), so the transposes and the transform come on top: 1.45–1.6× LBS with uniform
+//! scales, 1.7–1.85× with symmetric ones. When the scales were general matrices (nine
+//! entries, one register and one scalar lane) this loop was 3.7× the speed of the scalar
+//! loop compiled for AVX2 that it replaced. Variants that ran slower there and were
+//! dropped: the AVX-512 loop's per-joint `risky` bits (the fixture's random influences mark
+//! nearly every joint, and the extra branch costs more than it skips); blending the scales
+//! first and the dual quaternions after (fewer live registers, 10–16% slower); each sum of
+//! four influences as two pairs (a shorter chain, no faster); for uniform scales, the
+//! factor blended by scalar FMAs from 4-byte loads (10% slower than the 256-bit blend); the
+//! next block's blends issued before this block's transform (software pipelining, 5%
+//! slower).
 
 use super::fast::x86::{Dq8, blend, load_soa8, store_soa8, transpose8};
 use super::hemispheres::block_clean;
@@ -38,26 +53,30 @@ const BLOCK: usize = 8;
 const _: () = assert!(super::hemispheres::MARK_BLOCK.is_multiple_of(BLOCK), "a step lies in one marked block");
 
 /// Runs [`dq_scaled`] over `f32` influences (`joints`, `weights`, `job.per` a vertex), with
-/// or without normals, specialised for 1, 2 and 4 influences.
+/// or without normals, specialised for 1, 2 and 4 influences; `uniform` when every scale
+/// is `s·I` ([`DqPalette::is_uniform`](crate::skin::DqPalette::is_uniform)).
 ///
 /// # Safety
 /// As [`dq_scaled`].
-pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, scales: &[DqRow]) {
+pub(super) unsafe fn run(joints: &[u16], weights: &[f32], job: Job<DualQuat>, scales: &[DqRow], uniform: bool) {
     let src = F32Src { joints, weights };
     let normals = !job.out_n.is_empty();
-    // SAFETY: as the caller promised.
-    unsafe {
-        match (job.per, normals) {
-            (1, false) => dq_scaled::<_, 1, false>(src, job, scales),
-            (1, true) => dq_scaled::<_, 1, true>(src, job, scales),
-            (2, false) => dq_scaled::<_, 2, false>(src, job, scales),
-            (2, true) => dq_scaled::<_, 2, true>(src, job, scales),
-            (4, false) => dq_scaled::<_, 4, false>(src, job, scales),
-            (4, true) => dq_scaled::<_, 4, true>(src, job, scales),
-            (_, false) => dq_scaled::<_, 0, false>(src, job, scales),
-            (_, true) => dq_scaled::<_, 0, true>(src, job, scales),
-        }
+    macro_rules! go {
+        ($sym:literal) => {
+            match (job.per, normals) {
+                (1, false) => dq_scaled::<_, 1, false, $sym>(src, job, scales),
+                (1, true) => dq_scaled::<_, 1, true, $sym>(src, job, scales),
+                (2, false) => dq_scaled::<_, 2, false, $sym>(src, job, scales),
+                (2, true) => dq_scaled::<_, 2, true, $sym>(src, job, scales),
+                (4, false) => dq_scaled::<_, 4, false, $sym>(src, job, scales),
+                (4, true) => dq_scaled::<_, 4, true, $sym>(src, job, scales),
+                (_, false) => dq_scaled::<_, 0, false, $sym>(src, job, scales),
+                (_, true) => dq_scaled::<_, 0, true, $sym>(src, job, scales),
+            }
+        };
     }
+    // SAFETY: as the caller promised.
+    unsafe { if uniform { go!(false) } else { go!(true) } }
 }
 
 /// Where one block reads and writes: its first vertex's three floats in each array.
@@ -69,13 +88,18 @@ struct Io {
 }
 
 /// The AVX2 scale-aware dual-quaternion loop: `job`'s palette holds the rigid parts,
-/// `scales` the rows that hold the bind-space scales, one a joint.
+/// `scales` the rows that hold the bind-space scales, one a joint. `SYM`: the scales are
+/// symmetric matrices; else every one is `s·I`, `s > 0`.
 ///
 /// # Safety
 /// The CPU supports AVX2 and FMA; `job` was validated (see [`Job`]), every joint index
 /// `src` yields is below `job.palette.len()`, and `scales` is as long as `job.palette`.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<DualQuat>, scales: &[DqRow]) {
+unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool, const SYM: bool>(
+    src: S,
+    job: Job<DualQuat>,
+    scales: &[DqRow],
+) {
     let count = job.out_p.len();
     debug_assert!(count > 0 && job.pos.len() == count && scales.len() == job.palette.len());
     debug_assert!(!NORMALS || (job.nin.len() == count && job.out_n.len() == count));
@@ -98,7 +122,11 @@ unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(src: S, job:
         // SAFETY: vertices v..v + 8 exist: 24 floats of each array from 3·v.
         unsafe {
             let io = Io { pos: pos.add(3 * v), nin: nin.add(3 * v), op: op.add(3 * v), on: on.add(3 * v) };
-            block::<S, N, NORMALS>(src, v, n, BLOCK, uniform(v), pal, sc, &io);
+            if uniform(v) {
+                block::<S, N, NORMALS, SYM, true, true>(src, v, n, BLOCK, pal, sc, &io);
+            } else {
+                block::<S, N, NORMALS, SYM, true, false>(src, v, n, BLOCK, pal, sc, &io);
+            }
         }
         v += BLOCK;
     }
@@ -113,7 +141,13 @@ unsafe fn dq_scaled<S: Source, const N: usize, const NORMALS: bool>(src: S, job:
         let [p_in, n_in, p_out, n_out] = &mut tmp;
         let io = Io { pos: p_in.as_ptr(), nin: n_in.as_ptr(), op: p_out.as_mut_ptr(), on: n_out.as_mut_ptr() };
         // SAFETY: the copies hold eight vertices; vertices v..count exist.
-        unsafe { block::<S, N, NORMALS>(src, v, n, len, uniform(v), pal, sc, &io) };
+        unsafe {
+            if uniform(v) {
+                block::<S, N, NORMALS, SYM, false, true>(src, v, n, len, pal, sc, &io);
+            } else {
+                block::<S, N, NORMALS, SYM, false, false>(src, v, n, len, pal, sc, &io);
+            }
+        }
         flat_mut(&mut job.out_p[v..]).copy_from_slice(&p_out[..3 * len]);
         if NORMALS {
             flat_mut(&mut job.out_n[v..]).copy_from_slice(&n_out[..3 * len]);
@@ -135,6 +169,9 @@ fn flat_mut(v: &mut [Vec3]) -> &mut [f32] {
 
 /// Skins the `len` (1 to 8) vertices from `v`, reading and writing them through `io`,
 /// which holds eight vertices (lanes past `len` are computed from zeros and ignored).
+/// `SYM`: the scales are symmetric matrices, else every one is `s·I`; `FULL`: `len` is 8
+/// (and ignored); `NO_TESTS`: no vertex of the block flips a weight (a coherent palette
+/// or an unmarked block), so the blends skip the hemisphere tests.
 ///
 /// # Safety
 /// As [`dq_scaled`]; vertices `v..v + len` exist and `io`'s pointers are valid for 24
@@ -142,16 +179,23 @@ fn flat_mut(v: &mut [Vec3]) -> &mut [f32] {
 #[target_feature(enable = "avx2,fma")]
 #[inline]
 #[allow(clippy::too_many_arguments)]
-unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
+unsafe fn block<
+    S: Source,
+    const N: usize,
+    const NORMALS: bool,
+    const SYM: bool,
+    const FULL: bool,
+    const NO_TESTS: bool,
+>(
     src: S,
     v: usize,
     n: usize,
     len: usize,
-    uniform: bool,
     pal: *const f32,
     sc: *const f32,
     io: &Io,
 ) {
+    let len = if FULL { BLOCK } else { len };
     let z = _mm256_setzero_ps();
     let (mut b, mut sb) = ([z; BLOCK], [z; BLOCK]);
     // Written out, no closures: see `fast::x86::dq8`.
@@ -160,7 +204,7 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
             if len > $i {
                 // SAFETY: vertex v + i exists; its joints are inside the palette and `sc`.
                 unsafe {
-                    b[$i] = blend::<S, N>(src, v + $i, n, uniform, pal);
+                    b[$i] = blend::<S, N>(src, v + $i, n, NO_TESTS, pal);
                     sb[$i] = scale_blend::<S, N>(src, v + $i, n, sc);
                 }
             }
@@ -175,10 +219,26 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
     lane!(6);
     lane!(7);
     let q = Dq8::new(&transpose8(&b));
-    let t = transpose8(&sb);
-    let s = [t[0], t[1], t[2], t[3], t[4], t[5]];
     // SAFETY: `io` holds eight vertices.
     let p = unsafe { load_soa8(io.pos) };
+    if !SYM {
+        // Every scale is `s·I`, `s > 0`: the blend's first entry is the vertex's `s`.
+        let s = first_entries(&sb);
+        let ps = [_mm256_mul_ps(s, p[0]), _mm256_mul_ps(s, p[1]), _mm256_mul_ps(s, p[2])];
+        // SAFETY: as above.
+        unsafe { store_soa8(io.op, q.point(&ps)) };
+        if NORMALS {
+            // `cof(s·I) = s²·I`, `det > 0`: the general rule's normal is `n` rotated,
+            // normalized.
+            // SAFETY: as above.
+            let m = unsafe { load_soa8(io.nin) };
+            // SAFETY: as above.
+            unsafe { store_soa8(io.on, normalized8(q.rotate(&m))) };
+        }
+        return;
+    }
+    let t = transpose8(&sb);
+    let s = [t[0], t[1], t[2], t[3], t[4], t[5]];
     let ps = sym_mul(&s, &p);
     // SAFETY: as above.
     unsafe { store_soa8(io.op, q.point(&ps)) };
@@ -205,12 +265,8 @@ unsafe fn block<S: Source, const N: usize, const NORMALS: bool>(
             _mm256_cmp_ps::<_CMP_GE_OQ>(n2, _mm256_set1_ps(1e-30)),
             _mm256_cmp_ps::<_CMP_LE_OQ>(n2, _mm256_set1_ps(f32::MAX)),
         );
-        let rot = q.rotate(&nrm);
-        let len2 = _mm256_fmadd_ps(rot[0], rot[0], _mm256_fmadd_ps(rot[1], rot[1], _mm256_mul_ps(rot[2], rot[2])));
-        let y = rsqrt(_mm256_max_ps(len2, _mm256_set1_ps(1e-30)));
-        let out = [_mm256_mul_ps(rot[0], y), _mm256_mul_ps(rot[1], y), _mm256_mul_ps(rot[2], y)];
         // SAFETY: as above.
-        unsafe { store_soa8(io.on, out) };
+        unsafe { store_soa8(io.on, normalized8(q.rotate(&nrm))) };
         let valid = (1u32 << len) - 1;
         let good = _mm256_movemask_ps(in_range) as u32;
         if good & valid != valid {
@@ -251,6 +307,26 @@ fn sym_mul(s: &[__m256; 6], p: &[__m256; 3]) -> [__m256; 3] {
         _mm256_fmadd_ps(s[3], p[0], _mm256_fmadd_ps(s[1], p[1], _mm256_mul_ps(s[5], p[2]))),
         _mm256_fmadd_ps(s[4], p[0], _mm256_fmadd_ps(s[5], p[1], _mm256_mul_ps(s[2], p[2]))),
     ]
+}
+
+/// `v` normalized (eight lanes), a zero vector kept zero by the scalar loop's clamp.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn normalized8(v: [__m256; 3]) -> [__m256; 3] {
+    let len2 = _mm256_fmadd_ps(v[0], v[0], _mm256_fmadd_ps(v[1], v[1], _mm256_mul_ps(v[2], v[2])));
+    let y = rsqrt(_mm256_max_ps(len2, _mm256_set1_ps(1e-30)));
+    [_mm256_mul_ps(v[0], y), _mm256_mul_ps(v[1], y), _mm256_mul_ps(v[2], y)]
+}
+
+/// Entry 0 of each of the eight registers, in lanes 0 to 7: the first row of
+/// [`transpose8`] for seven shuffles instead of its twenty-four.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn first_entries(r: &[__m256; BLOCK]) -> __m256 {
+    let x = |i: usize| _mm256_castps256_ps128(r[i]);
+    let lo = _mm_movelh_ps(_mm_unpacklo_ps(x(0), x(1)), _mm_unpacklo_ps(x(2), x(3)));
+    let hi = _mm_movelh_ps(_mm_unpacklo_ps(x(4), x(5)), _mm_unpacklo_ps(x(6), x(7)));
+    _mm256_set_m128(hi, lo)
 }
 
 /// `1 / √s`: the 12-bit estimate refined by one Newton step.

@@ -581,8 +581,9 @@ fn dq_scaled_simd(input: &SkinningInput, palette: &DqPalette, kernel: Kernel, ou
         let job = dq_job(input, out, h.palette, h.coherent, h.risky);
         // SAFETY: the caller checked that the CPU runs AVX2 and FMA (`kernel` is neither
         // scalar nor AVX-512); the input was validated, and the palette (not rigid: this
-        // function's caller checked) has one row a joint (asserted).
-        unsafe { avx2_scaled::run(joints, weights, job, rows) };
+        // function's caller checked) has one row a joint (asserted); `is_uniform` says
+        // whether every row's scale is uniform.
+        unsafe { avx2_scaled::run(joints, weights, job, rows, palette.is_uniform()) };
     });
 }
 
