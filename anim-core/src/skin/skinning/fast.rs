@@ -180,7 +180,7 @@ fn dq_by_mode<S: Source, const N: usize>(src: S, kernel: Kernel, normals: bool, 
     }
 }
 
-/// The portable rigid dual-quaternion loop ([`SkinMethod::Dq`](super::SkinMethod::Dq)
+/// The portable rigid dual-quaternion loop ([`SkinMethod::Dq`](crate::skin::SkinMethod::Dq)
 /// without scale): blend in the first influence's hemisphere, normalize, apply.
 fn dq_scalar<S: Source, const N: usize, const NORMALS: bool>(src: S, job: Job<DualQuat>) {
     let n = if N == 0 { job.per } else { N };
