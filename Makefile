@@ -11,12 +11,18 @@ setup:
 run: setup
 	cargo run --release -p demos --bin viewer
 
-# Every test of the workspace (Vulkan tests run on lavapipe with validation on). anim-math
-# runs with its `mint` feature on, which adds tests (tests/mint.rs, a doctest) and removes
-# none: the workspace build leaves the feature off, so `--workspace` alone skips them.
+# Every test of the workspace (Vulkan tests run on lavapipe with validation on), then every
+# criterion benchmark once in criterion's test mode (its setup and one call, untimed: a
+# bench that panics or no longer finds its asset fails here, not in `cargo bench`). The
+# second command reuses the first one's build (same profile, same features).
+#
+# anim-math's `mint` feature adds tests (tests/mint.rs, a doctest) and removes none; it is
+# on for the whole workspace so that nalgebra is compiled once (a separate `cargo test -p
+# anim-math --features mint` resolves features for anim-math alone and rebuilt nalgebra and
+# anim-math's dev-dependencies: about 3 minutes of CI's two cores).
 test: setup
-	cargo test --workspace --exclude anim-math
-	cargo test -p anim-math --features mint
+	cargo test --workspace --features anim-math/mint
+	cargo test --workspace --features anim-math/mint --bench '*'
 
 lint: setup
 	cargo fmt --all -- --check
