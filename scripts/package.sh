@@ -55,7 +55,7 @@ echo "package: building the .crate files with no glslc on the PATH"
 
 env -u GLSLC -u VULKAN_SDK PATH="$bare_path" \
   cargo package --workspace --exclude demos --exclude benches --exclude anim-testkit --locked \
-  --config 'profile.dev.opt-level=1' --config 'profile.dev.package."*".opt-level=2' "$@"
+  --config 'profile.dev.opt-level=1' "$@"
 
 dir="$target/package"
 limit=$((10 * 1000 * 1000))
